@@ -1,0 +1,138 @@
+"""Game records: a documented, versioned JSON form of a whole game (our PGN).
+
+::
+
+    {
+      "format": "patience-record",
+      "version": 1,
+      "game": "reloaded",
+      "options": {"time_limit": 600},          # only options that differ from the defaults
+      "seed": 7,
+      "actions": [{"m": "draw", "t": 1200},     # t: milliseconds from the start
+                  {"m": "w>t3", "t": 2950},
+                  {"m": "undo", "t": 4100},
+                  {"m": "v3>r9", "t": 5000, "illegal": true},   # a rejected move that cost points
+                  {"m": "giveup", "t": 9000}],
+      "end": {"t": 9000, "outcome": "given_up"},
+      "result": {"outcome": "given_up", "score": 35, "moves": 2, "ms": 9000, "foundation_cards": 0}
+    }
+
+``end`` is absent while a game goes on. Replaying a record deals the seed again, carries out
+every action at its time on a manual clock, brings the clock to the end, and checks that the
+result is exactly the one written down.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from patience.errors import PatienceError, RecordError
+from patience.games import Outcome, get_game
+
+if TYPE_CHECKING:
+    from patience.session import Session
+
+__all__ = ["FORMAT", "VERSION", "load_record", "make_record", "replay"]
+
+FORMAT = "patience-record"
+VERSION = 1
+MAX_ACTIONS = 100_000
+
+
+def make_record(session: Session) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "game": session.game_id,
+        "options": session.options_dict,
+        "seed": session.seed,
+        "actions": [entry.to_dict() for entry in session.log],
+    }
+    if session.outcome is not None:
+        record["end"] = {"t": session.end_ms, "outcome": session.outcome.value}
+        record["result"] = session.summary()
+    return record
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    """Read a record file; raise RecordError if it is not readable JSON."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{path} is not a text file") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    return data  # type: ignore[no-any-return]
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise RecordError(f"record: {what} must be a whole number ≥ 0, not {value!r}")
+    return value
+
+
+def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Session:
+    """Play a record through again and return the session; RecordError if anything differs."""
+    from patience.session import ManualClock, Session
+
+    if not isinstance(record, Mapping):
+        raise RecordError("a record is a JSON object")
+    if record.get("format") != FORMAT:
+        raise RecordError(f"not a game record (format must be {FORMAT!r})")
+    if record.get("version") != VERSION:
+        raise RecordError(f"record version {record.get('version')!r} is not supported (this reads {VERSION})")
+    actions = record.get("actions")
+    if not isinstance(actions, list) or len(actions) > MAX_ACTIONS:
+        raise RecordError(f"record: 'actions' must be a list of at most {MAX_ACTIONS}")
+    clock = ManualClock()
+    try:
+        session = Session(get_game(str(record.get("game"))), record.get("seed"),  # type: ignore[arg-type]
+                          record.get("options") or {}, clock=clock)
+    except PatienceError as exc:
+        raise RecordError(f"record: {exc}") from None
+    last = 0
+    for number, action in enumerate(actions, 1):
+        if not isinstance(action, Mapping) or not isinstance(action.get("m"), str):
+            raise RecordError(f"record: action {number} must be an object with a move text 'm'")
+        t = _int(action.get("t"), f"action {number}'s time")
+        if t < last:
+            raise RecordError(f"record: action {number} goes back in time ({t} ms < {last} ms)")
+        last = t
+        clock.set_ms(t)
+        text = action["m"]
+        try:
+            session.apply_action(text)
+        except PatienceError as exc:
+            if action.get("illegal") is True and exc.__class__.__name__ == "IllegalMoveError":
+                continue
+            raise RecordError(f"record: action {number} ({text}) cannot be played: {exc}") from None
+        if action.get("illegal") is True:
+            raise RecordError(f"record: action {number} ({text}) is marked illegal but is legal")
+    end = record.get("end")
+    if end is not None:
+        if not isinstance(end, Mapping):
+            raise RecordError("record: 'end' must be an object")
+        t = _int(end.get("t"), "the end time")
+        if t < last:
+            raise RecordError("record: the game ends before its last action")
+        clock.set_ms(t)
+        session.tick()
+        if session.outcome is None:
+            try:
+                wanted = Outcome(end.get("outcome"))
+            except ValueError:
+                raise RecordError(f"record: unknown outcome {end.get('outcome')!r}") from None
+            raise RecordError(f"record: the game has not ended at {t} ms, but the record says {wanted.value}")
+    if check_result and "result" in record:
+        got = session.summary()
+        want = record["result"]
+        if not isinstance(want, Mapping) or any(want.get(k) != v for k, v in got.items()):
+            raise RecordError(f"record: replaying gives {json.dumps(got)}, the record says {json.dumps(want)}")
+    return session
