@@ -129,6 +129,10 @@ def options_to_dict(options: object, *, only_changed: bool = False) -> dict[str,
     return out
 
 
+def _number(value: float | None) -> str:
+    return str(int(value)) if value is not None and float(value).is_integer() else str(value)
+
+
 def describe_options(cls: type) -> list[tuple[str, Any, str]]:
     """``(name, default, doc)`` for every option of ``cls``, for help texts and the README."""
     rows = []
@@ -138,6 +142,6 @@ def describe_options(cls: type) -> list[tuple[str, Any, str]]:
         if spec.choices is not None:
             doc += f" ({' | '.join(str(c) for c in spec.choices)})"
         elif spec.low is not None:
-            doc += f" ({spec.low:g}..{spec.high:g})"
+            doc += f" ({_number(spec.low)}..{_number(spec.high)})"
         rows.append((f.name, f.default, doc))
     return rows

@@ -20,7 +20,7 @@ import enum
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, Self
 
 from patience.cards import Card, parse_card
@@ -93,6 +93,8 @@ class GameInfo:
     names: Mapping[str, str]
     aliases: tuple[str, ...]
     options: type
+    variants: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Named option sets a person can pick (``5x6``, ``waste``); the first is the standard game."""
 
 
 PileCards = list[tuple[Card, bool]]  # bottom to top, with face-up flags
@@ -244,8 +246,23 @@ class State(ABC):
             if not 1 <= n <= 52:
                 raise BadInputError(f"not a move: {text!r} (a card count is 1..52)")
             return Move(src, dst, n)
+        depth = self._card_depth(match.group(1), src)
+        if depth is not None:
+            return Move(src, dst, depth)
         fitting = [m for m in self.legal_moves() if m.src == src and m.dst == dst]
         return fitting[0] if len(fitting) == 1 else Move(src, dst, 1)
+
+    def _card_depth(self, token: str, src: str) -> int | None:
+        """When ``token`` names a card rather than a pile: how many cards lie from it to the top
+        of ``src``, itself included, so that ``QH>f`` moves the Q♥ and not a card lying on it."""
+        if self.PILE_ALIASES.get(token, token) in self.pile_names():
+            return None
+        try:
+            card = parse_card(token)
+        except BadInputError:
+            return None
+        cards = [c for c, _ in self.piles().get(src, [])]
+        return len(cards) - cards.index(card) if card in cards else None
 
     def _parse_single(self, raw: str) -> Move | None:
         """A move given by its source alone (``c7``, ``QH``), where the game allows it."""
@@ -265,7 +282,7 @@ class State(ABC):
                 if any(c == card and up for c, up in cards):
                     return name
             raise BadInputError(f"{card.display} is not face up anywhere, in {text!r}")
-        raise BadInputError(f"no pile {token!r} in this game, in {text!r} (piles: {', '.join(names)})")
+        raise BadInputError(f"no pile {token!r} in this game, in {text!r} (piles: {_summarise(names)})")
 
     PILE_ALIASES: ClassVar[dict[str, str]] = {}
 
@@ -280,6 +297,20 @@ class State(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self}>"
+
+
+def _summarise(names: Sequence[str]) -> str:
+    """``c1, c2, ..., c20, s`` as ``c1..c20, s``."""
+    out: list[str] = []
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        match = _PILE_RE.match(name)
+        prefix = match.group(1) if match and match.group(2) else name
+        if prefix not in groups:
+            groups[prefix] = []
+            out.append(prefix)
+        groups[prefix].append(name)
+    return ", ".join(g[0] if len(g) == 1 else f"{g[0]}..{g[-1]}" for g in (groups[p] for p in out))
 
 
 def read_piles(

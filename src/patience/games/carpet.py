@@ -54,6 +54,12 @@ INFO = GameInfo(
     names={"de": "Teppich", "it": "Tappeto", "en": "Carpet"},
     aliases=("carpet", "tappeto", "teppich", "tapis"),
     options=CarpetOptions,
+    variants={
+        "4x5": {},
+        "5x6": {"rows": 5, "cols": 6},
+        "waste": {"waste": True},
+        "5x6-waste": {"rows": 5, "cols": 6, "waste": True},
+    },
 )
 
 class Carpet(FoundationsStockWaste):

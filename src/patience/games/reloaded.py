@@ -61,6 +61,7 @@ INFO = GameInfo(
     names={"de": "Solitaire Reloaded", "it": "Solitaire Reloaded", "en": "Solitaire Reloaded"},
     aliases=("klondike", "solitaire", "solitaire-reloaded", "reloaded", "patience"),
     options=ReloadedOptions,
+    variants={"5min": {}, "10min": {"time_limit": 600}, "untimed": {"time_limit": 0}},
 )
 
 
@@ -358,6 +359,13 @@ class Reloaded(FoundationsStockWaste):
     def counters(self) -> dict[str, int]:
         return {"passes": self.passes_used}
 
+    def view(self) -> dict[str, Any]:
+        """What a player sees; of the waste only the top card is visible (RULES.md §2, Play)."""
+        out = super().view()
+        waste = out["piles"]["w"]
+        out["piles"]["w"] = [None] * (len(waste) - 1) + waste[-1:]
+        return out
+
     def _parse_single(self, raw: str) -> Move | None:
         """``w`` or ``t3`` alone: to the foundation if it fits there, else its one legal move."""
         try:
@@ -365,6 +373,9 @@ class Reloaded(FoundationsStockWaste):
         except BadInputError:
             return None
         mine = [m for m in self.legal_moves() if m.src == src]
+        depth = self._card_depth(raw, src)
+        if depth is not None:
+            mine = [m for m in mine if m.n == depth]
         for m in mine:
             if m.dst == "f":
                 return m

@@ -1,0 +1,7 @@
+"""``python -m patience`` is the ``patience`` command."""
+
+import sys
+
+from patience.cli import main
+
+sys.exit(main())
