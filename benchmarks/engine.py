@@ -31,7 +31,7 @@ MAX_PLIES = 500  # Klondike and Der Fächer can cycle; a playout stops after thi
 def deep_size(obj: Any, seen: set[int] | None = None) -> int:
     """Bytes held by ``obj`` and everything it references that is not shared (cards, ints)."""
     seen = set() if seen is None else seen
-    if id(obj) in seen or isinstance(obj, int | bool | type(None)) or isinstance(obj, type):
+    if id(obj) in seen or isinstance(obj, int | bool | type(None) | type):
         return 0
     seen.add(id(obj))
     size = sys.getsizeof(obj)

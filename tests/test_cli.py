@@ -85,7 +85,7 @@ def test_play_commands_help_moves_score_undo_save(tmp_path: Path) -> None:
     assert "redeal" in text and "undo       take back" in text
     assert "undone: draw" in text
     assert "undo of draw" in text  # the ledger line of the −1
-    assert "undos left 2" in text
+    assert "undos left 0" in text  # one move, one undo: nothing more to undo
     assert "try " in text
     assert load_record(target)["actions"][:2] == [{"m": "draw", "t": 0}, {"m": "undo", "t": 0}]
 

@@ -15,7 +15,7 @@ from patience.errors import BadInputError
 
 __all__ = ["OptionSpec", "describe_options", "option", "options_to_dict", "parse_options"]
 
-O = TypeVar("O")
+OptionsT = TypeVar("OptionsT")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,7 +80,7 @@ def _fields(cls: type) -> dict[str, dataclasses.Field[Any]]:
     return {f.name: f for f in dataclasses.fields(cls)}
 
 
-def parse_options(cls: type[O], given: Mapping[str, Any] | Iterable[str] | None = None) -> O:
+def parse_options(cls: type[OptionsT], given: Mapping[str, Any] | Iterable[str] | None = None) -> OptionsT:
     """Build ``cls`` from ``{"key": value}`` or ``["key=value", ...]``; unknown keys are errors."""
     pairs: dict[str, Any] = {}
     if given is None:
@@ -108,7 +108,7 @@ def parse_options(cls: type[O], given: Mapping[str, Any] | Iterable[str] | None 
         if spec.choices is not None and value not in spec.choices:
             allowed = ", ".join(str(c) for c in spec.choices)
             raise BadInputError(f"option {name} is one of {allowed}, not {raw!r}")
-        if spec.low is not None and value < spec.low or spec.high is not None and value > spec.high:
+        if (spec.low is not None and value < spec.low) or (spec.high is not None and value > spec.high):
             raise BadInputError(f"option {name} must be from {spec.low} to {spec.high}, not {raw!r}")
         pairs[name] = value
     made = cls(**pairs)

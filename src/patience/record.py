@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from patience.errors import PatienceError, RecordError
+from patience.errors import IllegalMoveError, PatienceError, RecordError
 from patience.games import Outcome, get_game
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Session:
         try:
             session.apply_action(text)
         except PatienceError as exc:
-            if action.get("illegal") is True and exc.__class__.__name__ == "IllegalMoveError":
+            if action.get("illegal") is True and isinstance(exc, IllegalMoveError):
                 continue
             raise RecordError(f"record: action {number} ({text}) cannot be played: {exc}") from None
         if action.get("illegal") is True:

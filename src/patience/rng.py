@@ -5,7 +5,7 @@ come from SplitMix64 (Steele, Lea & Flood 2014) feeding an unbiased Fisher–Yat
 (Lemire's bounded integers by rejection). Both are plain 64-bit integer arithmetic.
 
 >>> shuffled(list(range(5)), 1)
-[4, 2, 0, 1, 3]
+[2, 1, 4, 3, 0]
 """
 
 from __future__ import annotations

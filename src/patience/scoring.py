@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from patience.cards import Card
 from patience.games.base import Event, Outcome, State
 
-__all__ = ["Line", "ScoreTable", "score_table_for"]
+__all__ = ["Line", "ScoreTable", "match_bonus", "match_result", "score_table_for"]
 
 Line = tuple[str, int, str]  # kind, points, reason
 
@@ -163,3 +163,23 @@ def score_table_for(state: State) -> ScoreTable:
 def match_bonus(winner_score: int, options: Any) -> int:
     """The match winner's bonus (RULES.md §2, Match): a percentage of the score, at least a minimum."""
     return max(winner_score * options.match_bonus_percent // 100, options.match_bonus_min)
+
+
+def match_result(scores: tuple[int, int], options: Any) -> tuple[int | None, tuple[int, int]]:
+    """Who won a match of two final scores, and the final scores with the winner's bonus.
+
+    Returns ``(winner, (final_a, final_b))``: winner 0 or 1, or None for a draw (equal scores).
+
+    >>> from patience.games.reloaded import ReloadedOptions
+    >>> match_result((1200, 800), ReloadedOptions())
+    (0, (1320, 800))
+    >>> match_result((50, 50), ReloadedOptions())
+    (None, (50, 50))
+    """
+    a, b = scores
+    if a == b:
+        return None, (a, b)
+    winner = 0 if a > b else 1
+    finals = [a, b]
+    finals[winner] += match_bonus(finals[winner], options)
+    return winner, (finals[0], finals[1])

@@ -109,7 +109,7 @@ class Session:
         self.outcome: Outcome | None = None
         self.end_ms: int | None = None
         self.moves_made = 0
-        self.undos_in_row = 0
+        self.undo_depth = 0  # moves that may be undone now, under a limited undo
         self._played: list[_Played] = []
         self._periods_charged = 0
         for kind, points, reason in self.table.start(self.state):
@@ -126,7 +126,8 @@ class Session:
         """Milliseconds of play: from the start to now, or to the end once the game is over."""
         if self.end_ms is not None:
             return self.end_ms
-        return max(0, int((self._clock() - self._t0) * 1000))
+        # round, not int: 1.001 s is 1000.9999… ms in binary floating point
+        return max(0, round((self._clock() - self._t0) * 1000))
 
     def time_left_ms(self) -> int | None:
         limit = self.table.time_limit_ms
@@ -140,21 +141,28 @@ class Session:
         return self.outcome is not None
 
     def undos_left(self) -> int | None:
-        """Undos still allowed in this row (None: no limit)."""
-        limit = self.table.undo_limit
-        return None if limit is None else max(0, limit - self.undos_in_row)
+        """Undos allowed now (None: no limit).
+
+        A limited undo works like a buffer of the last ``undo_limit`` moves: each move adds one
+        (up to the limit), each undo uses one. So 1 to 3 moves can be undone in a row, depending
+        on the play since the last undo, and never more than 3 back (RULES.md §2).
+        """
+        if self.table.undo_limit is None:
+            return None
+        return min(self.undo_depth, len(self._played))
 
     def undo_reason(self) -> str | None:
         """Why an undo is not allowed now, or None."""
+        limit = self.table.undo_limit
         if self.outcome is not None:
             return "the game is over"
+        if limit == 0:
+            return "this game has no undo"
         if not self._played:
             return "there is no move to undo"
-        limit = self.table.undo_limit
-        if limit is not None and self.undos_in_row >= limit:
-            if limit == 0:
-                return "this game has no undo"
-            return f"at most {limit} undos in a row: make a move first"
+        if limit is not None and self.undo_depth == 0:
+            back = "1 move" if limit == 1 else f"{limit} moves"
+            return f"at most {back} back: make a move first"
         return None
 
     # -- acting ------------------------------------------------------------------------------
@@ -189,7 +197,8 @@ class Session:
         events = self.state._apply(move)
         self.log.append(LogEntry(now, str(move)))
         self.moves_made += 1
-        self.undos_in_row = 0
+        if self.table.undo_limit is not None:
+            self.undo_depth = min(self.undo_depth + 1, self.table.undo_limit)
         played = _Played(move)
         self._played.append(played)
         for kind, points, why in self.table.move(self.state, events):
@@ -208,7 +217,7 @@ class Session:
         now = self.elapsed_ms()
         played = self._played.pop()
         self.state.pop()
-        self.undos_in_row += 1
+        self.undo_depth -= 1
         self.log.append(LogEntry(now, "undo"))
         back = -sum(e.applied for e in played.entries)
         if back:

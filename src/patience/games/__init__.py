@@ -11,8 +11,22 @@ from patience.games.faecher import Faecher, FaecherOptions
 from patience.games.reloaded import Reloaded, ReloadedOptions
 
 __all__ = [
-    "DRAW", "GAMES", "Faecher", "FaecherOptions", "REDEAL", "Carpet", "CarpetOptions", "Event", "GameInfo", "Move", "Outcome",
-    "Reloaded", "ReloadedOptions", "State", "get_game", "game_ids",
+    "DRAW",
+    "GAMES",
+    "REDEAL",
+    "Carpet",
+    "CarpetOptions",
+    "Event",
+    "Faecher",
+    "FaecherOptions",
+    "GameInfo",
+    "Move",
+    "Outcome",
+    "Reloaded",
+    "ReloadedOptions",
+    "State",
+    "game_ids",
+    "get_game",
 ]
 
 GAMES: dict[str, type[State]] = {cls.INFO.id: cls for cls in (Carpet, Reloaded, Faecher)}

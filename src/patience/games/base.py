@@ -28,14 +28,14 @@ from patience.errors import BadInputError, IllegalMoveError
 from patience.options import options_to_dict, parse_options
 
 __all__ = [
+    "DRAW",
+    "REDEAL",
     "Event",
     "GameInfo",
     "Move",
     "Outcome",
     "PileCards",
     "State",
-    "DRAW",
-    "REDEAL",
 ]
 
 
@@ -107,7 +107,7 @@ class State(ABC):
     """One position of one game. Subclasses implement the rules; see the module docstring."""
 
     INFO: ClassVar[GameInfo]
-    __slots__ = ("options", "_history")
+    __slots__ = ("_history", "options")
 
     options: Any
     _history: list[Any]

@@ -130,6 +130,10 @@ class Carpet(FoundationsStockWaste):
         names = [*FOUNDATION_NAMES, *(f"c{i + 1}" for i in range(opts.rows * opts.cols)), "s"]
         return [*names, "w"] if opts.waste else names
 
+    def copy(self) -> Self:
+        """An independent copy of the position (its move stack is not copied)."""
+        return self._make(self.options, self.carpet, self.stock, self.waste, self.height, self.passes_used)
+
     # -- the rules -------------------------------------------------------------------------
 
     def legal_moves(self) -> list[Move]:

@@ -13,7 +13,7 @@ from typing import ClassVar
 from patience.cards import CARDS, Card, Suit
 from patience.games.base import DRAW, REDEAL, Move, PileCards, State
 
-__all__ = ["FOUNDATION_NAMES", "FoundationsStockWaste", "SUIT_OF_FOUNDATION"]
+__all__ = ["FOUNDATION_NAMES", "SUIT_OF_FOUNDATION", "FoundationsStockWaste"]
 
 FOUNDATION_NAMES = ("fs", "fh", "fd", "fc")
 SUIT_OF_FOUNDATION = {name: suit for suit, name in enumerate(FOUNDATION_NAMES)}
@@ -25,7 +25,7 @@ class FoundationsStockWaste(State):
     """A state with four suit foundations and a stock/waste; subclasses add their own piles."""
 
     RANK_SEQUENCE: ClassVar[tuple[int, ...]] = tuple(range(1, 14))
-    __slots__ = ("height", "stock", "waste", "passes_used")
+    __slots__ = ("height", "passes_used", "stock", "waste")
 
     height: list[int]  # cards on each suit's foundation
     stock: list[Card]  # face down, top is the last

@@ -13,6 +13,7 @@ reserve piles, ``s`` talon, ``w`` waste, ``fs fh fd fc`` foundations. Moves: ``v
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
@@ -126,12 +127,17 @@ class Faecher(FoundationsStockWaste):
         reserves = []
         for name in RESERVES:
             cards = [c for c, _ in piles[name]]
-            if any(not _fits_reserve(a, b) for b, a in zip(cards, cards[1:], strict=False)):
+            if any(not _fits_reserve(a, b) for b, a in itertools.pairwise(cards)):
                 raise BadInputError(f"reserve pile {name} must build down in suit")
             reserves.append(cards)
         passes = read_counter(position, "passes", 1, opts.passes)
         return cls._make(opts, fan, reserves, [c for c, _ in piles["s"]], [c for c, _ in piles["w"]],
                          heights, passes)
+
+    def copy(self) -> Self:
+        """An independent copy of the position (its move stack is not copied)."""
+        return self._make(self.options, self.fan, self.reserves, self.stock, self.waste, self.height,
+                          self.passes_used)
 
     # -- the rules -------------------------------------------------------------------------
 
@@ -163,9 +169,11 @@ class Faecher(FoundationsStockWaste):
         return moves
 
     def useful_moves(self) -> list[Move]:
-        """Legal moves less a reserve pile's top card going to an empty reserve pile: that never
-        changes what can reach a foundation (a pile is one run in suit, so nothing but that
-        card can ever lie on the card it uncovers), and it could be repeated forever."""
+        """Legal moves less a reserve pile's top card going to an empty reserve pile, which could
+        be repeated forever. Leaving it out never ends a game early: while a reserve pile is
+        empty a fan card, the waste's top or a draw can go there, and with fan, waste and talon
+        empty every suit's next card is a reserve pile's top (piles build down in suit). It is
+        still a real move in play: the card it uncovers may join another pile and free one."""
         return [m for m in self.legal_moves()
                 if not (m.src in _RESERVE_INDEX and m.dst in _RESERVE_INDEX
                         and not self.reserves[_RESERVE_INDEX[m.dst]])]

@@ -12,6 +12,7 @@ Piles: ``t1``..``t7`` tableau, ``s`` stock, ``w`` waste, ``fs fh fd fc`` the fou
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Self
@@ -74,7 +75,7 @@ class Reloaded(FoundationsStockWaste):
     """A position of Solitaire Reloaded (Klondike draw-one)."""
 
     INFO = INFO
-    __slots__ = ("tableau", "down")
+    __slots__ = ("down", "tableau")
 
     options: ReloadedOptions
     tableau: list[list[Card]]  # bottom to top
@@ -124,7 +125,7 @@ class Reloaded(FoundationsStockWaste):
             if cards and n_down == len(cards):
                 raise BadInputError(f"pile {name}: its top card must be face up")
             up = [c for c, f in cards if f]
-            if any(not _fits_on(a, b) for b, a in zip(up, up[1:], strict=False)):
+            if any(not _fits_on(a, b) for b, a in itertools.pairwise(up)):
                 raise BadInputError(f"pile {name}: face-up cards must build down in alternating colours")
             tableau.append([c for c, _ in cards])
             down.append(n_down)
@@ -137,6 +138,11 @@ class Reloaded(FoundationsStockWaste):
         stock = [c for c, _ in piles["s"]]
         waste = [c for c, _ in piles["w"]]
         return cls._make(opts, tableau, down, stock, waste, heights, passes)
+
+    def copy(self) -> Self:
+        """An independent copy of the position (its move stack is not copied)."""
+        return self._make(self.options, self.tableau, self.down, self.stock, self.waste, self.height,
+                          self.passes_used)
 
     # -- the rules -------------------------------------------------------------------------
 
