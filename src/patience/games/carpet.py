@@ -95,13 +95,8 @@ class Carpet(FoundationsStockWaste):
     def _make(cls, opts: CarpetOptions, carpet: list[int], stock: list[Card], waste: list[Card],
               heights: list[int], passes_used: int) -> Self:
         self = cls.__new__(cls)
-        self.options = opts
-        self._history = []
+        self._init_common(opts, stock, waste, heights, passes_used)
         self.carpet = list(carpet)
-        self.stock = list(stock)
-        self.waste = list(waste)
-        self.height = list(heights)
-        self.passes_used = passes_used
         self.where = [_EMPTY] * 52
         for place, card in enumerate(self.carpet):
             if card != _EMPTY:
@@ -113,8 +108,7 @@ class Carpet(FoundationsStockWaste):
         opts = cls.make_options(position.get("options"))
         names = cls._pile_layout(opts)
         piles = read_piles(position, names)
-        proto = cls._make(opts, [], [], [], [0, 0, 0, 0], 1)
-        heights = proto._read_foundations(piles)
+        heights = cls._read_foundations(piles)
         carpet: list[int] = []
         for place in range(opts.rows * opts.cols):
             cards = piles[f"c{place + 1}"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from patience.cards import CARDS, Card, Suit
+from patience.errors import BadInputError
 from patience.games.base import DRAW, REDEAL, Move, PileCards, State
 
 __all__ = ["FOUNDATION_NAMES", "SUIT_OF_FOUNDATION", "FoundationsStockWaste"]
@@ -31,6 +32,17 @@ class FoundationsStockWaste(State):
     stock: list[Card]  # face down, top is the last
     waste: list[Card]  # face up, top is the last
     passes_used: int  # passes through the stock begun so far (1 at the start)
+
+    def _init_common(self, options: object, stock: list[Card], waste: list[Card], heights: list[int],
+                     passes_used: int) -> None:
+        """Set what every game of this family has: options, an empty move stack, stock, waste,
+        foundation heights and passes begun (lists are copied)."""
+        self.options = options
+        self._history = []
+        self.stock = list(stock)
+        self.waste = list(waste)
+        self.height = list(heights)
+        self.passes_used = passes_used
 
     def _max_passes(self) -> int:
         """How many passes through the stock the game allows (UNLIMITED for no limit)."""
@@ -70,13 +82,13 @@ class FoundationsStockWaste(State):
         """How many cards lie on the foundations."""
         return sum(self.height)
 
-    def _read_foundations(self, piles: dict[str, PileCards]) -> list[int]:
-        from patience.errors import BadInputError
-
+    @classmethod
+    def _read_foundations(cls, piles: dict[str, PileCards]) -> list[int]:
+        """The foundation heights of a position's piles; BadInputError if one is out of sequence."""
         heights = []
         for suit, name in enumerate(FOUNDATION_NAMES):
             cards = [c for c, _ in piles[name]]
-            expect = [CARDS[suit * 13 + r - 1] for r in self.RANK_SEQUENCE[: len(cards)]]
+            expect = [CARDS[suit * 13 + r - 1] for r in cls.RANK_SEQUENCE[: len(cards)]]
             if cards != expect:
                 raise BadInputError(f"foundation {name} must hold {', '.join(c.text for c in expect)}")
             heights.append(len(cards))

@@ -101,21 +101,16 @@ class Faecher(FoundationsStockWaste):
     def _make(cls, opts: FaecherOptions, fan: list[int], reserves: list[list[Card]], stock: list[Card],
               waste: list[Card], heights: list[int], passes_used: int) -> Self:
         self = cls.__new__(cls)
-        self.options = opts
-        self._history = []
+        self._init_common(opts, stock, waste, heights, passes_used)
         self.fan = list(fan)
         self.reserves = [list(p) for p in reserves]
-        self.stock = list(stock)
-        self.waste = list(waste)
-        self.height = list(heights)
-        self.passes_used = passes_used
         return self
 
     @classmethod
     def from_position(cls, position: Mapping[str, Any]) -> Self:
         opts = cls.make_options(position.get("options"))
         piles = read_piles(position, [*FOUNDATION_NAMES, *FAN, *RESERVES, "s", "w"])
-        heights = cls._make(opts, [], [], [], [], [0] * 4, 1)._read_foundations(piles)
+        heights = cls._read_foundations(piles)
         if min(heights) < 1:
             raise BadInputError("the four 2s start the foundations in Der Fächer")
         fan = []

@@ -100,21 +100,16 @@ class Reloaded(FoundationsStockWaste):
     def _make(cls, opts: ReloadedOptions, tableau: list[list[Card]], down: list[int],
               stock: list[Card], waste: list[Card], heights: list[int], passes_used: int) -> Self:
         self = cls.__new__(cls)
-        self.options = opts
-        self._history = []
+        self._init_common(opts, stock, waste, heights, passes_used)
         self.tableau = [list(p) for p in tableau]
         self.down = list(down)
-        self.stock = list(stock)
-        self.waste = list(waste)
-        self.height = list(heights)
-        self.passes_used = passes_used
         return self
 
     @classmethod
     def from_position(cls, position: Mapping[str, Any]) -> Self:
         opts = cls.make_options(position.get("options"))
         piles = read_piles(position, [*FOUNDATION_NAMES, *TABLEAU, "s", "w"])
-        heights = cls._make(opts, [], [], [], [], [0] * 4, 1)._read_foundations(piles)
+        heights = cls._read_foundations(piles)
         tableau, down = [], []
         for name in TABLEAU:
             cards = piles[name]
