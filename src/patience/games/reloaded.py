@@ -13,7 +13,7 @@ Piles: ``t1``..``t7`` tableau, ``s`` stock, ``w`` waste, ``fs fh fd fc`` the fou
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -69,6 +69,27 @@ INFO = GameInfo(
 def _fits_on(card: int, target: int) -> bool:
     """May ``card`` lie on ``target`` in the tableau: one rank lower, other colour."""
     return target % 13 == card % 13 + 1 and (13 <= card < 39) != (13 <= target < 39)
+
+
+# Move objects made once: move generation then only picks them.
+_TO_FOUNDATION = tuple(Move(t, "f") for t in TABLEAU)
+_RUN_MOVES = tuple(tuple((None, *(Move(a, b, n) for n in range(1, 14))) for b in TABLEAU) for a in TABLEAU)
+_WASTE_TO_FOUNDATION = Move("w", "f")
+_WASTE_MOVES = tuple(Move("w", t) for t in TABLEAU)
+_FOUNDATION_MOVES = tuple(tuple(Move(f, t) for t in TABLEAU) for f in FOUNDATION_NAMES)
+# The two cards each card may lie on in the tableau (one rank higher, the other colour); Kings none.
+_PARENTS = tuple(
+    (-2, -2) if c % 13 == 12 else tuple(s * 13 + c % 13 + 1 for s in range(4) if (s in (1, 2)) != (13 <= c < 39))
+    for c in range(52)
+)
+
+
+def _targets(card: int, top_pile: dict[int, list[int]], empty: Iterable[int]) -> Iterable[int]:
+    """The tableau piles ``card`` may go onto, given which pile each top card heads."""
+    if card % 13 == 12:
+        return empty
+    a, b = _PARENTS[card]
+    return [*top_pile.get(a, ()), *top_pile.get(b, ())]
 
 
 class Reloaded(FoundationsStockWaste):
@@ -143,44 +164,37 @@ class Reloaded(FoundationsStockWaste):
 
     def legal_moves(self) -> list[Move]:
         moves: list[Move] = []
-        tableau, down = self.tableau, self.down
-        height = self.height
-        empty = [i for i in range(7) if not tableau[i]]
-        tops = [p[-1] if p else -1 for p in tableau]
-        # tableau to foundation and to other piles
+        append = moves.append
+        tableau, down, height = self.tableau, self.down, self.height
+        # which pile each top card heads; -1 stands for the empty piles (Kings go there)
+        top_pile: dict[int, list[int]] = {}
+        for k in range(7):
+            pile = tableau[k]
+            top_pile.setdefault(pile[-1] if pile else -1, []).append(k)
+        empty = top_pile.get(-1, ())
         for i in range(7):
             pile = tableau[i]
             if not pile:
                 continue
             top = pile[-1]
             if height[top // 13] == top % 13:
-                moves.append(Move(TABLEAU[i], "f"))
-            for j in range(down[i], len(pile)):
-                card = pile[j]
-                n = len(pile) - j
-                if card % 13 == 12:
-                    for k in empty:
-                        moves.append(Move(TABLEAU[i], TABLEAU[k], n))
-                    continue
-                for k in range(7):
-                    if k != i and tops[k] >= 0 and _fits_on(card, tops[k]):
-                        moves.append(Move(TABLEAU[i], TABLEAU[k], n))
-        # waste
+                append(_TO_FOUNDATION[i])
+            size = len(pile)
+            for j in range(down[i], size):
+                for k in _targets(pile[j], top_pile, empty):
+                    if k != i:
+                        append(_RUN_MOVES[i][k][size - j])
         if self.waste:
             card = self.waste[-1]
             if height[card // 13] == card % 13:
-                moves.append(Move("w", "f"))
-            for k in range(7):
-                if (tops[k] < 0 and card % 13 == 12) or (tops[k] >= 0 and _fits_on(card, tops[k])):
-                    moves.append(Move("w", TABLEAU[k]))
-        # foundation back to tableau
+                append(_WASTE_TO_FOUNDATION)
+            for k in _targets(card, top_pile, empty):
+                append(_WASTE_MOVES[k])
         for suit in range(4):
             h = height[suit]
             if h:
-                card = suit * 13 + h - 1
-                for k in range(7):
-                    if (tops[k] < 0 and h == 13) or (tops[k] >= 0 and _fits_on(card, tops[k])):
-                        moves.append(Move(FOUNDATION_NAMES[suit], TABLEAU[k]))
+                for k in _targets(suit * 13 + h - 1, top_pile, empty):
+                    append(_FOUNDATION_MOVES[suit][k])
         moves.extend(self.stock_moves())
         return moves
 
