@@ -265,8 +265,24 @@ class State(ABC):
         return len(cards) - cards.index(card) if card in cards else None
 
     def _parse_single(self, raw: str) -> Move | None:
-        """A move given by its source alone (``c7``, ``QH``), where the game allows it."""
-        return None
+        """A move given by its source alone (``c7``, ``w``, ``QH``): to the foundation if that is
+        legal (a whole reserve pile if it can go), else the one legal move from there. When
+        nothing is legal it is the foundation move, so that the refusal says why."""
+        try:
+            src = self._pile_name(raw, raw)
+        except BadInputError:
+            return None
+        depth = self._card_depth(raw, src)
+        mine = [m for m in self.legal_moves() if m.src == src and (depth is None or m.n == depth)]
+        to_foundation = [m for m in mine if m.dst == "f"]
+        if to_foundation:
+            return max(to_foundation, key=lambda m: m.n)
+        if len(mine) == 1:
+            return mine[0]
+        if not mine:
+            return Move(src, "f", depth or 1)
+        choices = " or ".join(str(m) for m in mine[:3])
+        raise BadInputError(f"{raw!r} can go to several places: say where, e.g. {choices}")
 
     def _pile_name(self, token: str, text: str) -> str:
         names = self.pile_names()

@@ -240,14 +240,6 @@ class Carpet(FoundationsStockWaste):
     def counters(self) -> dict[str, int]:
         return {"passes": self.passes_used} if self.options.waste else {}
 
-    def _parse_single(self, raw: str) -> Move | None:
-        token = raw.strip()
-        if token.isdigit():
-            token = f"c{token}"
-        if _place_index(token) is not None or token == "w":
-            return Move(token, "f")
-        return None
-
     def _pile_name(self, token: str, text: str) -> str:
         return super()._pile_name(f"c{token}" if token.isdigit() else token, text)
 

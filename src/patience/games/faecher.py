@@ -302,16 +302,3 @@ class Faecher(FoundationsStockWaste):
 
     def counters(self) -> dict[str, int]:
         return {"passes": self.passes_used}
-
-    def _parse_single(self, raw: str) -> Move | None:
-        """A source alone (``v3``, ``r2``, ``w``, a card): to the foundation if it fits
-        (a whole reserve pile if it can), else its one legal move."""
-        try:
-            src = self._pile_name(raw, raw)
-        except BadInputError:
-            return None
-        mine = [m for m in self.legal_moves() if m.src == src]
-        to_f = [m for m in mine if m.dst == "f"]
-        if to_f:
-            return max(to_f, key=lambda m: m.n)
-        return mine[0] if len(mine) == 1 else None

@@ -380,18 +380,3 @@ class Reloaded(FoundationsStockWaste):
         waste = out["piles"]["w"]
         out["piles"]["w"] = [None] * (len(waste) - 1) + waste[-1:]
         return out
-
-    def _parse_single(self, raw: str) -> Move | None:
-        """``w`` or ``t3`` alone: to the foundation if it fits there, else its one legal move."""
-        try:
-            src = self._pile_name(raw, raw)
-        except BadInputError:
-            return None
-        mine = [m for m in self.legal_moves() if m.src == src]
-        depth = self._card_depth(raw, src)
-        if depth is not None:
-            mine = [m for m in mine if m.n == depth]
-        for m in mine:
-            if m.dst == "f":
-                return m
-        return mine[0] if len(mine) == 1 else None
