@@ -4,26 +4,35 @@ from __future__ import annotations
 
 import pytest
 
+from patience.cards import CARDS
 from patience.errors import BadInputError
 from patience.games import Faecher, Move, Reloaded, get_game
 
 
 def test_a_source_alone_goes_to_its_foundation_or_its_one_legal_move() -> None:
     carpet = get_game("teppich").deal(1)
-    assert carpet.parse_move("8") == carpet.parse_move("c8") == carpet.parse_move("2H") == Move("c8", "f")
+    move = carpet.legal_moves()[0]
+    number = move.src[1:]
+    card = carpet.piles()[move.src][0][0]
+    assert carpet.parse_move(number) == carpet.parse_move(move.src) == carpet.parse_move(card.text) == move
     # nothing legal from there: the foundation move, so that the refusal says why
-    assert carpet.parse_move("c1") == Move("c1", "f")
-    assert "2♠ comes next" in (carpet.check(Move("c1", "f")) or "")
+    stuck = next(name for name, cards in carpet.piles().items()
+                 if name.startswith("c") and Move(name, "f") not in carpet.legal_moves())
+    assert carpet.parse_move(stuck) == Move(stuck, "f")
+    assert "comes next" in (carpet.check(Move(stuck, "f")) or "")
 
 
 def test_a_source_alone_with_several_targets_asks_where() -> None:
-    position = Faecher.deal(1).position()
-    piles = position["piles"]
-    # empty two reserve piles (their cards go under the talon): J♠ in v1 may go to either
-    piles["s"] = [*(c.lower() for c in piles["r1"] + piles["r2"]), *piles["s"]]
-    piles["r1"], piles["r2"] = [], []
-    state = Faecher.from_position(position)
-    assert piles["v1"] == ["JS"]
+    # J♠ in v1 fits neither its foundation (at 2♠) nor a reserve top (Q♦ is not its suit): only
+    # the two empty reserve piles r1 and r2 take it
+    piles: dict[str, list[str]] = {
+        "fs": ["2S"], "fh": ["2H"], "fd": ["2D"], "fc": ["2C"],
+        "v1": ["JS"], **{f"v{i}": [] for i in range(2, 10)},
+        "r1": [], "r2": [], "r3": ["5C"], "r4": ["QD"], "w": [],
+    }
+    placed = {card for cards in piles.values() for card in cards}
+    piles["s"] = [card.text.lower() for card in CARDS if card.text not in placed]
+    state = Faecher.from_position({"game": "faecher", "piles": piles, "counters": {"passes": 1}})
     assert {m.dst for m in state.legal_moves() if m.src == "v1"} == {"r1", "r2"}
     with pytest.raises(BadInputError, match=r"'v1' can go to several places: say where, e\.g\. v1>r1 or v1>r2"):
         state.parse_move("v1")

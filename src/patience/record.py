@@ -107,6 +107,9 @@ def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Session:
         last = t
         clock.set_ms(t)
         text = action["m"]
+        if action.get("illegal") is True and not session.table.illegal_points:
+            raise RecordError(f"record: action {number} ({text}) is marked illegal, but {session.game_id} "
+                              "keeps no rejected moves")
         try:
             session.apply_action(text)
         except PatienceError as exc:
@@ -130,6 +133,9 @@ def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Session:
             except ValueError:
                 raise RecordError(f"record: unknown outcome {end.get('outcome')!r}") from None
             raise RecordError(f"record: the game has not ended at {t} ms, but the record says {wanted.value}")
+        if end.get("outcome") != session.outcome.value or t != session.end_ms:
+            raise RecordError(f"record: the game ends {session.outcome.value} at {session.end_ms} ms, "
+                              f"but the record says {end.get('outcome')!r} at {t} ms")
     if check_result and "result" in record:
         got = session.summary()
         want = record["result"]

@@ -2,7 +2,9 @@
 
 ``random.shuffle`` is not promised to give the same order across Python versions, so deals
 come from SplitMix64 (Steele, Lea & Flood 2014) feeding an unbiased Fisher–Yates shuffle
-(Lemire's bounded integers by rejection). Both are plain 64-bit integer arithmetic.
+(bounded integers by modulo, rejecting the few values that would bias it). Both are plain
+64-bit integer arithmetic. Each game salts the seed with its id, so game 7 of Teppich and
+game 7 of Der Fächer are unrelated deals.
 
 >>> shuffled(list(range(5)), 1)
 [2, 1, 4, 3, 0]
@@ -10,11 +12,12 @@ come from SplitMix64 (Steele, Lea & Flood 2014) feeding an unbiased Fisher–Yat
 
 from __future__ import annotations
 
+import hashlib
 from typing import TypeVar
 
 from patience.errors import BadInputError
 
-__all__ = ["MAX_SEED", "SplitMix64", "check_seed", "shuffled"]
+__all__ = ["MAX_SEED", "SplitMix64", "check_seed", "salt_value", "shuffled"]
 
 T = TypeVar("T")
 _MASK = (1 << 64) - 1
@@ -57,9 +60,15 @@ def check_seed(seed: object) -> int:
     return seed
 
 
-def shuffled(items: list[T], seed: int) -> list[T]:
-    """A new list with ``items`` in the order given by ``seed`` (Fisher–Yates from the end)."""
-    rng = SplitMix64(check_seed(seed))
+def salt_value(salt: str) -> int:
+    """A stable 64-bit number for a text (BLAKE2b), to mix into a seed."""
+    return int.from_bytes(hashlib.blake2b(salt.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+def shuffled(items: list[T], seed: int, salt: str = "") -> list[T]:
+    """A new list with ``items`` in the order given by ``seed`` and ``salt`` (Fisher–Yates
+    from the end). The generator starts from ``seed`` XOR the salt's 64-bit value."""
+    rng = SplitMix64(check_seed(seed) ^ (salt_value(salt) if salt else 0))
     out = list(items)
     for i in range(len(out) - 1, 0, -1):
         j = rng.below(i + 1)

@@ -6,8 +6,8 @@ there, and its gap is filled at once from the stock. Options give the 5 × 6 car
 waste-pile variant, where all 52 cards are dealt and the stock is turned onto a waste.
 
 >>> state = Carpet.deal(seed=1)
->>> state.legal_moves()[:1]
-[Move(src='c7', dst='f', n=1)]
+>>> state.legal_moves()
+[Move(src='c2', dst='f', n=1)]
 """
 
 from __future__ import annotations
@@ -83,10 +83,10 @@ class Carpet(FoundationsStockWaste):
         seed = check_seed(seed)
         cells = opts.rows * opts.cols
         if opts.waste:
-            deck = shuffled(list(CARDS), seed)
+            deck = shuffled(list(CARDS), seed, salt=INFO.id)
             heights = [0, 0, 0, 0]
         else:
-            deck = shuffled([c for c in CARDS if c.rank != 1], seed)
+            deck = shuffled([c for c in CARDS if c.rank != 1], seed, salt=INFO.id)
             heights = [1, 1, 1, 1]
         # the stock's top (drawn first) is the card dealt right after the carpet
         return cls._make(opts, deck[:cells], deck[cells:][::-1], [], heights, 1)

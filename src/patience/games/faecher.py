@@ -94,7 +94,7 @@ class Faecher(FoundationsStockWaste):
         """The 2s start the foundations; of the 48 shuffled cards the first 9 make the fan, the
         next 4 the reserve piles, and the talon's top is the card dealt after them."""
         opts = cls.make_options(options)
-        deck = shuffled([c for c in CARDS if c.rank != 2], check_seed(seed))
+        deck = shuffled([c for c in CARDS if c.rank != 2], check_seed(seed), salt=INFO.id)
         return cls._make(opts, deck[:9], [[c] for c in deck[9:13]], deck[13:][::-1], [], [1] * 4, 1)
 
     @classmethod

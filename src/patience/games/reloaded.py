@@ -108,7 +108,7 @@ class Reloaded(FoundationsStockWaste):
     def deal(cls, seed: int, options: Any = None) -> Self:
         """Cards are dealt from the front of the shuffled deck, row by row (pile i gets i cards)."""
         opts = cls.make_options(options)
-        deck = shuffled(list(CARDS), check_seed(seed))
+        deck = shuffled(list(CARDS), check_seed(seed), salt=INFO.id)
         tableau: list[list[Card]] = [[] for _ in range(7)]
         k = 0
         for row in range(7):
