@@ -110,7 +110,8 @@ def test_layout_7_tableau_piles_of_1_to_7_cards_only_the_top_face_up_24_in_the_s
         assert [up for _, up in piles[name]] == [False] * (i - 1) + [True]
     assert len(piles["s"]) == 24 and not any(up for _, up in piles["s"])
     assert piles["w"] == [] and state.foundation_cards() == 0
-    assert sorted(c for cards in piles.values() for c, _ in cards) == sorted(shuffled(list(CARDS), seed, salt="reloaded"))
+    deck = shuffled(list(CARDS), seed, salt="reloaded")
+    assert sorted(c for cards in piles.values() for c, _ in cards) == sorted(deck)
 
 
 # -- Play ----------------------------------------------------------------------------------
