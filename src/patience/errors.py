@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["BadInputError", "IllegalMoveError", "PatienceError", "RecordError", "GameOverError"]
+__all__ = ["BadInputError", "GameOverError", "IllegalMoveError", "PatienceError", "RecordError"]
 
 
 class PatienceError(Exception):
