@@ -129,7 +129,7 @@ def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Session:
         session.tick()
         if session.outcome is None:
             try:
-                wanted = Outcome(end.get("outcome"))
+                wanted = Outcome(str(end.get("outcome")))
             except ValueError:
                 raise RecordError(f"record: unknown outcome {end.get('outcome')!r}") from None
             raise RecordError(f"record: the game has not ended at {t} ms, but the record says {wanted.value}")

@@ -185,8 +185,8 @@ def _hint(session: Session) -> str:
             return "no move left"
         move = next((m for m in moves if m.dst == "f"), moves[0])
         return f"try {move}"
-    move = solver_hint(session)
-    return f"try {move}" if move is not None else "no move helps any more"
+    suggestion = solver_hint(session)
+    return f"try {suggestion}" if suggestion is not None else "no move helps any more"
 
 
 def cmd_play(args: argparse.Namespace) -> int:

@@ -60,7 +60,8 @@ REDEAL = Move("w", "s")
 """Turn the waste over into a new stock."""
 
 
-class Event(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Event:
     """Something a move made happen, for the score table: ``kind`` is one of the constants."""
 
     kind: str

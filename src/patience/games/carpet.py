@@ -12,7 +12,7 @@ waste-pile variant, where all 52 cards are dealt and the stock is turned onto a 
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -92,7 +92,7 @@ class Carpet(FoundationsStockWaste):
         return cls._make(opts, deck[:cells], deck[cells:][::-1], [], heights, 1)
 
     @classmethod
-    def _make(cls, opts: CarpetOptions, carpet: list[int], stock: list[Card], waste: list[Card],
+    def _make(cls, opts: CarpetOptions, carpet: Sequence[int], stock: list[Card], waste: list[Card],
               heights: list[int], passes_used: int) -> Self:
         self = cls.__new__(cls)
         self._init_common(opts, stock, waste, heights, passes_used)

@@ -14,7 +14,7 @@ reserve piles, ``s`` talon, ``w`` waste, ``fs fh fd fc`` foundations. Moves: ``v
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
@@ -98,7 +98,7 @@ class Faecher(FoundationsStockWaste):
         return cls._make(opts, deck[:9], [[c] for c in deck[9:13]], deck[13:][::-1], [], [1] * 4, 1)
 
     @classmethod
-    def _make(cls, opts: FaecherOptions, fan: list[int], reserves: list[list[Card]], stock: list[Card],
+    def _make(cls, opts: FaecherOptions, fan: Sequence[int], reserves: list[list[Card]], stock: list[Card],
               waste: list[Card], heights: list[int], passes_used: int) -> Self:
         self = cls.__new__(cls)
         self._init_common(opts, stock, waste, heights, passes_used)
@@ -113,12 +113,12 @@ class Faecher(FoundationsStockWaste):
         heights = cls._read_foundations(piles)
         if min(heights) < 1:
             raise BadInputError("the four 2s start the foundations in Der Fächer")
-        fan = []
+        fan: list[int] = []
         for name in FAN:
-            cards = piles[name]
-            if len(cards) > 1:
+            place = piles[name]
+            if len(place) > 1:
                 raise BadInputError(f"fan place {name} holds one card at most")
-            fan.append(cards[0][0] if cards else _EMPTY)
+            fan.append(place[0][0] if place else _EMPTY)
         reserves = []
         for name in RESERVES:
             cards = [c for c, _ in piles[name]]

@@ -73,7 +73,7 @@ def _fits_on(card: int, target: int) -> bool:
 
 # Move objects made once: move generation then only picks them.
 _TO_FOUNDATION = tuple(Move(t, "f") for t in TABLEAU)
-_RUN_MOVES = tuple(tuple((None, *(Move(a, b, n) for n in range(1, 14))) for b in TABLEAU) for a in TABLEAU)
+_RUN_MOVES = tuple(tuple(tuple(Move(a, b, n) for n in range(1, 14)) for b in TABLEAU) for a in TABLEAU)
 _WASTE_TO_FOUNDATION = Move("w", "f")
 _WASTE_MOVES = tuple(Move("w", t) for t in TABLEAU)
 _FOUNDATION_MOVES = tuple(tuple(Move(f, t) for t in TABLEAU) for f in FOUNDATION_NAMES)
@@ -183,7 +183,7 @@ class Reloaded(FoundationsStockWaste):
             for j in range(down[i], size):
                 for k in _targets(pile[j], top_pile, empty):
                     if k != i:
-                        append(_RUN_MOVES[i][k][size - j])
+                        append(_RUN_MOVES[i][k][size - j - 1])
         if self.waste:
             card = self.waste[-1]
             if height[card // 13] == card % 13:
