@@ -1,0 +1,582 @@
+"""Live games: sessions with versions, acks, an event log, the clock's ticks, and saving.
+
+The hub holds every game being played. The browser's intents reach a :class:`LiveGame`, which
+lets the session (and so the rules engine) decide, then numbers what happened as the next
+version of the game and sends it to every connection watching that game. An intent carries an
+ack id; the answer is kept under ``(client id, ack)``, so an intent sent again after a lost
+connection gets the same answer instead of being played twice.
+
+Only :meth:`LiveGame.table` puts cards into messages, and it uses the engine's player view:
+face-down cards are ``null`` and the stock's order is never sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from patience.errors import BadInputError, GameOverError, IllegalMoveError, PatienceError
+from patience.games import DRAW, REDEAL, Move, Outcome, get_game
+from patience.games.common import FOUNDATION_NAMES
+from patience.options import options_to_dict
+from patience.server import hints
+from patience.server.explain import why
+from patience.server.protocol import (
+    Clock,
+    ErrorMsg,
+    EventMsg,
+    GameMsg,
+    GiveUpIntent,
+    HintAsk,
+    HintMsg,
+    JoinIntent,
+    Line,
+    MoveIntent,
+    NewIntent,
+    Ping,
+    Pong,
+    Pool,
+    Rejected,
+    Status,
+    StockIntent,
+    Summary,
+    Table,
+    TargetsAsk,
+    TargetsMsg,
+    UndoIntent,
+    encode,
+)
+from patience.server.store import SavedGame, Store
+from patience.session import LedgerEntry, ManualClock, Session
+
+__all__ = ["Connection", "GameClock", "Hub", "LiveGame"]
+
+log = logging.getLogger("patience.server")
+
+Now = Callable[[], float]
+
+ASSIST = {"teppich": True, "reloaded": True, "faecher": False}
+"""Games where the browser may ask where a card can go (in Der Fächer a wrong click costs points,
+so showing the targets would take the game away)."""
+
+KEEP_REPLIES = 128  # answers kept per game for intents sent again
+KEEP_EVENTS = 200  # events kept per game for a browser that reconnects (older: the whole game)
+OUTBOX_LIMIT = 1000  # messages waiting for a slow connection before it is dropped
+SAVE_CHUNK = 25  # games turned into records between two looks at the network
+SEED_RANGE = 1_000_000_000  # random game numbers have at most 9 digits, easy to pass on
+
+
+class GameClock(ManualClock):
+    """A game's clock: stands still while a game is rebuilt from its log, then follows ``now``."""
+
+    def __init__(self, now: Now) -> None:
+        super().__init__(0.0)
+        self._real = now
+        self._live_from: float | None = None
+
+    def __call__(self) -> float:
+        if self._live_from is None:
+            return self.now
+        return self.now + (self._real() - self._live_from)
+
+    def go_live(self) -> None:
+        self._live_from = self._real()
+
+
+class Connection:
+    """One websocket: whose browser it is, the page's client id, the game it shows, its outbox."""
+
+    def __init__(self, browser: str, on_overflow: Callable[[], None] | None = None) -> None:
+        self.browser = browser
+        self.cid = "-"
+        self.game: LiveGame | None = None
+        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._on_overflow = on_overflow
+        self.dropped = False
+
+    def send(self, data: bytes) -> None:
+        if self.dropped:
+            return
+        if self.outbox.qsize() >= OUTBOX_LIMIT:
+            # a browser that does not read its messages is let go rather than kept in memory
+            self.dropped = True
+            self.outbox.put_nowait(None)
+            if self._on_overflow is not None:
+                self._on_overflow()
+            return
+        self.outbox.put_nowait(data)
+
+    def error(self, code: str, message: str, ack: int | None = None) -> bytes:
+        data = encode(ErrorMsg(code, message, ack))
+        self.send(data)
+        return data
+
+
+class LiveGame:
+    """One game being played: its session, version, event log and the connections that show it."""
+
+    def __init__(self, game_id: str, browser: str, session: Session, clock: GameClock, variant: str | None,
+                 now: Now) -> None:
+        self.id = game_id
+        self.browser = browser
+        self.session = session
+        self.clock = clock
+        self.variant = variant
+        self.version = 0
+        self.events: list[bytes] = []  # events[i] is version first_version + i
+        self.first_version = 1
+        self.replies: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+        self.last_ack: dict[str, int] = {}
+        self.conns: set[Connection] = set()
+        self.ledger_sent = len(session.ledger)
+        self.saved_version = -1  # the version last saved; -1: never saved
+        self._now = now
+        self.idle_since = now()
+
+    # -- what the browser sees ---------------------------------------------------------------
+
+    @property
+    def assist(self) -> bool:
+        return ASSIST.get(self.session.game_id, False)
+
+    def table(self) -> Table:
+        """The cards on the table as the player sees them (the engine's view: no face-down card)."""
+        state = self.session.state
+        view = state.view()
+        action = None
+        if not self.session.is_over:
+            if state.check(DRAW) is None:
+                action = "draw"
+            elif state.check(REDEAL) is None:
+                action = "redeal"
+        return Table(view["piles"], view["counters"], action)
+
+    def status(self) -> Status:
+        session = self.session
+        elapsed = session.elapsed_ms()
+        limit = session.table.time_limit_ms
+        pool = session.pool_left()
+        pool_state = None
+        if pool is not None:
+            drains = getattr(session.options, "pool_drain", "none") == "linear" and limit is not None
+            pool_state = Pool(pool, elapsed, limit if drains else None)
+        return Status(
+            score=session.score,
+            moves=session.moves_made,
+            undos_left=session.undos_left(),
+            can_undo=session.undo_reason() is None,
+            outcome=session.outcome.value if session.outcome else None,
+            clock=Clock(elapsed, limit, not session.is_over),
+            pool=pool_state,
+        )
+
+    def summary(self) -> Summary | None:
+        session = self.session
+        if session.outcome is None:
+            return None
+        kinds: dict[str, dict[str, Any]] = {}
+        for entry in session.ledger:
+            row = kinds.setdefault(entry.kind, {"kind": entry.kind, "count": 0, "points": 0})
+            row["count"] += 1
+            row["points"] += entry.applied
+        result = session.summary()
+        return Summary(result["outcome"], result["score"], result["moves"], result["ms"],
+                       result["foundation_cards"], [row for row in kinds.values() if row["points"] or row["count"]])
+
+    def snapshot(self) -> GameMsg:
+        session = self.session
+        info = session.state.INFO
+        return GameMsg(
+            id=self.id, v=self.version, game=info.id, names=dict(info.names), variant=self.variant,
+            seed=str(session.seed), options=options_to_dict(session.options), changed=session.options_dict,
+            assist=self.assist, table=self.table(), status=self.status(),
+            ledger=[_line(e) for e in session.ledger], summary=self.summary(),
+        )
+
+    # -- changes -----------------------------------------------------------------------------
+
+    def _event(self, kind: str, *, ack: int | None = None, cid: str | None = None, move: str | None = None,
+               ok: bool = True, reason: str | None = None, moved: bool = False) -> bytes:
+        """Number what just happened as the next version and send it to every watcher."""
+        ledger = self.session.ledger
+        lines = [_line(e) for e in ledger[self.ledger_sent:]]
+        self.ledger_sent = len(ledger)
+        self.version += 1
+        message = EventMsg(
+            v=self.version, kind=kind, ack=ack, cid=cid, move=move, ok=ok, reason=reason,
+            why=why(reason) if reason else None, table=self.table() if moved else None,
+            status=self.status(), ledger=lines, summary=self.summary(),
+        )
+        data = encode(message)
+        self.events.append(data)
+        if len(self.events) > KEEP_EVENTS:
+            drop = len(self.events) - KEEP_EVENTS
+            del self.events[:drop]
+            self.first_version += drop
+        for conn in self.conns:
+            conn.send(data)
+        return data
+
+    def sync(self) -> None:
+        """Bring the game up to the clock; time penalties and a time-out become an event."""
+        session = self.session
+        if session.is_over:
+            return
+        before = len(session.ledger)
+        session.tick()
+        if len(session.ledger) != before or session.is_over:
+            self._event("tick")
+
+    def act(self, conn: Connection, intent: MoveIntent | StockIntent | UndoIntent | GiveUpIntent) -> None:
+        """Carry out an intent once: an ack seen before gets its first answer again."""
+        key = (conn.cid, intent.ack)
+        seen = self.replies.get(key)
+        if seen is not None:
+            conn.send(seen)
+            return
+        if intent.ack <= self.last_ack.get(conn.cid, -1):
+            conn.error("stale_ack", f"ack {intent.ack} is older than this page's last one", intent.ack)
+            return
+        self.last_ack[conn.cid] = intent.ack
+        self.idle_since = self._now()
+        self.sync()
+        reply = self._carry_out(conn, intent)
+        self.replies[key] = reply
+        while len(self.replies) > KEEP_REPLIES:
+            self.replies.popitem(last=False)
+
+    def _carry_out(self, conn: Connection, intent: MoveIntent | StockIntent | UndoIntent | GiveUpIntent) -> bytes:
+        session = self.session
+        ack = intent.ack
+        if session.outcome is not None:
+            text = session.outcome.value.replace("_", " ")
+            return conn.error("game_over", f"the game is over ({text})", ack)
+        if isinstance(intent, UndoIntent):
+            try:
+                session.undo()
+            except IllegalMoveError as exc:
+                return self._reject(conn, ack, "undo", exc.reason)
+            return self._event("undo", ack=ack, cid=conn.cid, move="undo", moved=True)
+        if isinstance(intent, GiveUpIntent):
+            session.give_up()
+            return self._event("giveup", ack=ack, cid=conn.cid, move="giveup")
+        if isinstance(intent, StockIntent):
+            state = session.state
+            if state.check(DRAW) is None:
+                move = DRAW
+            elif state.check(REDEAL) is None:
+                move = REDEAL
+            else:
+                # a click on a used-up stock is not a card move: it is refused without a charge
+                return self._reject(conn, ack, "stock", state.check(DRAW) or "the stock is empty")
+        else:
+            move = self._resolve(intent)
+        before = len(session.ledger)
+        try:
+            session.play(move)
+        except IllegalMoveError as exc:
+            if len(session.ledger) != before:  # the rules charged for the attempt (Der Fächer)
+                return self._event("illegal", ack=ack, cid=conn.cid, move=str(move), ok=False, reason=exc.reason)
+            return self._reject(conn, ack, str(move), exc.reason)
+        except (BadInputError, GameOverError) as exc:
+            return conn.error("bad_move", str(exc), ack)
+        return self._event("move", ack=ack, cid=conn.cid, move=str(move), moved=True)
+
+    def _resolve(self, intent: MoveIntent) -> Move:
+        """The move an intent names; without a count, the largest legal one (a whole fitting pile)."""
+        if intent.n is not None:
+            return Move(intent.src, intent.dst, intent.n)
+        dsts = {intent.dst, "f"} if intent.dst in FOUNDATION_NAMES else {intent.dst}
+        counts = [m.n for m in self.session.state.legal_moves() if m.src == intent.src and m.dst in dsts]
+        return Move(intent.src, intent.dst, max(counts, default=1))
+
+    def _reject(self, conn: Connection, ack: int, move: str, reason: str) -> bytes:
+        data = encode(Rejected(ack, move, reason, why(reason)))
+        conn.send(data)
+        return data
+
+    def catch_up(self, conn: Connection, seen: int) -> None:
+        """Send what ``conn`` missed since version ``seen``: the events if kept, else the whole game."""
+        if 0 < seen <= self.version and seen + 1 >= self.first_version:
+            for data in self.events[seen + 1 - self.first_version:]:
+                conn.send(data)
+        else:
+            conn.send(encode(self.snapshot()))
+
+    def hint(self, move: Move | None) -> HintMsg:
+        if move is None:
+            return HintMsg(None)
+        return HintMsg(str(move), move.src, self._target_pile(move), move.n)
+
+    def targets(self, src: str, n: int | None) -> TargetsMsg:
+        moves = [m for m in self.session.state.legal_moves() if m.src == src and (n is None or m.n == n)]
+        dsts = sorted({self._target_pile(m) for m in moves})
+        return TargetsMsg(src, n, dsts)
+
+    def _target_pile(self, move: Move) -> str:
+        """The pile a move puts its cards on: ``f`` becomes the foundation of the card's suit."""
+        if move.dst != "f":
+            return move.dst
+        pile = self.session.state.piles().get(move.src) or []
+        card = pile[-1][0] if pile else None
+        return FOUNDATION_NAMES[card // 13] if card is not None else "f"
+
+    # -- saving ------------------------------------------------------------------------------
+
+    @property
+    def worth_keeping(self) -> bool:
+        """A game counts once the player acted in it, or when the deal itself decided it."""
+        session = self.session
+        return bool(session.log) or session.outcome in (Outcome.WON, Outcome.NO_MOVES)
+
+    def saved(self) -> SavedGame:
+        session = self.session
+        return SavedGame(
+            id=self.id, browser_id=self.browser, game=session.game_id, variant=self.variant,
+            seed=str(session.seed), record=session.record(), ms=session.elapsed_ms(),
+            moves=session.moves_made, score=session.score,
+            outcome=session.outcome.value if session.outcome else None,
+        )
+
+
+def _line(entry: LedgerEntry) -> Line:
+    return Line(entry.t_ms, entry.kind, entry.points, entry.applied, entry.total, entry.reason, why(entry.reason))
+
+
+def restore(saved: SavedGame, now: Now) -> LiveGame:
+    """Rebuild a saved game by playing its log again; an unfinished one then goes on from where it stood."""
+    record = saved.record
+    clock = GameClock(now)
+    session = Session(get_game(str(record["game"])), int(record["seed"]), record.get("options") or {}, clock=clock)
+    last = 0
+    for action in record.get("actions", []):
+        last = int(action["t"])
+        clock.set_ms(last)
+        try:
+            session.apply_action(str(action["m"]))
+        except IllegalMoveError:
+            if not action.get("illegal"):
+                raise
+    end = record.get("end")
+    if end is not None:
+        clock.set_ms(int(end["t"]))
+        session.tick()
+    else:
+        clock.set_ms(max(last, saved.ms))
+        clock.go_live()
+    game = LiveGame(saved.id, saved.browser_id, session, clock, saved.variant, now)
+    game.saved_version = 0
+    return game
+
+
+class Hub:
+    """Every live game, the intents that reach them, the ticking clock and the saving."""
+
+    def __init__(self, store: Store | None = None, *, now: Now = time.monotonic,
+                 idle_seconds: float = 1800.0) -> None:
+        self.store = store
+        self.now = now
+        self.idle_seconds = idle_seconds
+        self.games: dict[str, LiveGame] = {}
+        self._saving = asyncio.Lock()
+        self._solving = asyncio.Lock()
+
+    # -- connections -------------------------------------------------------------------------
+
+    def connect(self, browser: str, on_overflow: Callable[[], None] | None = None) -> Connection:
+        return Connection(browser, on_overflow)
+
+    def disconnect(self, conn: Connection) -> None:
+        self._detach(conn)
+
+    def _attach(self, conn: Connection, game: LiveGame) -> None:
+        self._detach(conn)
+        conn.game = game
+        game.conns.add(conn)
+
+    def _detach(self, conn: Connection) -> None:
+        game = conn.game
+        if game is not None:
+            game.conns.discard(conn)
+            game.idle_since = self.now()
+            conn.game = None
+
+    # -- messages ----------------------------------------------------------------------------
+
+    async def handle(self, conn: Connection, message: Any) -> None:
+        """One valid message from ``conn``."""
+        game = conn.game
+        if game is not None:
+            game.sync()  # every message brings the clock up to date
+        if isinstance(message, NewIntent):
+            self.new_game(conn, message)
+        elif isinstance(message, JoinIntent):
+            await self.join(conn, message)
+        elif isinstance(message, Ping):
+            conn.send(encode(Pong(game.session.elapsed_ms() if game else 0)))
+        elif game is None:
+            conn.error("no_game", "start a game (new) or join one first", getattr(message, "ack", None))
+        elif isinstance(message, MoveIntent | StockIntent | UndoIntent | GiveUpIntent):
+            game.act(conn, message)
+        elif isinstance(message, HintAsk):
+            await self._hint(conn, game)
+        elif isinstance(message, TargetsAsk):
+            if not game.assist:
+                conn.error("not_here", "this game does not show where a card may go")
+            else:
+                conn.send(encode(game.targets(message.src, message.n)))
+
+    def new_game(self, conn: Connection, message: NewIntent) -> LiveGame | None:
+        conn.cid = message.cid
+        try:
+            cls = get_game(message.game)
+        except BadInputError as exc:
+            conn.error("unknown_game", str(exc))
+            return None
+        try:
+            chosen: dict[str, Any] = {}
+            variants = getattr(cls.INFO, "variants", {}) or {}
+            if message.variant is not None:
+                if message.variant not in variants:
+                    known = ", ".join(variants) or "none"
+                    raise BadInputError(f"{cls.INFO.id} has no variant {message.variant!r} (variants: {known})")
+                chosen.update(variants[message.variant])
+            chosen.update(message.options)
+            options = cls.make_options(chosen)
+            seed = int(message.seed) if message.seed is not None else 1 + secrets.randbelow(SEED_RANGE - 1)
+            clock = GameClock(self.now)
+            clock.go_live()
+            session = Session(cls, seed, options, clock=clock)
+        except PatienceError as exc:
+            conn.error("bad_options", str(exc))
+            return None
+        self._leave(conn)
+        variant = message.variant
+        if variant is None:
+            changed = options_to_dict(options, only_changed=True)
+            variant = next((name for name, opts in variants.items() if dict(opts) == changed), None)
+        game = LiveGame(secrets.token_urlsafe(12), conn.browser, session, clock, variant, self.now)
+        self.games[game.id] = game
+        self._attach(conn, game)
+        conn.send(encode(game.snapshot()))
+        return game
+
+    def _leave(self, conn: Connection) -> None:
+        """Leave the connection's game for a new one: a game begun counts as given up."""
+        game = conn.game
+        if game is None:
+            return
+        self._detach(conn)
+        if game.conns:
+            return
+        if not game.worth_keeping:
+            self.games.pop(game.id, None)  # dealt and left untouched: nothing to keep
+        elif not game.session.is_over:
+            game.session.give_up()
+            game._event("giveup", cid=conn.cid, move="giveup")
+
+    async def join(self, conn: Connection, message: JoinIntent) -> None:
+        conn.cid = message.cid
+        game = self.games.get(message.id)
+        if game is None and self.store is not None:
+            saved = await anyio.to_thread.run_sync(self.store.load_game, message.id)
+            game = self.games.get(message.id)  # another join may have brought it back meanwhile
+            if game is None and saved is not None and saved.browser_id == conn.browser:
+                try:
+                    game = restore(saved, self.now)
+                except (PatienceError, KeyError, TypeError, ValueError) as exc:
+                    conn.error("cannot_restore", f"game {message.id} cannot be restored: {exc}")
+                    return
+                self.games[game.id] = game
+        if game is None or game.browser != conn.browser:
+            conn.error("no_such_game", f"no game {message.id} of this browser")
+            return
+        self._attach(conn, game)
+        game.sync()
+        game.catch_up(conn, message.v)
+
+    async def _hint(self, conn: Connection, game: LiveGame) -> None:
+        session = game.session
+        if session.is_over:
+            conn.send(encode(HintMsg(None)))
+            return
+        if hints.solver_hint() is None:
+            conn.send(encode(game.hint(hints.hint(session))))
+            return
+        if self._solving.locked():
+            # one search at a time: the others get the simple hint rather than slow every game down
+            conn.send(encode(game.hint(hints.simple_hint(session.state))))
+            return
+        async with self._solving:
+            # a solver may think a while: it works on a copy, and its answer counts only if nothing moved
+            version = game.version
+            move = await anyio.to_thread.run_sync(hints.hint, copy.deepcopy(session))
+        if game.version != version or (move is not None and session.state.check(move) is not None):
+            move = hints.simple_hint(session.state)
+        conn.send(encode(game.hint(move)))
+
+    # -- the clock and saving ----------------------------------------------------------------
+
+    def tick(self) -> None:
+        for game in list(self.games.values()):
+            game.sync()
+
+    async def save(self) -> None:
+        """Write every changed game worth keeping, then let go of games nobody needs in memory."""
+        if self.store is None:
+            return
+        async with self._saving:
+            batch = [game for game in self.games.values()
+                     if game.version != game.saved_version and game.worth_keeping]
+            rows: list[SavedGame] = []
+            versions: list[tuple[LiveGame, int]] = []
+            for start in range(0, len(batch), SAVE_CHUNK):
+                if start:
+                    await asyncio.sleep(0)  # let moves through between chunks: a record takes a while
+                for game in batch[start:start + SAVE_CHUNK]:
+                    rows.append(game.saved())
+                    versions.append((game, game.version))
+            if rows:
+                await anyio.to_thread.run_sync(self.store.save_games, rows)
+                for game, version in versions:
+                    game.saved_version = version
+        self.evict()
+
+    def evict(self) -> None:
+        now = self.now()
+        for game in list(self.games.values()):
+            if game.conns:
+                continue
+            idle = now - game.idle_since
+            session = game.session
+            saved = game.saved_version == game.version or not game.worth_keeping
+            if not saved:
+                continue
+            timed = session.table.time_limit_ms is not None
+            if (session.is_over and idle > 120) or (not timed and idle > self.idle_seconds) or \
+                    (not game.worth_keeping and idle > 600):
+                del self.games[game.id]
+
+    async def run_clock(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            try:
+                self.tick()
+            except Exception:  # pragma: no cover - one broken game must not stop every clock
+                log.exception("tick failed")
+
+    async def run_saver(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.save()
+            except Exception:  # pragma: no cover - keep trying; the games stay in memory meanwhile
+                log.exception("saving failed")

@@ -1,0 +1,315 @@
+"""The play protocol: every websocket message, one class per type, validated at the boundary.
+
+A message is a small JSON object ``{"t": TYPE, "d": DATA}``. The browser sends intents
+(``new``, ``join``, ``move``, ``stock``, ``undo``, ``giveup``, ``hint``, ``targets``, ``ping``);
+the server, the only authority on the game, answers with the game (``game``), versioned events
+(``ev``), rejections that changed nothing (``rej``), answers to questions (``hint``,
+``targets``, ``pong``) and errors (``err``). docs/protocol.md describes each field.
+
+>>> decode(b'{"t": "move", "d": {"ack": 3, "src": "t6", "dst": "t1", "n": 2}}')
+MoveIntent(ack=3, src='t6', dst='t1', n=2)
+>>> encode(Pong(ms=5))
+b'{"t":"pong","d":{"ms":5}}'
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+import msgspec
+from msgspec import Meta, Struct
+
+__all__ = [
+    "CLIENT_MESSAGES", "MAX_MESSAGE_BYTES", "Clock", "ErrorMsg", "EventMsg", "GameMsg", "GiveUpIntent",
+    "HintAsk", "HintMsg", "JoinIntent", "Line", "MoveIntent", "NewIntent", "Ping", "Pong", "Pool",
+    "ProtocolError", "Rejected", "Status", "StockIntent", "Summary", "Table", "TargetsAsk", "TargetsMsg",
+    "UndoIntent", "Why", "decode", "encode",
+]
+
+MAX_MESSAGE_BYTES = 4096
+"""Longer messages from a browser are refused unread (the longest real one is a few hundred bytes)."""
+
+# -- field types -------------------------------------------------------------------------------
+
+Ack = Annotated[int, Meta(ge=0, le=2**53)]
+PileName = Annotated[str, Meta(pattern=r"^[a-z]{1,2}[0-9]{0,2}$")]
+Count = Annotated[int, Meta(ge=1, le=52)]
+GameId = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_-]{8,40}$")]
+ClientId = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
+Seed = Annotated[str, Meta(pattern=r"^[0-9]{1,19}$")]
+Word = Annotated[str, Meta(max_length=40)]
+OptionValue = bool | int | Word
+Options = Annotated[dict[Annotated[str, Meta(max_length=40)], OptionValue], Meta(max_length=32)]
+
+
+class ProtocolError(ValueError):
+    """A message that is not one of ours: ``code`` says which way (for the ``err`` reply)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class _Msg(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=False):
+    T: ClassVar[str]
+
+
+# -- from the browser ----------------------------------------------------------------------------
+
+
+class NewIntent(_Msg, frozen=True):
+    """Start a game: ``game`` id or name, a named ``variant``, ``options`` on top, ``seed`` or a random one."""
+
+    T = "new"
+    game: Word
+    cid: ClientId = "-"
+    variant: Word | None = None
+    options: Options = {}
+    seed: Seed | None = None
+
+
+class JoinIntent(_Msg, frozen=True):
+    """(Re)attach to game ``id``; ``v`` is the last version seen (0: send the whole game)."""
+
+    T = "join"
+    id: GameId
+    cid: ClientId = "-"
+    v: Annotated[int, Meta(ge=0)] = 0
+
+
+class MoveIntent(_Msg, frozen=True):
+    """Move ``n`` cards (default: the server's choice, e.g. a whole fitting run) from ``src`` to ``dst``."""
+
+    T = "move"
+    ack: Ack
+    src: PileName
+    dst: PileName
+    n: Count | None = None
+
+
+class StockIntent(_Msg, frozen=True):
+    """Turn the stock (talon): draw a card, or turn the waste over when the stock is empty."""
+
+    T = "stock"
+    ack: Ack
+
+
+class UndoIntent(_Msg, frozen=True):
+    T = "undo"
+    ack: Ack
+
+
+class GiveUpIntent(_Msg, frozen=True):
+    T = "giveup"
+    ack: Ack
+
+
+class HintAsk(_Msg, frozen=True):
+    T = "hint"
+
+
+class TargetsAsk(_Msg, frozen=True):
+    """Where may the top ``n`` cards of ``src`` go now (games that show it)."""
+
+    T = "targets"
+    src: PileName
+    n: Count | None = None
+
+
+class Ping(_Msg, frozen=True):
+    T = "ping"
+
+
+CLIENT_MESSAGES: dict[str, type[_Msg]] = {
+    cls.T: cls for cls in (NewIntent, JoinIntent, MoveIntent, StockIntent, UndoIntent, GiveUpIntent,
+                           HintAsk, TargetsAsk, Ping)
+}
+
+ClientMessage = (NewIntent | JoinIntent | MoveIntent | StockIntent | UndoIntent | GiveUpIntent | HintAsk
+                 | TargetsAsk | Ping)
+
+# -- from the server -----------------------------------------------------------------------------
+
+
+class Why(Struct, frozen=True):
+    """A sentence's translation key and its parameters (the English text goes alongside)."""
+
+    k: str
+    p: dict[str, str] = {}
+
+
+class Line(Struct, frozen=True):
+    """One line of the score ledger (see patience.session.LedgerEntry), with its translation key."""
+
+    t: int
+    kind: str
+    points: int
+    applied: int
+    total: int
+    reason: str
+    why: Why | None = None
+
+
+class Clock(Struct, frozen=True):
+    """Milliseconds played, the time limit (None: none) and whether the clock still runs."""
+
+    ms: int
+    limit: int | None
+    running: bool
+
+
+class Pool(Struct, frozen=True):
+    """Der Fächer's pool: ``value`` at ``ms`` played, falling linearly to 0 at ``zero_ms`` (None: stays)."""
+
+    value: int
+    ms: int
+    zero_ms: int | None
+
+
+class Table(Struct, frozen=True):
+    """What lies on the table: every pile bottom to top, a face-down card as null; the counters;
+    and what a click on the stock does now (``draw``, ``redeal`` or null: nothing)."""
+
+    piles: dict[str, list[str | None]]
+    counters: dict[str, int]
+    stock_action: str | None
+
+
+class Status(Struct, frozen=True):
+    score: int
+    moves: int
+    undos_left: int | None
+    can_undo: bool
+    outcome: str | None
+    clock: Clock
+    pool: Pool | None
+
+
+class Summary(Struct, frozen=True):
+    """The result of a finished game and its score by kind of ledger line."""
+
+    outcome: str
+    score: int
+    moves: int
+    ms: int
+    foundation_cards: int
+    breakdown: list[dict[str, Any]]
+
+
+class GameMsg(_Msg, frozen=True):
+    """The whole game as the player may see it: sent on ``new``, on ``join``, and to resync."""
+
+    T = "game"
+    id: str
+    v: int
+    game: str
+    names: dict[str, str]
+    variant: str | None
+    seed: str
+    options: dict[str, Any]
+    changed: dict[str, Any]
+    assist: bool
+    table: Table
+    status: Status
+    ledger: list[Line]
+    summary: Summary | None = None
+
+
+class EventMsg(_Msg, frozen=True):
+    """Version ``v`` of the game: what happened (``kind``: move, undo, illegal, giveup, tick) and
+    the new state. ``ack`` names the intent it answers; ``table`` is null when no card moved;
+    ``ledger`` holds the new ledger lines only."""
+
+    T = "ev"
+    v: int
+    kind: str
+    ack: int | None
+    cid: str | None
+    move: str | None
+    ok: bool
+    reason: str | None
+    why: Why | None
+    table: Table | None
+    status: Status
+    ledger: list[Line]
+    summary: Summary | None = None
+
+
+class Rejected(_Msg, frozen=True):
+    """An intent the rules refused and that changed nothing (no version)."""
+
+    T = "rej"
+    ack: int
+    move: str
+    reason: str
+    why: Why | None
+
+
+class HintMsg(_Msg, frozen=True):
+    """A legal, useful move now (``move`` null: none); ``dst`` names the very pile it goes to."""
+
+    T = "hint"
+    move: str | None
+    src: str | None = None
+    dst: str | None = None
+    n: int | None = None
+
+
+class TargetsMsg(_Msg, frozen=True):
+    T = "targets"
+    src: str
+    n: int | None
+    dsts: list[str]
+
+
+class ErrorMsg(_Msg, frozen=True):
+    """Input the server could not take: ``code`` for programs, ``msg`` for people."""
+
+    T = "err"
+    code: str
+    msg: str
+    ack: int | None = None
+
+
+class Pong(_Msg, frozen=True):
+    """Answer to ping: milliseconds played in the current game (0 without one)."""
+
+    T = "pong"
+    ms: int
+
+
+# -- reading and writing -------------------------------------------------------------------------
+
+
+class _Envelope(Struct, frozen=True, forbid_unknown_fields=True):
+    t: Annotated[str, Meta(max_length=16)]
+    d: msgspec.Raw = msgspec.Raw(b"{}")
+
+
+_ENVELOPE = msgspec.json.Decoder(_Envelope)
+_DECODERS = {name: msgspec.json.Decoder(cls) for name, cls in CLIENT_MESSAGES.items()}
+_ENCODER = msgspec.json.Encoder()
+
+
+def decode(raw: bytes | str) -> ClientMessage:
+    """Read one message from the browser; raise ProtocolError if it is not a valid one."""
+    if len(raw) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes")
+    try:
+        envelope = _ENVELOPE.decode(raw)
+    except msgspec.ValidationError as exc:
+        raise ProtocolError("bad_message", f"a message is {{\"t\": type, \"d\": data}}: {exc}") from None
+    except msgspec.DecodeError:
+        raise ProtocolError("bad_message", "a message is a JSON object {\"t\": type, \"d\": data}") from None
+    decoder = _DECODERS.get(envelope.t)
+    if decoder is None:
+        raise ProtocolError("unknown_type", f"no message type {envelope.t!r} (types: {', '.join(_DECODERS)})")
+    try:
+        return decoder.decode(envelope.d)  # type: ignore[no-any-return]
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise ProtocolError("bad_message", f"{envelope.t}: {exc}") from None
+
+
+def encode(message: _Msg) -> bytes:
+    """One message from the server as JSON bytes."""
+    return _ENCODER.encode({"t": message.T, "d": message})

@@ -1,0 +1,395 @@
+// The words of the app in German, English and Italian; the browser's language by default.
+
+export const LANGS = { de: "Deutsch", en: "English", it: "Italiano" };
+const KEY = "patience.lang";
+
+const TEXT = {
+  en: {
+    tagline: "Three patience games with exact rules and honest scores.",
+    play: "Play", continue: "Continue", variant: "Variant", game_no: "Game no.", random: "random",
+    stats_title: "Your statistics", played: "Played", won: "Won", win_pct: "Win %", best: "Best", streak: "Streak",
+    best_streak: "Best streak", no_stats: "No games yet", unfinished: "Game in progress",
+    unfinished_line: "{game} · game {seed} · {moves} moves", rules: "Rules",
+    score: "Score", time: "Time", time_left: "Time left", pool: "Pool", moves: "Moves",
+    undo: "Undo", undos_left: "{n} left", hint: "Hint", new_game: "New game", restart: "Same deal",
+    give_up: "Give up", menu: "Menu", home: "All games", share: "Share link", copy: "Copy", copied: "Link copied",
+    ledger: "Score ledger", ledger_empty: "No points yet.", close: "Close", go: "Go", language: "Language",
+    four_colour: "Four-colour suits", table: "Card table",
+    play_again: "Play again", same_deal: "Same deal again", look: "Look at the table",
+    final_score: "Final score", breakdown: "Where the points came from", your_stats: "Statistics: {game}",
+    confirm_new: "Start a new game? The one in progress counts as given up.",
+    confirm_giveup: "Give up this game?", yes: "Yes", no: "No", cancel: "Cancel",
+    reconnecting: "Connection lost — reconnecting…", no_hint: "No useful move left.",
+    hint_is: "Hint: {move}", stock_draw: "Draw a card", stock_redeal: "Turn the waste over", stock_none: "Stock used up",
+    cards_left: "{n} cards", passes_left: "{n} redeals left", empty: "empty", selected: "selected",
+    face_down: "face-down card", moved: "{card} to {pile}", illegal: "Not allowed", penalty: "Wrong click: {points}",
+    keys_help: "Keys: Tab to a card, Enter to pick it and Enter on a target; F sends it to its foundation, " +
+      "U undoes, H hints, D draws.",
+    rank: { A: "Ace", 2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight", 9: "Nine",
+      10: "Ten", J: "Jack", Q: "Queen", K: "King" },
+    suit: { S: "spades", H: "hearts", D: "diamonds", C: "clubs" },
+    card_name: "{rank} of {suit}",
+    pile: { f: "Foundation {suit}", t: "Pile {n}", s: "Stock", s_faecher: "Talon", w: "Waste", c: "Carpet place {n}",
+      v: "Fan card {n}", r: "Reserve pile {n}", f_any: "Foundation" },
+    outcome: { won: "Won!", no_moves: "No move left", time_out: "Time is up", given_up: "Given up" },
+    kind: { foundation: "Cards to the foundations", reveal: "Cards turned up", waste_to_tableau: "Waste to tableau",
+      from_foundation: "Back from the foundations", redeal: "Stock turned again", time: "Time", undo: "Undos",
+      take_back: "Points taken back", illegal: "Wrong moves", fan_emptied: "Fan emptied", solved: "Solved bonus",
+      pool: "Pool left", start: "Aces at the start", floor: "Floor at 0" },
+    variants: {
+      teppich: { "4x5": "4 × 5 carpet", "5x6": "5 × 6 carpet", waste: "With waste pile",
+        "5x6-waste": "5 × 6 with waste pile" },
+      reloaded: { "5min": "5 minutes", "10min": "10 minutes", untimed: "No time limit" },
+      faecher: { standard: "Standard", "with-undo": "With undo (3 in a row)" },
+    },
+    rules_text: {
+      teppich: ["The four aces start the foundations; 20 cards lie face up as a carpet of 4 × 5.",
+        "A carpet card goes onto its suit's foundation when it is the next one (same suit, one rank higher).",
+        "Its gap is filled at once from the stock. Cards never go onto each other.",
+        "Score: the cards on the foundations. Build every suit up to the King to win."],
+      reloaded: ["Klondike, turning one card at a time; the waste may be turned over as often as you like.",
+        "Build the tableau down in alternating colours; only a King fills an empty pile.",
+        "Foundations by suit from Ace to King. Points for every card played, −2 every 10 s, " +
+        "−10 each time the stock is turned again.",
+        "Up to 3 undos in a row. Five minutes on the clock."],
+      faecher: ["Ranks run 2 … 10, Jack, Queen, King, Ace. The four 2s start the foundations, built up by suit.",
+        "Each of the 9 fan cards goes to a foundation or a reserve pile, never back.",
+        "Reserve piles build down by suit (a King on an Ace); an empty one takes any card. " +
+        "The talon may be gone through twice.",
+        "Pick a card, then its target: a wrong click costs 50 points. A pool of 1500 drains over 10 minutes."],
+    },
+    why: {
+      alt_colour: "{card} cannot go on {top}: colours must alternate",
+      down_rank: "{card} cannot go on {top}: build down one rank at a time",
+      reserve_suit: "{card} cannot go on {top}: reserve piles build in suit",
+      reserve_rank: "{card} cannot go on {top}: reserve piles build down one rank at a time",
+      king_only: "Only a King may fill an empty pile, not {card}",
+      found_suit: "{card} goes only on the {suit} foundation",
+      found_complete: "The {suit} foundation is complete",
+      found_start: "{card} cannot start a foundation: it starts with {need}",
+      found_next: "{card} cannot go on the foundation yet: {need} comes next",
+      stock_empty_redeal: "The stock is empty: click it to turn the waste over",
+      stock_empty: "The stock is empty", stock_not_empty: "The stock is not empty yet",
+      waste_empty_turn: "The waste is empty: nothing to turn over",
+      passes: "The stock may be gone through {n} times only",
+      own_pile: "A card cannot move onto its own pile",
+      fan_empty: "This fan place is empty (used places are not refilled)",
+      reserve_empty: "This reserve pile is empty",
+      reserve_top_only: "Only a reserve pile's top card moves to another reserve pile",
+      reserve_whole: "A reserve pile goes to the foundation whole ({n} cards) or by its top card",
+      waste_empty: "The waste is empty", draw_first: "Stock cards are turned onto the waste first",
+      never_leave_foundation: "Cards never leave the foundations here",
+      one_at_a_time: "Cards move one at a time here", never_to_fan: "Cards never go back to the fan",
+      not_on_stock: "No card may be put on the stock or the waste",
+      carpet_only_foundation: "Cards go only to the foundations, never onto each other",
+      carpet_no_draw: "The stock only fills carpet gaps in this game", carpet_empty: "This carpet place is empty",
+      pile_empty: "This pile is empty", face_up_count: "Only face-up cards can move",
+      waste_top_only: "Only the waste's top card can move", foundation_empty: "This foundation is empty",
+      foundation_top_only: "Only a foundation's top card can move",
+      foundation_to_tableau: "A card from a foundation may only go back to the tableau",
+      no_undo_game: "This game has no undo", no_undo_move: "There is no move to undo",
+      undo_row: "At most {n} undos in a row: make a move first", game_over: "The game is over",
+      l_start: "{n} aces start the foundations", l_foundation: "{card} onto its foundation",
+      l_foundation_x: "{card} onto a foundation ({a} × {b})",
+      l_foundation_reserve: "{card} from a reserve pile onto a foundation", l_reveal: "{card} turned face up",
+      l_waste_tableau: "{card} from the waste onto the tableau ({a} × {b})",
+      l_from_foundation: "{card} back from a foundation", l_redeal: "Stock turned over again",
+      l_time: "{s} s of play", l_take_back: "Points of {move} taken back", l_undo: "Undo of {move}",
+      l_illegal: "Wrong move {move}: {reason}", l_fan_emptied: "Fan emptied",
+      l_solved_steps: "Solved in {steps} moves: {a} + {b} / {steps}", l_solved: "Solved",
+      l_pool: "What is left of the pool after {s} s", l_floor: "The score never ends below 0",
+    },
+  },
+  de: {
+    tagline: "Drei Patiencen mit genauen Regeln und ehrlichen Punkten.",
+    play: "Spielen", continue: "Weiterspielen", variant: "Variante", game_no: "Spiel-Nr.", random: "zufällig",
+    stats_title: "Deine Statistik", played: "Gespielt", won: "Gewonnen", win_pct: "Quote", best: "Bestwert",
+    streak: "Serie", best_streak: "Beste Serie", no_stats: "Noch keine Spiele", unfinished: "Laufendes Spiel",
+    unfinished_line: "{game} · Spiel {seed} · {moves} Züge", rules: "Regeln",
+    score: "Punkte", time: "Zeit", time_left: "Restzeit", pool: "Pool", moves: "Züge",
+    undo: "Rückgängig", undos_left: "noch {n}", hint: "Tipp", new_game: "Neues Spiel", restart: "Gleiches Spiel",
+    give_up: "Aufgeben", menu: "Menü", home: "Alle Spiele", share: "Link teilen", copy: "Kopieren",
+    copied: "Link kopiert", ledger: "Punkteliste", ledger_empty: "Noch keine Punkte.", close: "Schließen",
+    go: "Los", language: "Sprache", four_colour: "Vierfarbige Symbole", table: "Spieltisch",
+    play_again: "Nochmal spielen", same_deal: "Gleiches Spiel nochmal", look: "Tisch ansehen",
+    final_score: "Endstand", breakdown: "Woher die Punkte kommen", your_stats: "Statistik: {game}",
+    confirm_new: "Neues Spiel beginnen? Das laufende zählt als aufgegeben.",
+    confirm_giveup: "Dieses Spiel aufgeben?", yes: "Ja", no: "Nein", cancel: "Abbrechen",
+    reconnecting: "Verbindung unterbrochen — verbinde neu…", no_hint: "Kein sinnvoller Zug mehr.",
+    hint_is: "Tipp: {move}", stock_draw: "Karte ziehen", stock_redeal: "Abwurf umdrehen",
+    stock_none: "Talon aufgebraucht", cards_left: "{n} Karten", passes_left: "noch {n}× umdrehen", empty: "leer",
+    selected: "ausgewählt", face_down: "verdeckte Karte", moved: "{card} auf {pile}", illegal: "Nicht erlaubt",
+    penalty: "Falscher Klick: {points}",
+    keys_help: "Tasten: mit Tab zur Karte, Enter wählt sie, Enter auf dem Ziel legt sie; F schickt sie auf die " +
+      "Ablage, U nimmt zurück, H gibt einen Tipp, D zieht.",
+    rank: { A: "Ass", 2: "Zwei", 3: "Drei", 4: "Vier", 5: "Fünf", 6: "Sechs", 7: "Sieben", 8: "Acht", 9: "Neun",
+      10: "Zehn", J: "Bube", Q: "Dame", K: "König" },
+    suit: { S: "Pik", H: "Herz", D: "Karo", C: "Kreuz" },
+    card_name: "{suit} {rank}",
+    pile: { f: "Ablage {suit}", t: "Reihe {n}", s: "Talon", s_faecher: "Talon", w: "Abwurf", c: "Teppichfeld {n}",
+      v: "Fächerkarte {n}", r: "Hilfsstapel {n}", f_any: "Ablage" },
+    outcome: { won: "Gewonnen!", no_moves: "Kein Zug mehr möglich", time_out: "Die Zeit ist um",
+      given_up: "Aufgegeben" },
+    kind: { foundation: "Karten auf die Ablagen", reveal: "Aufgedeckte Karten", waste_to_tableau: "Vom Abwurf in die Reihen",
+      from_foundation: "Zurück von den Ablagen", redeal: "Talon umgedreht", time: "Zeit", undo: "Rücknahmen",
+      take_back: "Zurückgenommene Punkte", illegal: "Falsche Züge", fan_emptied: "Fächer geleert",
+      solved: "Bonus fürs Lösen", pool: "Restpool", start: "Asse zu Beginn", floor: "Untergrenze 0" },
+    variants: {
+      teppich: { "4x5": "Teppich 4 × 5", "5x6": "Teppich 5 × 6", waste: "Mit Ablagestapel",
+        "5x6-waste": "5 × 6 mit Ablagestapel" },
+      reloaded: { "5min": "5 Minuten", "10min": "10 Minuten", untimed: "Ohne Zeitlimit" },
+      faecher: { standard: "Standard", "with-undo": "Mit Rücknahme (3 hintereinander)" },
+    },
+    rules_text: {
+      teppich: ["Die vier Asse bilden die Ablagen; 20 Karten liegen offen als Teppich von 4 × 5.",
+        "Eine Teppichkarte darf auf die Ablage ihrer Farbe, wenn sie die nächste ist (gleiche Farbe, eins höher).",
+        "Die Lücke wird sofort aus dem Stapel gefüllt. Karten werden nie aufeinander gelegt.",
+        "Punkte: die Karten auf den Ablagen. Gewonnen, wenn jede Farbe bis zum König liegt."],
+      reloaded: ["Klondike, eine Karte wird gezogen; der Abwurf darf beliebig oft umgedreht werden.",
+        "In den Reihen abwärts in wechselnden Farben; nur ein König auf eine leere Reihe.",
+        "Ablagen nach Farbe vom Ass bis zum König. Punkte für jede gespielte Karte, −2 alle 10 s, " +
+        "−10 für jedes erneute Umdrehen.",
+        "Bis zu 3 Rücknahmen hintereinander. Fünf Minuten Zeit."],
+      faecher: ["Reihenfolge 2 … 10, Bube, Dame, König, Ass. Die vier Zweier beginnen die Familien, " +
+        "farbgleich aufsteigend.",
+        "Jede der 9 Fächerkarten geht auf eine Familie oder einen Hilfsstapel, nie zurück.",
+        "Hilfsstapel farbgleich absteigend (ein König auf ein Ass); ein leerer nimmt jede Karte. " +
+        "Der Talon darf zweimal durchgespielt werden.",
+        "Karte anklicken, dann das Ziel: ein falscher Klick kostet 50 Punkte. Ein Pool von 1500 schmilzt in 10 Minuten."],
+    },
+    why: {
+      alt_colour: "{card} passt nicht auf {top}: die Farben müssen wechseln",
+      down_rank: "{card} passt nicht auf {top}: abwärts, immer um eins",
+      reserve_suit: "{card} passt nicht auf {top}: Hilfsstapel nur in gleicher Farbe",
+      reserve_rank: "{card} passt nicht auf {top}: Hilfsstapel absteigend um eins",
+      king_only: "Nur ein König darf auf eine leere Reihe, nicht {card}",
+      found_suit: "{card} gehört nur auf die {suit}-Ablage",
+      found_complete: "Die {suit}-Ablage ist komplett",
+      found_start: "{card} kann keine Ablage beginnen: sie beginnt mit {need}",
+      found_next: "{card} passt noch nicht auf die Ablage: erst {need}",
+      stock_empty_redeal: "Der Talon ist leer: anklicken, um den Abwurf umzudrehen",
+      stock_empty: "Der Talon ist leer", stock_not_empty: "Der Talon ist noch nicht leer",
+      waste_empty_turn: "Der Abwurf ist leer: nichts umzudrehen",
+      passes: "Der Talon darf nur {n}-mal durchgespielt werden",
+      own_pile: "Eine Karte kann nicht auf ihren eigenen Stapel",
+      fan_empty: "Dieser Fächerplatz ist leer (er wird nicht nachgefüllt)",
+      reserve_empty: "Dieser Hilfsstapel ist leer",
+      reserve_top_only: "Nur die oberste Karte eines Hilfsstapels darf auf einen anderen",
+      reserve_whole: "Ein Hilfsstapel geht ganz ({n} Karten) oder mit seiner obersten Karte auf die Familie",
+      waste_empty: "Der Abwurf ist leer", draw_first: "Talonkarten werden zuerst aufgedeckt",
+      never_leave_foundation: "Karten verlassen die Familien nie",
+      one_at_a_time: "Karten werden hier einzeln bewegt", never_to_fan: "Karten gehen nie zurück in den Fächer",
+      not_on_stock: "Auf Talon und Abwurf darf keine Karte gelegt werden",
+      carpet_only_foundation: "Karten gehen nur auf die Ablagen, nie aufeinander",
+      carpet_no_draw: "Der Stapel füllt hier nur Lücken im Teppich", carpet_empty: "Dieses Teppichfeld ist leer",
+      pile_empty: "Dieser Stapel ist leer", face_up_count: "Nur aufgedeckte Karten können bewegt werden",
+      waste_top_only: "Nur die oberste Abwurfkarte kann bewegt werden", foundation_empty: "Diese Ablage ist leer",
+      foundation_top_only: "Nur die oberste Karte einer Ablage kann bewegt werden",
+      foundation_to_tableau: "Eine Karte von der Ablage darf nur zurück in die Reihen",
+      no_undo_game: "In diesem Spiel gibt es keine Rücknahme", no_undo_move: "Kein Zug zum Zurücknehmen",
+      undo_row: "Höchstens {n} Rücknahmen hintereinander: erst ziehen", game_over: "Das Spiel ist vorbei",
+      l_start: "{n} Asse beginnen die Ablagen", l_foundation: "{card} auf die Ablage",
+      l_foundation_x: "{card} auf die Ablage ({a} × {b})",
+      l_foundation_reserve: "{card} vom Hilfsstapel auf die Familie", l_reveal: "{card} aufgedeckt",
+      l_waste_tableau: "{card} vom Abwurf in die Reihen ({a} × {b})",
+      l_from_foundation: "{card} zurück von der Ablage", l_redeal: "Talon erneut umgedreht",
+      l_time: "{s} s Spielzeit", l_take_back: "Punkte von {move} zurückgenommen", l_undo: "Rücknahme von {move}",
+      l_illegal: "Falscher Zug {move}: {reason}", l_fan_emptied: "Fächer geleert",
+      l_solved_steps: "Gelöst in {steps} Zügen: {a} + {b} / {steps}", l_solved: "Gelöst",
+      l_pool: "Restpool nach {s} s", l_floor: "Die Punkte enden nie unter 0",
+    },
+  },
+  it: {
+    tagline: "Tre solitari con regole esatte e punteggi onesti.",
+    play: "Gioca", continue: "Continua", variant: "Variante", game_no: "Partita n.", random: "a caso",
+    stats_title: "Le tue statistiche", played: "Giocate", won: "Vinte", win_pct: "% vinte", best: "Record",
+    streak: "Serie", best_streak: "Serie migliore", no_stats: "Ancora nessuna partita",
+    unfinished: "Partita in corso", unfinished_line: "{game} · partita {seed} · {moves} mosse", rules: "Regole",
+    score: "Punti", time: "Tempo", time_left: "Tempo rimasto", pool: "Fondo", moves: "Mosse",
+    undo: "Annulla", undos_left: "ancora {n}", hint: "Suggerimento", new_game: "Nuova partita",
+    restart: "Stessa smazzata", give_up: "Abbandona", menu: "Menu", home: "Tutti i giochi", share: "Condividi link",
+    copy: "Copia", copied: "Link copiato", ledger: "Dettaglio punti", ledger_empty: "Ancora nessun punto.",
+    close: "Chiudi", go: "Vai", language: "Lingua", four_colour: "Semi a quattro colori", table: "Tavolo",
+    play_again: "Gioca ancora", same_deal: "Stessa smazzata", look: "Guarda il tavolo",
+    final_score: "Punteggio finale", breakdown: "Da dove vengono i punti", your_stats: "Statistiche: {game}",
+    confirm_new: "Iniziare una nuova partita? Quella in corso conta come abbandonata.",
+    confirm_giveup: "Abbandonare questa partita?", yes: "Sì", no: "No", cancel: "Annulla",
+    reconnecting: "Connessione persa — riconnessione…", no_hint: "Nessuna mossa utile.",
+    hint_is: "Suggerimento: {move}", stock_draw: "Gira una carta", stock_redeal: "Rigira gli scarti",
+    stock_none: "Mazzo esaurito", cards_left: "{n} carte", passes_left: "ancora {n} giri", empty: "vuota",
+    selected: "selezionata", face_down: "carta coperta", moved: "{card} su {pile}", illegal: "Non consentito",
+    penalty: "Clic sbagliato: {points}",
+    keys_help: "Tasti: Tab per andare a una carta, Invio per sceglierla e Invio sulla destinazione; F la manda " +
+      "sulla base, U annulla, H suggerisce, D gira una carta.",
+    rank: { A: "Asso", 2: "Due", 3: "Tre", 4: "Quattro", 5: "Cinque", 6: "Sei", 7: "Sette", 8: "Otto", 9: "Nove",
+      10: "Dieci", J: "Fante", Q: "Donna", K: "Re" },
+    suit: { S: "picche", H: "cuori", D: "quadri", C: "fiori" },
+    card_name: "{rank} di {suit}",
+    pile: { f: "Base {suit}", t: "Colonna {n}", s: "Mazzo", s_faecher: "Tallone", w: "Scarti", c: "Casella {n}",
+      v: "Ventaglio {n}", r: "Riserva {n}", f_any: "Base" },
+    outcome: { won: "Vinto!", no_moves: "Nessuna mossa possibile", time_out: "Tempo scaduto", given_up: "Abbandonata" },
+    kind: { foundation: "Carte sulle basi", reveal: "Carte scoperte", waste_to_tableau: "Dagli scarti alle colonne",
+      from_foundation: "Riprese dalle basi", redeal: "Mazzo rigirato", time: "Tempo", undo: "Annullamenti",
+      take_back: "Punti restituiti", illegal: "Mosse sbagliate", fan_emptied: "Ventaglio svuotato",
+      solved: "Bonus risoluzione", pool: "Fondo rimasto", start: "Assi iniziali", floor: "Minimo 0" },
+    variants: {
+      teppich: { "4x5": "Tappeto 4 × 5", "5x6": "Tappeto 5 × 6", waste: "Con scarti",
+        "5x6-waste": "5 × 6 con scarti" },
+      reloaded: { "5min": "5 minuti", "10min": "10 minuti", untimed: "Senza limite di tempo" },
+      faecher: { standard: "Standard", "with-undo": "Con annullamento (3 di fila)" },
+    },
+    rules_text: {
+      teppich: ["I quattro assi aprono le basi; 20 carte scoperte formano un tappeto di 4 × 5.",
+        "Una carta del tappeto va sulla base del suo seme quando è la successiva (stesso seme, un valore in più).",
+        "Il vuoto si riempie subito dal mazzo. Le carte non vanno mai una sull'altra.",
+        "Punti: le carte sulle basi. Si vince portando ogni seme fino al re."],
+      reloaded: ["Klondike, si gira una carta alla volta; gli scarti si possono rigirare quante volte si vuole.",
+        "Nelle colonne si scende a colori alterni; solo un re va in una colonna vuota.",
+        "Basi per seme dall'asso al re. Punti per ogni carta giocata, −2 ogni 10 s, " +
+        "−10 ogni volta che si rigira il mazzo.",
+        "Fino a 3 annullamenti di fila. Cinque minuti di tempo."],
+      faecher: ["Ordine 2 … 10, fante, donna, re, asso. I quattro 2 aprono le basi, che salgono per seme.",
+        "Ognuna delle 9 carte del ventaglio va su una base o su una riserva, mai indietro.",
+        "Le riserve scendono per seme (un re su un asso); una vuota accetta qualsiasi carta. " +
+        "Il tallone si scorre due volte.",
+        "Scegli una carta, poi la destinazione: un clic sbagliato costa 50 punti. " +
+        "Un fondo di 1500 punti si esaurisce in 10 minuti."],
+    },
+    why: {
+      alt_colour: "{card} non va su {top}: i colori devono alternarsi",
+      down_rank: "{card} non va su {top}: si scende di un valore alla volta",
+      reserve_suit: "{card} non va su {top}: le riserve seguono il seme",
+      reserve_rank: "{card} non va su {top}: le riserve scendono di un valore alla volta",
+      king_only: "Solo un re può andare in una colonna vuota, non {card}",
+      found_suit: "{card} va solo sulla base di {suit}",
+      found_complete: "La base di {suit} è completa",
+      found_start: "{card} non può aprire una base: si comincia con {need}",
+      found_next: "{card} non va ancora sulla base: prima {need}",
+      stock_empty_redeal: "Il mazzo è vuoto: cliccalo per rigirare gli scarti",
+      stock_empty: "Il mazzo è vuoto", stock_not_empty: "Il mazzo non è ancora vuoto",
+      waste_empty_turn: "Gli scarti sono vuoti: niente da rigirare",
+      passes: "Il mazzo si può scorrere solo {n} volte",
+      own_pile: "Una carta non può andare sulla propria pila",
+      fan_empty: "Questo posto del ventaglio è vuoto (non si riempie)",
+      reserve_empty: "Questa riserva è vuota",
+      reserve_top_only: "Solo la carta in cima a una riserva passa su un'altra riserva",
+      reserve_whole: "Una riserva va sulla base intera ({n} carte) o con la carta in cima",
+      waste_empty: "Gli scarti sono vuoti", draw_first: "Le carte del mazzo si girano prima sugli scarti",
+      never_leave_foundation: "Le carte non lasciano mai le basi",
+      one_at_a_time: "Qui le carte si spostano una alla volta",
+      never_to_fan: "Le carte non tornano mai nel ventaglio",
+      not_on_stock: "Non si mettono carte sul mazzo o sugli scarti",
+      carpet_only_foundation: "Le carte vanno solo sulle basi, mai una sull'altra",
+      carpet_no_draw: "Qui il mazzo riempie solo i vuoti del tappeto", carpet_empty: "Questa casella è vuota",
+      pile_empty: "Questa pila è vuota", face_up_count: "Si spostano solo carte scoperte",
+      waste_top_only: "Si sposta solo la carta in cima agli scarti", foundation_empty: "Questa base è vuota",
+      foundation_top_only: "Si sposta solo la carta in cima a una base",
+      foundation_to_tableau: "Una carta dalla base può tornare solo nelle colonne",
+      no_undo_game: "In questo gioco non si annulla", no_undo_move: "Nessuna mossa da annullare",
+      undo_row: "Al massimo {n} annullamenti di fila: prima fai una mossa", game_over: "La partita è finita",
+      l_start: "{n} assi aprono le basi", l_foundation: "{card} sulla base",
+      l_foundation_x: "{card} sulla base ({a} × {b})",
+      l_foundation_reserve: "{card} dalla riserva sulla base", l_reveal: "{card} scoperta",
+      l_waste_tableau: "{card} dagli scarti alle colonne ({a} × {b})",
+      l_from_foundation: "{card} ripresa dalla base", l_redeal: "Mazzo rigirato",
+      l_time: "{s} s di gioco", l_take_back: "Punti di {move} restituiti", l_undo: "Annullata {move}",
+      l_illegal: "Mossa sbagliata {move}: {reason}", l_fan_emptied: "Ventaglio svuotato",
+      l_solved_steps: "Risolto in {steps} mosse: {a} + {b} / {steps}", l_solved: "Risolto",
+      l_pool: "Fondo rimasto dopo {s} s", l_floor: "Il punteggio non finisce sotto 0",
+    },
+  },
+};
+
+let current = pickLanguage();
+const listeners = new Set();
+
+function pickLanguage() {
+  let saved = null;
+  try {
+    saved = localStorage.getItem(KEY);
+  } catch {
+    // storage may be off (private mode); the browser's language still counts
+  }
+  if (saved && TEXT[saved]) return saved;
+  for (const tag of navigator.languages || [navigator.language || "en"]) {
+    const code = String(tag).slice(0, 2).toLowerCase();
+    if (TEXT[code]) return code;
+  }
+  return "en";
+}
+
+export function lang() {
+  return current;
+}
+
+export function setLang(code) {
+  if (!TEXT[code] || code === current) return;
+  current = code;
+  try {
+    localStorage.setItem(KEY, code);
+  } catch {
+    // not kept across visits then
+  }
+  document.documentElement.lang = code;
+  for (const fn of listeners) fn(code);
+}
+
+export function onLang(fn) {
+  listeners.add(fn);
+}
+
+function lookup(path, table) {
+  let node = table;
+  for (const part of path.split(".")) {
+    if (node == null) return undefined;
+    node = node[part];
+  }
+  return node;
+}
+
+/** The text of ``key`` in the current language, with ``{name}`` filled from ``params``. */
+export function t(key, params = {}) {
+  let text = lookup(key, TEXT[current]);
+  if (text === undefined) text = lookup(key, TEXT.en);
+  if (text === undefined) return key;
+  if (typeof text !== "string") return text;
+  return text.replace(/\{(\w+)\}/g, (m, name) => (params[name] !== undefined ? String(params[name]) : m));
+}
+
+export function cardName(text) {
+  const rank = text.slice(0, -1);
+  const suit = text.slice(-1);
+  return t("card_name", { rank: t(`rank.${rank}`), suit: t(`suit.${suit}`) });
+}
+
+const SUIT_OF_FOUNDATION = { fs: "♠", fh: "♥", fd: "♦", fc: "♣" };
+
+/** A pile's name for people: "Pile 3", "Foundation ♥", "Talon". */
+export function pileName(name, game) {
+  if (SUIT_OF_FOUNDATION[name]) return t("pile.f", { suit: SUIT_OF_FOUNDATION[name] });
+  if (name === "f") return t("pile.f_any");
+  if (name === "s") return t(game === "faecher" ? "pile.s_faecher" : "pile.s");
+  if (name === "w") return t("pile.w");
+  const kind = name[0];
+  return t(`pile.${kind}`, { n: name.slice(1) });
+}
+
+/** A move text ("t6>t1:3") for people: "Pile 6 → Pile 1". */
+export function moveName(text, game) {
+  const match = /^([a-z]+\d*)>([a-z]+\d*)(?::\d+)?$/.exec(text || "");
+  if (!match) return text;
+  return `${pileName(match[1], game)} → ${pileName(match[2], game)}`;
+}
+
+/** A sentence of the server in this language (its key and parameters), or its English text. */
+export function say(why, fallback, game) {
+  if (!why || !why.k) return fallback || "";
+  const params = { ...why.p };
+  if (params.move) params.move = moveName(params.move, game);
+  if (why.k === "l_illegal") {
+    // the reason of a wrong move in its own words, or the engine's when it has no key
+    params.reason = params.rk ? t(`why.${params.rk}`, params) : (fallback || "").replace(/^illegal move \S+: /, "");
+  }
+  const text = t(`why.${why.k}`, params);
+  return text === `why.${why.k}` ? fallback : text;
+}

@@ -1,0 +1,143 @@
+// The play connection: one websocket, intents with ack ids, versions, reconnecting and catching up.
+// Messages are {"t": type, "d": data}; docs/protocol.md describes them.
+
+const INTENTS = new Set(["move", "stock", "undo", "giveup"]);
+
+function randomId() {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"[b & 63]).join("");
+}
+
+export class Net {
+  /**
+   * handlers: game(snapshot), ev(event), rej(rejection), hint(h), targets(t), err(e), status(online: bool)
+   */
+  constructor(handlers) {
+    this.handlers = handlers;
+    this.cid = randomId();
+    this.ack = 0;
+    this.pending = new Map(); // ack -> [type, data] not yet answered
+    this.gameId = null;
+    this.v = 0;
+    this.ws = null;
+    this.start = null; // the message that (re)starts the game when connecting: new or join
+    this.retry = 0;
+    this.timer = null;
+    this.online = false;
+  }
+
+  connect(start) {
+    this.start = start;
+    this.open();
+    this.timer = setInterval(() => this.online && this.send("ping", {}), 25000);
+  }
+
+  open() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(`${scheme}//${location.host}/ws`);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retry = 0;
+      this.setOnline(true);
+      if (this.gameId) {
+        // the server reads messages in order: after the join, intents still unanswered are sent
+        // again (it answers each once, so none is played twice)
+        this.raw("join", { id: this.gameId, v: this.v, cid: this.cid });
+        this.resendPending();
+      } else if (this.start) {
+        this.raw(this.start[0], { ...this.start[1], cid: this.cid });
+      }
+    };
+    ws.onmessage = (e) => this.receive(e.data);
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.setOnline(false);
+      const wait = Math.min(5000, 300 * 2 ** this.retry++);
+      setTimeout(() => this.open(), wait);
+    };
+  }
+
+  setOnline(online) {
+    if (this.online === online) return;
+    this.online = online;
+    this.handlers.status?.(online);
+  }
+
+  raw(type, data) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ t: type, d: data }));
+      return true;
+    }
+    return false;
+  }
+
+  /** Send a message; an intent gets the next ack id and is sent again after a reconnect until answered. */
+  send(type, data = {}) {
+    if (INTENTS.has(type)) {
+      const ack = ++this.ack;
+      const body = { ...data, ack };
+      this.pending.set(ack, [type, body]);
+      this.raw(type, body);
+      return ack;
+    }
+    return this.raw(type, data);
+  }
+
+  newGame(data) {
+    this.gameId = null;
+    this.v = 0;
+    this.pending.clear();
+    this.start = ["new", data];
+    this.raw("new", { ...data, cid: this.cid });
+  }
+
+  resendPending() {
+    for (const [type, body] of [...this.pending.values()].sort((a, b) => a[1].ack - b[1].ack)) {
+      this.raw(type, body);
+    }
+  }
+
+  receive(text) {
+    let msg;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      return;
+    }
+    const d = msg.d || {};
+    // acks count per page: another page's event may carry the same number
+    if (d.ack != null && (msg.t !== "ev" || d.cid === this.cid)) this.pending.delete(d.ack);
+    switch (msg.t) {
+      case "game":
+        this.gameId = d.id;
+        this.v = d.v;
+        this.handlers.game?.(d);
+        break;
+      case "ev":
+        if (!this.gameId || d.v <= this.v) return; // before the game arrived, or seen already
+        if (d.v > this.v + 1) {
+          // something was missed: ask for it (the server sends the events or the whole game)
+          this.raw("join", { id: this.gameId, v: this.v, cid: this.cid });
+          return;
+        }
+        this.v = d.v;
+        this.handlers.ev?.(d, d.cid === this.cid);
+        break;
+      case "rej":
+        this.handlers.rej?.(d);
+        break;
+      case "hint":
+        this.handlers.hint?.(d);
+        break;
+      case "targets":
+        this.handlers.targets?.(d);
+        break;
+      case "err":
+        this.handlers.err?.(d);
+        break;
+      default:
+        break;
+    }
+  }
+}

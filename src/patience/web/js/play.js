@@ -1,0 +1,410 @@
+// The game page: connects to the server, shows the table, the score, the clock, the ledger,
+// and the end of the game; every action is an intent the server answers.
+
+import { Board } from "./board.js";
+import { cardDisplay } from "./cards.js";
+import { cardName, lang, moveName, onLang, pileName, say, setLang, t } from "./i18n.js";
+import { Net } from "./net.js";
+import {
+  $, applyText, confirmDialog, fetchStats, formatTime, fourColour, languageSwitch, renderStats, signed, toast,
+} from "./ui.js";
+
+const params = new URLSearchParams(location.search);
+const RESERVED = new Set(["id", "game", "seed", "variant", "lang"]);
+
+const view = {
+  game: null, // the last "game" message
+  status: null,
+  statusAt: 0, // performance.now() when status arrived
+  ledger: [],
+  endShown: false,
+};
+
+// -- starting ----------------------------------------------------------------------------------
+
+function dealFromParams() {
+  const deal = { game: params.get("game") || "reloaded" };
+  if (params.get("variant")) deal.variant = params.get("variant");
+  if (/^\d{1,19}$/.test(params.get("seed") || "")) deal.seed = params.get("seed");
+  const options = {};
+  for (const [key, value] of params) if (!RESERVED.has(key)) options[key] = value;
+  if (Object.keys(options).length) deal.options = options;
+  return deal;
+}
+
+const board = new Board($("#board"), {
+  move: (src, dst, n) => net.send("move", n == null ? { src, dst } : { src, dst, n }),
+  stock: () => net.send("stock"),
+  select: (pile, n) => view.game && view.game.assist && net.send("targets", { src: pile, n }),
+  announce: (text) => announce(text),
+});
+
+const net = new Net({
+  game: onGame,
+  ev: onEvent,
+  rej: onReject,
+  hint: onHint,
+  targets: onTargets,
+  err: onError,
+  status: (online) => ($("#banner").hidden = online),
+});
+
+// -- messages from the server ------------------------------------------------------------------
+
+function onGame(d) {
+  const same = view.game && view.game.id === d.id;
+  view.game = d;
+  view.ledger = d.ledger.slice();
+  if (!same) {
+    board.setGame(d.game, d.options);
+    view.endShown = false;
+    closeDialogs();
+  }
+  board.update(d.table);
+  setStatus(d.status);
+  showNames();
+  const url = new URL(shareUrl());
+  url.searchParams.set("id", d.id);
+  history.replaceState(null, "", url.pathname + url.search);
+  $("#seed-input").value = d.seed;
+  $("#share-url").value = shareUrl();
+  if (d.summary && !view.endShown) showEnd(d.summary);
+}
+
+function onEvent(d, mine) {
+  if (d.table) board.update(d.table);
+  else if (!d.ok) board.snapBack();
+  view.ledger.push(...d.ledger);
+  setStatus(d.status);
+  if (!d.ok && d.reason) {
+    const points = d.ledger.reduce((sum, line) => sum + line.applied, 0);
+    const text = say(d.why, d.reason, view.game.game);
+    toast(points ? `${text} (${signed(points)})` : text, "bad");
+    flashScore(points);
+    announce(text);
+  } else if (d.kind === "move" && d.move && mine) {
+    announce(describeMove(d.move));
+  } else if (d.kind === "undo" && mine) {
+    announce(t("undo"));
+  }
+  if ($("#ledger").open) renderLedger();
+  if (d.summary) board.clearSelection();
+  if (d.summary && !view.endShown) {
+    view.endShown = true;
+    setTimeout(() => showEnd(d.summary), 500);
+  }
+}
+
+function onReject(d) {
+  board.snapBack();
+  const text = say(d.why, d.reason, view.game && view.game.game);
+  toast(text, "bad");
+  announce(text);
+}
+
+let hintTimer = null;
+
+function onHint(d) {
+  clearTimeout(hintTimer);
+  if (!d.move) {
+    toast(t("no_hint"));
+    return;
+  }
+  board.clearSelection();
+  board.mark("hint", [d.dst], { pile: d.src, n: d.n });
+  toast(t("hint_is", { move: describeHint(d) }));
+  hintTimer = setTimeout(() => board.clearMarks("hint"), 3500);
+}
+
+function onTargets(d) {
+  const sel = board.selection;
+  const dragging = board.gesture && board.gesture.dragging;
+  if ((sel && sel.pile === d.src) || (dragging && board.gesture.pile === d.src)) board.mark("target", d.dsts);
+}
+
+function onError(d) {
+  if (d.code === "no_such_game" || d.code === "cannot_restore") {
+    net.newGame(dealFromParams());
+    return;
+  }
+  if (d.code === "unknown_game" || d.code === "bad_options") {
+    toast(d.msg, "bad");
+    if (!view.game) setTimeout(() => (location.href = "/"), 2500);
+    return;
+  }
+  board.snapBack();
+  toast(d.code === "game_over" ? t("why.game_over") : d.msg, "bad");
+}
+
+// -- the header: score, clock, pool, undo ------------------------------------------------------
+
+function setStatus(status) {
+  view.status = status;
+  view.statusAt = performance.now();
+  $("#score").textContent = signed(status.score).replace(/^\+/, "");
+  const undo = $("#undo");
+  undo.hidden = !!view.game && view.game.options.undo_limit === 0; // a game without undo
+  undo.disabled = !status.can_undo;
+  $("#undos-left").textContent = status.undos_left == null ? "" : `(${status.undos_left})`;
+  undo.title = status.undos_left == null ? t("undo") : `${t("undo")} · ${t("undos_left", { n: status.undos_left })}`;
+  $("#hint").disabled = !!status.outcome;
+  $("#pool-box").hidden = !status.pool || !!status.outcome; // once over, what was left is in the score
+  tickClock();
+}
+
+function playedMs() {
+  const s = view.status;
+  if (!s) return 0;
+  return s.clock.ms + (s.clock.running ? performance.now() - view.statusAt : 0);
+}
+
+function tickClock() {
+  const s = view.status;
+  if (!s) return;
+  const ms = playedMs();
+  const limit = s.clock.limit;
+  const clock = $("#clock");
+  if (limit) {
+    const left = Math.max(0, limit - ms);
+    $("#clock-label").textContent = t("time_left");
+    clock.textContent = formatTime(Math.ceil(left / 1000) * 1000);
+    clock.classList.toggle("urgent", s.clock.running && left < 30000);
+  } else {
+    $("#clock-label").textContent = t("time");
+    clock.textContent = formatTime(ms);
+  }
+  if (s.pool) {
+    const p = s.pool;
+    let value = p.value;
+    if (p.zero_ms && s.clock.running) value = Math.max(0, Math.floor((p.value * (p.zero_ms - ms)) / (p.zero_ms - p.ms)));
+    $("#pool").textContent = String(value);
+  }
+}
+setInterval(tickClock, 250);
+
+function flashScore(points) {
+  if (!points) return;
+  const el = $("#score-btn");
+  el.classList.remove("flash-bad", "flash-good");
+  void el.offsetWidth;
+  el.classList.add(points < 0 ? "flash-bad" : "flash-good");
+}
+
+function showNames() {
+  const g = view.game;
+  if (!g) return;
+  const name = g.names[lang()] || g.names.en;
+  const own = /\(([^)]+)\)/.exec(name); // "The Fan (Der Fächer)": a narrow screen shows the game's own name
+  $("#game-name").replaceChildren(
+    Object.assign(document.createElement("span"), { className: "long", textContent: name }),
+    Object.assign(document.createElement("span"), { className: "short", textContent: own ? own[1] : name }),
+  );
+  const variants = t(`variants.${g.game}`);
+  const variant = g.variant && typeof variants === "object" ? variants[g.variant] : "";
+  $("#variant-name").textContent = [variant, `#${g.seed}`].filter(Boolean).join(" · ");
+  document.title = `${g.names[lang()] || g.names.en} · Patience Arena`;
+}
+
+// -- words for what happened -------------------------------------------------------------------
+
+function describeMove(move) {
+  const game = view.game.game;
+  if (move === "draw" || move === "redeal") return t(move === "draw" ? "stock_draw" : "stock_redeal");
+  const [, src, dst] = /^([a-z]+\d*)>([a-z]+\d*)/.exec(move) || [];
+  const cards = board.table.piles[dst] || [];
+  const top = cards.at(-1);
+  return top ? t("moved", { card: cardName(top), pile: pileName(dst, game) }) : moveName(move, game) || src;
+}
+
+function describeHint(h) {
+  const game = view.game.game;
+  if (h.move === "draw") return t("stock_draw");
+  if (h.move === "redeal") return t("stock_redeal");
+  const cards = board.table.piles[h.src] || [];
+  const card = cards[cards.length - h.n];
+  return card ? `${cardDisplay(card)} → ${pileName(h.dst, game)}` : moveName(h.move, game);
+}
+
+function announce(text) {
+  const live = $("#live");
+  live.textContent = "";
+  setTimeout(() => (live.textContent = text), 30);
+}
+
+// -- the ledger --------------------------------------------------------------------------------
+
+function renderLedger() {
+  const body = $("#ledger-lines");
+  body.replaceChildren();
+  const game = view.game ? view.game.game : "";
+  if (!view.ledger.length) {
+    const row = body.insertRow();
+    const cell = row.insertCell();
+    cell.colSpan = 4;
+    cell.textContent = t("ledger_empty");
+  }
+  for (const line of view.ledger.slice().reverse()) {
+    const row = body.insertRow();
+    row.insertCell().textContent = formatTime(line.t);
+    row.insertCell().textContent = say(line.why, line.reason, game);
+    const points = row.insertCell();
+    points.textContent = signed(line.applied);
+    points.className = line.applied < 0 ? "neg" : line.applied > 0 ? "pos" : "";
+    if (line.applied !== line.points) points.title = `${signed(line.points)} → ${signed(line.applied)}`;
+    row.insertCell().textContent = String(line.total);
+  }
+  $("#ledger-total").textContent = view.status ? String(view.status.score) : "0";
+}
+
+// -- the end -----------------------------------------------------------------------------------
+
+async function showEnd(summary) {
+  view.endShown = true;
+  const dialog = $("#end");
+  $("#end-title").textContent = t(`outcome.${summary.outcome}`);
+  dialog.dataset.outcome = summary.outcome;
+  $("#end-score").textContent = String(summary.score);
+  $("#end-facts").textContent = `${t("moves")} ${summary.moves} · ${t("time")} ${formatTime(summary.ms)}`;
+  const body = $("#end-breakdown");
+  body.replaceChildren();
+  for (const row of summary.breakdown) {
+    if (!row.points && row.kind !== "illegal") continue;
+    const tr = body.insertRow();
+    tr.insertCell().textContent = t(`kind.${row.kind}`);
+    tr.insertCell().textContent = row.count > 1 ? `× ${row.count}` : "";
+    const cell = tr.insertCell();
+    cell.textContent = signed(row.points);
+    cell.className = row.points < 0 ? "neg" : "pos";
+  }
+  if (!body.rows.length) body.insertRow().insertCell().textContent = t("ledger_empty");
+  const names = view.game.names;
+  $("#end-stats-title").textContent = t("your_stats", { game: names[lang()] || names.en });
+  $("#end-stats").textContent = "…";
+  if (!dialog.open) dialog.showModal();
+  $("#again").focus();
+  const data = await fetchStats();
+  renderStats($("#end-stats"), data && data.stats[view.game.game]);
+}
+
+function closeDialogs() {
+  for (const d of document.querySelectorAll("dialog[open]")) d.close();
+}
+
+// -- actions -----------------------------------------------------------------------------------
+
+function inProgress() {
+  const s = view.status;
+  return s && !s.outcome && s.moves > 0;
+}
+
+async function startNew(seed) {
+  if (inProgress() && !(await confirmDialog(t("confirm_new")))) return;
+  closeDialogs();
+  const g = view.game;
+  const deal = { game: g.game };
+  if (Object.keys(g.changed).length) deal.options = g.changed;
+  if (seed) deal.seed = String(seed);
+  net.newGame(deal);
+}
+
+function shareUrl() {
+  const g = view.game;
+  const url = new URL("/play", location.origin);
+  url.searchParams.set("game", g.game);
+  url.searchParams.set("seed", g.seed);
+  for (const [key, value] of Object.entries(g.changed)) url.searchParams.set(key, String(value));
+  return url.toString();
+}
+
+async function copyShare() {
+  const text = shareUrl();
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const input = $("#share-url");
+    input.select();
+    document.execCommand("copy");
+  }
+  toast(t("copied"));
+}
+
+function bindControls() {
+  $("#undo").addEventListener("click", () => net.send("undo"));
+  $("#hint").addEventListener("click", () => net.send("hint"));
+  $("#new").addEventListener("click", () => startNew(null));
+  $("#menu-btn").addEventListener("click", () => $("#menu").showModal());
+  $("#score-btn").addEventListener("click", openLedger);
+  $("#ledger-btn").addEventListener("click", openLedger);
+  $("#m-ledger").addEventListener("click", () => {
+    $("#menu").close();
+    openLedger();
+  });
+  $("#m-new").addEventListener("click", () => startNew(null));
+  $("#m-restart").addEventListener("click", () => view.game && startNew(view.game.seed));
+  $("#m-giveup").addEventListener("click", async () => {
+    $("#menu").close();
+    if (view.status && !view.status.outcome && (await confirmDialog(t("confirm_giveup")))) net.send("giveup");
+  });
+  $("#seed-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const value = $("#seed-input").value.trim();
+    if (/^\d{1,19}$/.test(value)) startNew(value);
+  });
+  $("#share-copy").addEventListener("click", copyShare);
+  $("#four").checked = fourColour();
+  $("#four").addEventListener("change", (e) => fourColour(e.target.checked));
+  $("#again").addEventListener("click", () => {
+    $("#end").close();
+    startNew(null);
+  });
+  $("#same").addEventListener("click", () => {
+    $("#end").close();
+    startNew(view.game.seed);
+  });
+  $("#look").addEventListener("click", () => $("#end").close());
+  for (const button of document.querySelectorAll("[data-close]")) {
+    button.addEventListener("click", () => button.closest("dialog").close());
+  }
+  document.addEventListener("keydown", (e) => {
+    if (document.querySelector("dialog[open]") || e.ctrlKey || e.metaKey || e.altKey) {
+      if ((e.ctrlKey || e.metaKey) && e.key === "z" && !document.querySelector("dialog[open]")) {
+        e.preventDefault();
+        net.send("undo");
+      }
+      return;
+    }
+    if (e.target instanceof HTMLInputElement) return;
+    const key = e.key.toLowerCase();
+    if (key === "u") net.send("undo");
+    else if (key === "h") net.send("hint");
+    else if (key === "d") net.send("stock");
+  });
+}
+
+function openLedger() {
+  renderLedger();
+  $("#ledger").showModal();
+}
+
+// -- language ----------------------------------------------------------------------------------
+
+function relabel() {
+  applyText();
+  showNames();
+  if (board.table) board.place(false);
+  if (view.status) setStatus(view.status);
+  if ($("#ledger").open) renderLedger();
+}
+
+if (params.get("lang")) setLang(params.get("lang"));
+languageSwitch($("#langs"));
+onLang(relabel);
+applyText();
+bindControls();
+
+if (!params.get("id") && !params.get("game")) {
+  location.replace("/");
+} else {
+  if (params.get("id")) net.gameId = params.get("id");
+  net.connect(["new", dealFromParams()]);
+}

@@ -1,0 +1,97 @@
+// The start page: pick a game and a variant (and a game number if you like), see your statistics.
+
+import { faceSvg, installDefs } from "./cards.js";
+import { lang, onLang, t } from "./i18n.js";
+import { $, applyText, fetchStats, languageSwitch, renderStats } from "./ui.js";
+
+const ORDER = ["teppich", "reloaded", "faecher"];
+const ART = {
+  teppich: ["7H", "QS", "3D", "10C", "AH", "5S"],
+  reloaded: ["KS", "QH", "JC", "10D", "9S"],
+  faecher: ["2C", "9H", "JD", "KS", "AH"],
+};
+
+let games = [];
+let stats = null;
+
+function tile(game) {
+  const el = document.createElement("article");
+  el.className = "game-tile";
+  el.dataset.game = game.id;
+  const art = ART[game.id].map((c, i) => `<span class="mini s-${c.slice(-1)}" style="--i:${i}">${faceSvg(c)}</span>`);
+  el.innerHTML = `
+    <div class="tile-art art-${game.id}" aria-hidden="true">${art.join("")}</div>
+    <h2 class="tile-name"></h2>
+    <p class="tile-aka"></p>
+    <ul class="rules"></ul>
+    <form class="tile-form">
+      <label><span class="label variant-label"></span><select name="variant"></select></label>
+      <label><span class="label seed-label"></span>
+        <input name="seed" inputmode="numeric" pattern="[0-9]*" maxlength="19" autocomplete="off"></label>
+      <button type="submit" class="btn primary play-btn"></button>
+    </form>
+    <div class="tile-stats"></div>`;
+  const form = $(".tile-form", el);
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const query = new URLSearchParams({ game: game.id });
+    const variant = form.variant.value;
+    if (variant && variant !== Object.keys(game.variants)[0]) query.set("variant", variant);
+    const seed = form.seed.value.trim();
+    if (/^\d{1,19}$/.test(seed)) query.set("seed", seed);
+    location.href = `/play?${query}`;
+  });
+  return el;
+}
+
+function fill() {
+  applyText();
+  for (const game of games) {
+    const el = document.querySelector(`.game-tile[data-game="${game.id}"]`);
+    if (!el) continue;
+    const shown = game.names[lang()] || game.names.en;
+    $(".tile-name", el).textContent = shown;
+    // the game's own names (Teppich, Tappeto) stay in sight whatever the language
+    const own = shown.includes(game.names.de) ? [] : [game.names.de, game.names.it].filter(
+      (name, i, all) => name && !shown.includes(name) && all.indexOf(name) === i);
+    $(".tile-aka", el).textContent = own.join(" · ");
+    const rules = $(".rules", el);
+    rules.replaceChildren(...t(`rules_text.${game.id}`).map((line) => {
+      const li = document.createElement("li");
+      li.textContent = line;
+      return li;
+    }));
+    $(".variant-label", el).textContent = t("variant");
+    $(".seed-label", el).textContent = t("game_no");
+    $("input[name=seed]", el).placeholder = t("random");
+    $(".play-btn", el).textContent = t("play");
+    const select = $("select", el);
+    const chosen = select.value;
+    const names = t(`variants.${game.id}`);
+    select.replaceChildren(...Object.keys(game.variants).map((v) => new Option(names[v] || v, v)));
+    if (chosen) select.value = chosen;
+    renderStats($(".tile-stats", el), stats && stats.stats[game.id]);
+  }
+  const unfinished = stats && stats.unfinished[0];
+  $("#resume").hidden = !unfinished;
+  if (unfinished) {
+    const game = games.find((g) => g.id === unfinished.game);
+    const name = game ? game.names[lang()] || game.names.en : unfinished.game;
+    $("#resume-line").textContent = t("unfinished_line", { game: name, seed: unfinished.seed, moves: unfinished.moves });
+    $("#resume-link").href = `/play?${new URLSearchParams({ game: unfinished.game, seed: unfinished.seed, id: unfinished.id })}`;
+  }
+}
+
+async function main() {
+  installDefs();
+  languageSwitch($("#langs"));
+  onLang(fill);
+  applyText();
+  const [list, figures] = await Promise.all([fetch("/api/games").then((r) => r.json()), fetchStats()]);
+  games = ORDER.map((id) => list.games.find((g) => g.id === id)).filter(Boolean);
+  stats = figures;
+  $("#games").replaceChildren(...games.map(tile));
+  fill();
+}
+
+main();

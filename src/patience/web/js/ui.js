@@ -1,0 +1,129 @@
+// Small pieces both pages use: text in the page's language, the language switch, toasts, dialogs.
+
+import { LANGS, lang, onLang, setLang, t } from "./i18n.js";
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+
+/** Fill every [data-t] (text), [data-t-label] (aria-label) and [data-t-title] from the current language. */
+export function applyText(root = document) {
+  document.documentElement.lang = lang();
+  for (const el of root.querySelectorAll("[data-t]")) el.textContent = t(el.dataset.t);
+  for (const el of root.querySelectorAll("[data-t-label]")) el.setAttribute("aria-label", t(el.dataset.tLabel));
+  for (const el of root.querySelectorAll("[data-t-title]")) el.title = t(el.dataset.tTitle);
+  for (const el of root.querySelectorAll("[data-t-placeholder]")) el.placeholder = t(el.dataset.tPlaceholder);
+}
+
+/** Buttons DE · EN · IT that switch the language (and keep the choice). */
+export function languageSwitch(container) {
+  container.replaceChildren();
+  container.setAttribute("role", "group");
+  container.setAttribute("aria-label", "Language / Sprache / Lingua");
+  for (const [code, name] of Object.entries(LANGS)) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "lang";
+    button.dataset.lang = code;
+    button.textContent = code.toUpperCase();
+    button.title = name;
+    button.setAttribute("aria-label", name);
+    button.addEventListener("click", () => setLang(code));
+    container.append(button);
+  }
+  const mark = () => {
+    for (const b of container.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.lang === lang()));
+  };
+  mark();
+  onLang(mark);
+}
+
+let toastTimer = null;
+
+export function toast(text, kind = "") {
+  const box = $("#toast");
+  if (!box) return;
+  box.textContent = text;
+  box.className = `toast ${kind}`;
+  box.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (box.hidden = true), kind === "bad" ? 3200 : 2400);
+}
+
+/** Ask a yes/no question in a dialog; resolves to true for yes. */
+export function confirmDialog(question) {
+  const dialog = $("#confirm");
+  $("#confirm-text", dialog).textContent = question;
+  return new Promise((resolve) => {
+    const done = (answer) => {
+      dialog.close();
+      resolve(answer);
+    };
+    $("#confirm-yes", dialog).onclick = () => done(true);
+    $("#confirm-no", dialog).onclick = () => done(false);
+    dialog.oncancel = () => resolve(false);
+    dialog.showModal();
+  });
+}
+
+export function formatTime(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const m = Math.floor(s / 60);
+  return `${m}:${String(s % 60).padStart(2, "0")}`;
+}
+
+export function signed(points) {
+  return points > 0 ? `+${points}` : points < 0 ? `−${-points}` : "0";
+}
+
+/** One game's statistics as small labelled figures (or "no games yet"). */
+export function renderStats(container, figures) {
+  container.replaceChildren();
+  if (!figures || !figures.played) {
+    container.textContent = t("no_stats");
+    return;
+  }
+  const items = [
+    ["played", figures.played], ["won", figures.won], ["win_pct", `${figures.win_percent}`],
+    ["best", figures.best ?? "–"], ["streak", figures.streak], ["best_streak", figures.best_streak],
+  ];
+  const list = document.createElement("dl");
+  list.className = "figs";
+  for (const [key, value] of items) {
+    const item = document.createElement("div");
+    const term = document.createElement("dt");
+    term.textContent = t(key);
+    const number = document.createElement("dd");
+    number.textContent = String(value);
+    item.append(term, number);
+    list.append(item);
+  }
+  container.append(list);
+}
+
+export async function fetchStats() {
+  try {
+    const response = await fetch("/api/stats", { credentials: "same-origin" });
+    return response.ok ? await response.json() : null;
+  } catch {
+    return null;
+  }
+}
+
+const FOUR_KEY = "patience.four";
+
+export function fourColour(on) {
+  if (on !== undefined) {
+    try {
+      localStorage.setItem(FOUR_KEY, on ? "1" : "0");
+    } catch {
+      // kept for this page only
+    }
+  }
+  let value = false;
+  try {
+    value = localStorage.getItem(FOUR_KEY) === "1";
+  } catch {
+    value = !!on;
+  }
+  document.body.classList.toggle("four", value);
+  return value;
+}

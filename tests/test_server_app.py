@@ -1,0 +1,485 @@
+"""The web app through Starlette's test client: pages, the HTTP API and play over the websocket.
+
+The server is the only authority: these tests send intents the way the browser does and check
+the answers against the engine, including, over every message of whole games, that no card
+the player has not seen ever leaves the server.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
+from patience.games import DRAW, REDEAL, get_game
+from patience.server import create_app
+from patience.server.app import COOKIE
+from patience.server.hub import OUTBOX_LIMIT, Connection, Hub, LiveGame
+
+with warnings.catch_warnings():  # the test client's note about its HTTP library is not ours to act on
+    warnings.filterwarnings("ignore", message=".*httpx.*")
+    from starlette.testclient import TestClient
+
+
+class FakeTime:
+    """The server's monotonic clock, moved by the test."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def fake_time() -> FakeTime:
+    return FakeTime()
+
+
+@pytest.fixture
+def client(tmp_path: Path, fake_time: FakeTime) -> Iterator[TestClient]:
+    app = create_app(tmp_path, now=fake_time, tick_seconds=0.02, save_seconds=0.05)
+    with TestClient(app) as c:
+        c.get("/")  # the browser's cookie, as a page load would set it
+        yield c
+
+
+def hub_of(client: TestClient) -> Hub:
+    return client.app.state.hub  # type: ignore[attr-defined,no-any-return]
+
+
+def send(ws: Any, t: str, d: dict[str, Any] | None = None) -> None:
+    ws.send_text(json.dumps({"t": t, "d": d or {}}))
+
+
+def recv(ws: Any) -> dict[str, Any]:
+    return ws.receive_json()  # type: ignore[no-any-return]
+
+
+def new_game(ws: Any, game: str = "reloaded", **data: Any) -> dict[str, Any]:
+    send(ws, "new", {"game": game, "cid": "page1", **data})
+    msg = recv(ws)
+    assert msg["t"] == "game", msg
+    return msg["d"]  # type: ignore[no-any-return]
+
+
+def reply_to(ws: Any, ack: int) -> dict[str, Any]:
+    """Read until the answer to intent ``ack`` (events of the clock may come first)."""
+    for _ in range(100):
+        msg = recv(ws)
+        if msg["d"].get("ack") == ack:
+            return msg
+    raise AssertionError(f"no answer to ack {ack}")
+
+
+def live(client: TestClient, game_id: str) -> LiveGame:
+    return hub_of(client).games[game_id]
+
+
+# -- pages and the HTTP API ------------------------------------------------------------------------
+
+
+def test_pages_set_a_private_cookie_once(tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path)) as c:
+        first = c.get("/")
+        assert first.status_code == 200 and first.headers["content-type"].startswith("text/html")
+        cookie = first.headers["set-cookie"]
+        assert cookie.startswith(f"{COOKIE}=") and "HttpOnly" in cookie and "samesite=lax" in cookie.lower()
+        assert "default-src 'self'" in first.headers["content-security-policy"]
+        again = c.get("/play?game=reloaded")
+        assert again.status_code == 200 and "set-cookie" not in again.headers
+        assert '<main id="board"' in again.text
+
+
+def test_the_client_files_are_served_by_the_package(client: TestClient) -> None:
+    for path, kind in [("/static/js/play.js", "javascript"), ("/static/css/app.css", "text/css"),
+                       ("/static/js/cards.js", "javascript"), ("/static/favicon.svg", "image/svg+xml")]:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert kind in response.headers["content-type"]
+        assert response.headers["x-content-type-options"] == "nosniff"
+    page = client.get("/play?game=teppich").text
+    assert "http://" not in page and "https://" not in page  # nothing from elsewhere: it works offline
+
+
+def test_the_games_api_lists_games_variants_and_options(client: TestClient) -> None:
+    games = {g["id"]: g for g in client.get("/api/games").json()["games"]}
+    assert set(games) == {"teppich", "reloaded", "faecher"}
+    assert games["teppich"]["names"]["it"] == "Tappeto"
+    assert games["teppich"]["variants"]["5x6"] == {"rows": 5, "cols": 6}
+    assert any(o["name"] == "time_limit" for o in games["reloaded"]["options"])
+
+
+def test_statistics_start_empty(client: TestClient) -> None:
+    body = client.get("/api/stats").json()
+    assert body["stats"]["faecher"] == {"played": 0, "won": 0, "win_percent": 0.0, "best": None, "streak": 0,
+                                        "best_streak": 0}
+    assert body["unfinished"] == []
+
+
+# -- playing ---------------------------------------------------------------------------------------
+
+
+def test_a_game_is_dealt_as_the_engine_deals_it(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "teppich", seed="123", variant="5x6")
+    state = get_game("teppich").deal(123, {"rows": 5, "cols": 6})
+    assert d["table"]["piles"] == state.view()["piles"]
+    assert (d["seed"], d["variant"], d["changed"]) == ("123", "5x6", {"rows": 5, "cols": 6})
+    assert d["v"] == 0 and d["status"]["score"] == 4 and d["assist"] is True
+    assert d["names"]["de"] == "Teppich"
+
+
+def test_options_name_their_variant(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "reloaded", options={"time_limit": "600"})
+    assert d["variant"] == "10min" and d["status"]["clock"]["limit"] == 600_000
+
+
+def test_moves_undo_and_giving_up(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "reloaded", seed="7")
+        send(ws, "stock", {"ack": 1})
+        ev = reply_to(ws, 1)["d"]
+        assert (ev["v"], ev["kind"], ev["move"], ev["ok"]) == (1, "move", "draw", True)
+        assert ev["table"]["piles"]["w"] != [] and ev["status"]["moves"] == 1
+        state = live(client, d["id"]).session.state
+        legal = [m for m in state.legal_moves() if m not in (DRAW, REDEAL)]
+        move = legal[0]
+        send(ws, "move", {"ack": 2, "src": move.src, "dst": move.dst, "n": move.n})
+        ev = reply_to(ws, 2)["d"]
+        assert ev["ok"] and ev["move"] == str(move) and ev["v"] == 2
+        send(ws, "undo", {"ack": 3})
+        ev = reply_to(ws, 3)["d"]
+        assert ev["kind"] == "undo" and ev["v"] == 3
+        assert ev["status"]["undos_left"] is not None
+        send(ws, "giveup", {"ack": 4})
+        ev = reply_to(ws, 4)["d"]
+        assert ev["status"]["outcome"] == "given_up"
+        assert ev["summary"]["outcome"] == "given_up" and ev["summary"]["moves"] == 2
+    stats = client.get("/api/stats").json()["stats"]["reloaded"]
+    assert stats["played"] == 1 and stats["won"] == 0
+
+
+def test_an_illegal_move_is_refused_with_its_reason(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "reloaded", seed="7")
+        state = live(client, d["id"]).session.state
+        bad = next((src, dst) for src in ("t1", "t2", "t3") for dst in ("t4", "t5", "t6")
+                   if state.check(state.parse_move(f"{src}>{dst}")) is not None)
+        send(ws, "move", {"ack": 1, "src": bad[0], "dst": bad[1]})
+        rej = reply_to(ws, 1)
+        assert rej["t"] == "rej" and rej["d"]["reason"] == state.check(state.parse_move(f"{bad[0]}>{bad[1]}"))
+        assert rej["d"]["why"]["k"] in {"alt_colour", "down_rank"}
+        assert live(client, d["id"]).version == 0  # nothing happened
+
+
+def test_a_wrong_click_in_der_faecher_costs_50_and_is_an_event(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "faecher", seed="5")
+        send(ws, "move", {"ack": 1, "src": "fs", "dst": "r1"})
+        ev = reply_to(ws, 1)
+        assert ev["t"] == "ev" and ev["d"]["kind"] == "illegal" and not ev["d"]["ok"]
+        assert ev["d"]["v"] == 1 and ev["d"]["table"] is None
+        assert [line["points"] for line in ev["d"]["ledger"]] == [-50]
+        assert ev["d"]["ledger"][0]["why"]["k"] == "l_illegal"
+        assert ev["d"]["status"]["score"] == live(client, d["id"]).session.score == -50
+
+
+def test_a_resent_intent_is_applied_once(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "reloaded", seed="9")
+        send(ws, "stock", {"ack": 1})
+        first = reply_to(ws, 1)
+        send(ws, "stock", {"ack": 1})
+        again = reply_to(ws, 1)
+        assert again == first
+        assert live(client, d["id"]).version == 1 and len(live(client, d["id"]).session.state.waste) == 1
+        send(ws, "stock", {"ack": 0})
+        stale = reply_to(ws, 0)
+        assert stale["t"] == "err" and stale["d"]["code"] == "stale_ack"
+        assert live(client, d["id"]).version == 1
+
+
+def test_hint_is_a_legal_move_and_targets_say_where_a_card_goes(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "teppich", seed="21")
+        send(ws, "hint")
+        hint = recv(ws)
+        assert hint["t"] == "hint"
+        state = live(client, d["id"]).session.state
+        if hint["d"]["move"] is not None:
+            assert state.check(state.parse_move(hint["d"]["move"])) is None
+            send(ws, "targets", {"src": hint["d"]["src"]})
+            targets = recv(ws)
+            assert targets["d"]["dsts"] == [hint["d"]["dst"]]
+        new_game(ws, "faecher", seed="21")
+        send(ws, "targets", {"src": "v1"})
+        assert recv(ws)["d"]["code"] == "not_here"  # in Der Fächer a wrong click costs: no free targets
+
+
+def test_bad_input_gets_an_error_and_the_game_lives_on(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "reloaded", seed="4")
+        send(ws, "stock", {"ack": 1})
+        reply_to(ws, 1)
+        for raw, code in [
+            ("{not json", "bad_message"),
+            ('{"t": "move", "d": {"ack": "x"}}', "bad_message"),
+            ('{"t": "teleport", "d": {}}', "unknown_type"),
+            (json.dumps({"t": "new", "d": {"game": "teppich", "cid": "x" * 5000}}), "too_large"),
+            (json.dumps({"t": "new", "d": {"game": "chess"}}), "unknown_game"),
+            (json.dumps({"t": "new", "d": {"game": "teppich", "options": {"rows": 99}}}), "bad_options"),
+            (json.dumps({"t": "new", "d": {"game": "teppich", "variant": "9x9"}}), "bad_options"),
+            (json.dumps({"t": "new", "d": {"game": "teppich", "seed": "99999999999999999999"}}), "bad_message"),
+            (json.dumps({"t": "join", "d": {"id": "no-such-game-here"}}), "no_such_game"),
+        ]:
+            ws.send_text(raw)
+            err = recv(ws)
+            assert err["t"] == "err" and err["d"]["code"] == code, (raw[:60], err)
+        ws.send_bytes(b"\xff\xfe")
+        assert recv(ws)["d"]["code"] == "bad_message"
+        send(ws, "ping")
+        assert recv(ws)["t"] == "pong"
+        send(ws, "stock", {"ack": 2})
+        assert reply_to(ws, 2)["d"]["v"] == 2  # the same game goes on
+        assert live(client, d["id"]).session.moves_made == 2
+
+
+def test_a_move_on_a_finished_game_is_an_error(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        new_game(ws, "faecher", seed="8")
+        send(ws, "giveup", {"ack": 1})
+        reply_to(ws, 1)
+        send(ws, "move", {"ack": 2, "src": "v1", "dst": "f"})
+        err = reply_to(ws, 2)
+        assert err["t"] == "err" and err["d"]["code"] == "game_over"
+        send(ws, "undo", {"ack": 3})
+        assert reply_to(ws, 3)["d"]["code"] == "game_over"
+
+
+def test_intents_need_a_game(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        send(ws, "move", {"ack": 1, "src": "t1", "dst": "f"})
+        err = recv(ws)
+        assert err["d"]["code"] == "no_game" and err["d"]["ack"] == 1
+
+
+def test_a_page_that_comes_back_gets_what_it_missed(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "reloaded", seed="12")
+        for ack in (1, 2, 3):
+            send(ws, "stock", {"ack": ack})
+            reply_to(ws, ack)
+    with client.websocket_connect("/ws") as ws:
+        send(ws, "join", {"id": d["id"], "v": 1, "cid": "page1"})
+        missed = [recv(ws), recv(ws)]
+        assert [m["d"]["v"] for m in missed] == [2, 3] and all(m["t"] == "ev" for m in missed)
+        send(ws, "stock", {"ack": 3})  # the page sends its last intent again: answered, not replayed
+        assert reply_to(ws, 3)["d"]["v"] == 3
+        send(ws, "join", {"id": d["id"], "v": 0, "cid": "page1"})
+        snap = recv(ws)
+        assert snap["t"] == "game" and snap["d"]["v"] == 3 and snap["d"]["status"]["moves"] == 3
+
+
+def test_a_page_that_missed_too_much_gets_the_whole_game(client: TestClient,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("patience.server.hub.KEEP_EVENTS", 2)
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "reloaded", seed="13")
+        for ack in range(1, 6):
+            send(ws, "stock", {"ack": ack})
+            reply_to(ws, ack)
+        send(ws, "join", {"id": d["id"], "v": 2, "cid": "page1"})
+        snap = recv(ws)
+        assert snap["t"] == "game" and snap["d"]["v"] == 5
+        send(ws, "join", {"id": d["id"], "v": 3, "cid": "page1"})
+        assert [recv(ws)["d"]["v"], recv(ws)["d"]["v"]] == [4, 5]
+
+
+def test_a_page_that_does_not_read_is_let_go() -> None:
+    dropped = []
+    conn = Connection("browser-slow-reader-01", on_overflow=lambda: dropped.append(True))
+    for _ in range(OUTBOX_LIMIT + 10):
+        conn.send(b"{}")
+    assert conn.dropped and dropped == [True]
+    assert conn.outbox.qsize() == OUTBOX_LIMIT + 1  # the messages, then the end mark
+
+
+def test_another_browser_cannot_join_a_game(client: TestClient, tmp_path: Path) -> None:
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "teppich", seed="3")
+    stranger = {"cookie": f"{COOKIE}=someone-else-entirely-0123"}
+    with client.websocket_connect("/ws", headers=stranger) as ws:
+        send(ws, "join", {"id": d["id"]})
+        assert recv(ws)["d"]["code"] == "no_such_game"
+
+
+def test_two_pages_of_one_game_both_see_each_move(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as one, client.websocket_connect("/ws") as two:
+        d = new_game(one, "reloaded", seed="2")
+        send(two, "join", {"id": d["id"], "cid": "page2"})
+        assert recv(two)["t"] == "game"
+        send(one, "stock", {"ack": 1})
+        mine, theirs = reply_to(one, 1), recv(two)
+        assert mine == theirs and theirs["d"]["cid"] == "page1"
+        send(two, "stock", {"ack": 1})  # the same ack number from another page is its own intent
+        assert reply_to(two, 1)["d"]["v"] == 2
+
+
+def test_time_runs_out_without_any_input(client: TestClient, fake_time: FakeTime) -> None:
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "reloaded", seed="6")
+        fake_time.t += 10.5
+        tick = recv(ws)["d"]
+        assert tick["kind"] == "tick" and tick["ledger"][0]["kind"] == "time" and tick["ledger"][0]["points"] == -2
+        fake_time.t += 300
+        end = recv(ws)["d"]
+        while end["status"]["outcome"] is None:
+            end = recv(ws)["d"]
+        assert end["status"]["outcome"] == "time_out" and end["summary"]["outcome"] == "time_out"
+        assert not end["status"]["clock"]["running"] and end["status"]["clock"]["ms"] == 300_000
+    assert live(client, d["id"]).session.is_over
+
+
+def test_starting_a_new_game_gives_up_the_begun_one(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        first = new_game(ws, "faecher", seed="30")
+        new_game(ws, "faecher", seed="31")  # not begun: nothing counts, nothing is kept
+        assert first["id"] not in hub_of(client).games
+        send(ws, "stock", {"ack": 1})
+        reply_to(ws, 1)
+        new_game(ws, "faecher", seed="32")
+    assert first["id"] not in client.get("/api/stats").json()["unfinished"]
+    assert client.get("/api/stats").json()["stats"]["faecher"]["played"] == 1
+
+
+def test_games_survive_a_restart(tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path)) as c:
+        c.get("/")
+        cookie = c.cookies[COOKIE]
+        with c.websocket_connect("/ws") as ws:
+            d = new_game(ws, "faecher", seed="40")
+            game = hub_of(c).games[d["id"]]
+            for ack in range(1, 6):
+                move = game.session.state.useful_moves()[0]
+                if move in (DRAW, REDEAL):
+                    send(ws, "stock", {"ack": ack})
+                else:
+                    send(ws, "move", {"ack": ack, "src": move.src, "dst": move.dst, "n": move.n})
+                reply_to(ws, ack)
+            before = game.snapshot()
+    with TestClient(create_app(tmp_path)) as c:
+        c.cookies.set(COOKIE, cookie)
+        assert [g["id"] for g in c.get("/api/stats").json()["unfinished"]] == [d["id"]]
+        with c.websocket_connect("/ws") as ws:
+            send(ws, "join", {"id": d["id"], "cid": "again"})
+            snap = recv(ws)["d"]
+    assert snap["table"] == msgspec.to_builtins(before.table)
+    assert snap["status"]["score"] == before.status.score and snap["status"]["moves"] == 5
+
+
+def test_a_page_of_another_site_may_not_play(client: TestClient) -> None:
+    with pytest.raises(WebSocketDisconnect), client.websocket_connect(
+            "/ws", headers={"origin": "http://evil.example", "host": "testserver"}) as ws:
+        send(ws, "ping")
+        recv(ws)
+
+
+# -- no hidden card ever leaves the server ---------------------------------------------------------
+
+_DISPLAY = re.compile(r"(10|[2-9AJQK])([♠♥♦♣])")
+_TEXT = re.compile(r"^(10|[2-9AJQK])([SHDC])$")
+
+
+def mentioned_cards(value: Any) -> set[str]:
+    """Every card a message names: card texts ("QH") and cards in sentences ("Q♥")."""
+    found: set[str] = set()
+    if isinstance(value, str):
+        if _TEXT.match(value):
+            found.add(value)
+        for rank, symbol in _DISPLAY.findall(value):
+            found.add(rank + "SHDC"["♠♥♦♣".index(symbol)])
+    elif isinstance(value, dict):
+        for item in value.values():
+            found |= mentioned_cards(item)
+    elif isinstance(value, list):
+        for item in value:
+            found |= mentioned_cards(item)
+    return found
+
+
+def check_message(msg: dict[str, Any], game: LiveGame, seen: set[str]) -> None:
+    """``msg`` names only cards the player has seen face up, or the next card of a foundation
+    (a fact of the rules, "4♣ comes next", that says nothing about where that card lies)."""
+    state = game.session.state
+    for cards in state.piles().values():
+        seen.update(card.text for card, up in cards if up)
+    next_ones = {need.text for need in (state.needed(suit) for suit in range(4)) if need is not None}  # type: ignore[attr-defined]
+    leaked = mentioned_cards(msg) - seen - next_ones
+    assert not leaked, f"{msg['t']} names cards never face up: {leaked}"
+    table = msg["d"].get("table")
+    if table:
+        assert table["piles"] == state.view()["piles"]
+        assert all(card is None for card in table["piles"]["s"])  # not even the stock's order
+
+
+def play_whole_game(ws: Any, client: TestClient, game_id: str, seed: int, max_steps: int = 220) -> str:
+    rng = random.Random(seed)
+    d = new_game(ws, game_id, seed=str(seed))
+    game = live(client, d["id"])
+    seen: set[str] = set()
+    check_message({"t": "game", "d": d}, game, seen)
+    names = list(d["table"]["piles"])
+    ack = 0
+    for _ in range(max_steps):
+        session = game.session
+        if session.is_over:
+            break
+        ack += 1
+        roll = rng.random()
+        if roll < 0.06:
+            send(ws, "undo", {"ack": ack})
+        elif roll < 0.14:
+            send(ws, "move", {"ack": ack, "src": rng.choice(names), "dst": rng.choice(names)})
+        elif roll < 0.16:
+            send(ws, "hint")
+            check_message(recv(ws), game, seen)
+            continue
+        else:
+            moves = session.state.useful_moves()
+            to_foundation = [m for m in moves if m.dst == "f"]
+            move = rng.choice(to_foundation if to_foundation and rng.random() < 0.7 else moves)
+            if move in (DRAW, REDEAL):
+                send(ws, "stock", {"ack": ack})
+            else:
+                send(ws, "move", {"ack": ack, "src": move.src, "dst": move.dst, "n": move.n})
+        while True:
+            msg = recv(ws)
+            check_message(msg, game, seen)
+            if msg["d"].get("ack") == ack:
+                break
+    if not game.session.is_over:
+        ack += 1
+        send(ws, "giveup", {"ack": ack})
+        check_message(reply_to(ws, ack), game, seen)
+    send(ws, "join", {"id": d["id"], "cid": "page1"})  # the whole game once more, as a reload gets it
+    check_message(recv(ws), game, seen)
+    return game.session.outcome.value  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("game_id", ["teppich", "reloaded", "faecher"])
+def test_no_hidden_card_is_ever_sent(client: TestClient, game_id: str) -> None:
+    outcomes = []
+    with client.websocket_connect("/ws") as ws:
+        for seed in (1, 2, 3):
+            outcomes.append(play_whole_game(ws, client, game_id, seed))
+    assert all(outcomes)

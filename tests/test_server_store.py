@@ -1,0 +1,108 @@
+"""The app's storage: migrations, WAL, saving games, statistics, and rebuilding a game from its log."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy.orm import Session
+
+from patience.errors import IllegalMoveError
+from patience.games import Outcome
+from patience.server.hub import GameClock, LiveGame, restore
+from patience.server.store import GameRow, SavedGame, Store, metadata, sqlite_url
+from patience.session import Session as GameSession
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    s = Store(sqlite_url(tmp_path / "db.sqlite3"))
+    s.migrate()
+    yield s
+    s.close()
+
+
+def saved(game_id: str, outcome: str | None, score: int = 10, browser: str = "browser-one", game: str = "teppich",
+          ) -> SavedGame:
+    return SavedGame(game_id, browser, game, None, "7", {"format": "patience-record"}, 1000, 3, score, outcome)
+
+
+def test_migrations_make_the_schema_of_the_models(store: Store) -> None:
+    with store.engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+    store.migrate()  # a second run is a no-op
+
+
+def test_the_sqlite_file_is_in_wal_mode(store: Store, tmp_path: Path) -> None:
+    with sqlite3.connect(tmp_path / "db.sqlite3") as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_saving_twice_updates_one_row_and_the_end_is_kept(store: Store) -> None:
+    store.save_games([saved("game-0001", None, 5)])
+    store.save_games([saved("game-0001", "won", 52)])
+    back = store.load_game("game-0001")
+    assert back is not None and back.outcome == "won" and back.score == 52
+    assert store.load_game("nope-0000") is None
+    with Session(store.engine) as db:
+        ended = db.get(GameRow, "game-0001").ended_ms  # type: ignore[union-attr]
+        assert ended is not None
+    store.save_games([saved("game-0001", "won", 52)])
+    with Session(store.engine) as db:
+        assert db.get(GameRow, "game-0001").ended_ms == ended  # type: ignore[union-attr]
+        assert db.query(GameRow).count() == 1
+
+
+def test_statistics_count_finished_games_and_streaks(store: Store) -> None:
+    outcomes = ["won", "won", "no_moves", "won", "won", "won", "given_up", "won"]
+    for i, outcome in enumerate(outcomes):
+        store.save_games([saved(f"game-{i:04}", outcome, score=10 * i)])
+    store.save_games([saved("game-live", None, score=999)])
+    store.save_games([saved("other-0001", "won", score=5000, browser="browser-two")])
+    figures = store.stats("browser-one")["teppich"]
+    assert (figures.played, figures.won, figures.best) == (8, 6, 70)
+    assert figures.win_percent == 75.0
+    assert (figures.streak, figures.best_streak) == (1, 3)
+    assert store.stats("browser-one")["reloaded"].played == 0
+    assert [g.id for g in store.unfinished("browser-one")] == ["game-live"]
+
+
+def test_a_game_comes_back_from_its_log_exactly() -> None:
+    now = [100.0]
+    clock = GameClock(lambda: now[0])
+    clock.go_live()
+    session = GameSession("faecher", 11, clock=clock)
+    live = LiveGame("game-restore", "browser-one", session, clock, None, lambda: now[0])
+    state = session.state
+    for _ in range(12):
+        move = state.useful_moves()[0]
+        now[0] += 1.5
+        session.play(move)
+    now[0] += 2
+    with pytest.raises(IllegalMoveError):
+        session.play("v1>v2")  # a wrong click: logged, and charged
+    record = live.saved()
+    back = restore(record, lambda: now[0])
+    assert back.session.state.position() == state.position()
+    assert back.session.score == session.score
+    assert [e.to_dict() for e in back.session.ledger] == [e.to_dict() for e in session.ledger]
+    assert back.session.elapsed_ms() == session.elapsed_ms()
+    now[0] += 5  # the restored game's clock goes on from where it stood
+    assert back.session.elapsed_ms() == record.ms + 5000
+
+
+def test_a_finished_game_comes_back_finished() -> None:
+    now = [0.0]
+    clock = GameClock(lambda: now[0])
+    clock.go_live()
+    session = GameSession("reloaded", 3, clock=clock)
+    now[0] = 301.0
+    session.tick()
+    assert session.outcome == Outcome.TIME_OUT
+    live = LiveGame("game-timeout", "b" * 20, session, clock, None, lambda: now[0])
+    back = restore(live.saved(), lambda: now[0])
+    assert back.session.outcome == Outcome.TIME_OUT
+    assert back.session.score == session.score
