@@ -248,9 +248,10 @@ function renderLedger() {
     row.insertCell().textContent = formatTime(line.t);
     row.insertCell().textContent = say(line.why, line.reason, game);
     const points = row.insertCell();
-    points.textContent = signed(line.applied);
-    points.className = line.applied < 0 ? "neg" : line.applied > 0 ? "pos" : "";
-    if (line.applied !== line.points) points.title = `${signed(line.points)} → ${signed(line.applied)}`;
+    // A change cut short by the score's floor shows both: what the table charged and what it did.
+    points.textContent = line.applied === line.points
+      ? signed(line.applied) : `${signed(line.points)} → ${signed(line.applied)}`;
+    points.className = line.applied < 0 ? "neg" : line.applied > 0 ? "pos" : line.points < 0 ? "neg" : "";
     row.insertCell().textContent = String(line.total);
   }
   $("#ledger-total").textContent = view.status ? String(view.status.score) : "0";
