@@ -18,7 +18,7 @@ from patience.errors import PatienceError
 
 __all__ = ["COMMANDS", "main"]
 
-COMMANDS = ("patience.cli.play", "patience.cli.serve")
+COMMANDS = ("patience.cli.play", "patience.cli.serve", "patience.cli.solve")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,186 @@
+"""Terminal commands: ``solve`` a deal or a position, ``study`` win rates, keep ``winnable`` seeds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from patience.cli.play import game_options
+from patience.errors import BadInputError
+from patience.games import get_game
+from patience.notation import parse_position_text
+from patience.record import load_record, replay
+from patience.rng import check_seed
+from patience.solve import Budget, Solution, solve
+from patience.solve.search import Status
+
+__all__ = ["register"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from patience.cli import add_game_arguments
+
+    p = sub.add_parser("solve", help="solve a deal or a position: won (with the moves), unwinnable, or unknown")
+    add_game_arguments(p)
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--position", metavar="TEXT", help="a position as printed by 'deal' (str of a state)")
+    source.add_argument("--record", metavar="FILE", help="a game record: solve from where it stops")
+    _budget_arguments(p, seconds=30.0)
+    p.add_argument("--save", metavar="FILE", help="write the winning game as a record (needs a seed)")
+    p.add_argument("--json", action="store_true", help="the result as JSON")
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("study", help="win rates with 95%% intervals over many deals, solver and greedy player")
+    add_game_arguments(p)
+    p.add_argument("--deals", type=int, required=True, help="how many deals (seeds from --first-seed on)")
+    p.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
+    p.add_argument("--players", default="solver,greedy", help="solver, greedy or both (default both)")
+    p.add_argument("--workers", type=int, default=None, help="processes to use (default: every core)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask cluster (dask.distributed scheduler)")
+    _budget_arguments(p, seconds=10.0)
+    p.add_argument("--plot", metavar="FILE.png", help="draw the rate and its interval against the deals")
+    p.add_argument("--json", action="store_true", help="the result as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_study)
+
+    p = sub.add_parser("winnable", help="seeds proved winnable: list, pick one, or extend the shipped list")
+    add_game_arguments(p)
+    p.add_argument("--pick", action="store_true", help="print one winnable seed, picked at random")
+    p.add_argument("--extend", type=int, metavar="N", help="solve further seeds until N more are proved winnable")
+    p.add_argument("--scan", type=int, metavar="M", help="with --extend: look at M seeds at most")
+    p.add_argument("--file", metavar="FILE", help="the list file to read and extend (default: the shipped one)")
+    p.add_argument("--workers", type=int, default=None, help="processes to use when extending")
+    _budget_arguments(p, seconds=10.0)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_winnable)
+
+
+def _budget_arguments(p: argparse.ArgumentParser, seconds: float) -> None:
+    p.add_argument("--budget-s", type=float, default=seconds, metavar="S",
+                   help=f"seconds a search may take (default {seconds:g})")
+    p.add_argument("--budget-nodes", type=int, default=None, metavar="N", help="positions a search may visit")
+    p.add_argument("--memory-mb", type=float, default=512.0, metavar="MB",
+                   help="bound of the transposition table (default 512)")
+
+
+def _budget(args: argparse.Namespace) -> Budget:
+    if args.budget_s is not None and args.budget_s <= 0:
+        raise BadInputError("--budget-s must be more than 0")
+    if args.budget_nodes is not None and args.budget_nodes <= 0:
+        raise BadInputError("--budget-nodes must be more than 0")
+    if args.memory_mb <= 0:
+        raise BadInputError("--memory-mb must be more than 0")
+    return Budget(args.budget_s, args.budget_nodes, args.memory_mb)
+
+
+# -- solve ---------------------------------------------------------------------------------------
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    cls, options = game_options(args)
+    budget = _budget(args)
+    if args.position:
+        position = parse_position_text(args.position)
+        if get_game(position["game"]) is not cls:
+            raise BadInputError(f"the position is of {position['game']}, not {cls.INFO.id}")
+        solution = solve(cls.from_position(position), budget)
+    elif args.record:
+        session = replay(load_record(args.record), check_result=False)
+        if session.game_id != cls.INFO.id:
+            raise BadInputError(f"the record is of {session.game_id}, not {cls.INFO.id}")
+        solution = solve(session.state if session.is_over else session, budget)
+        if session.is_over:
+            solution.seed = None  # a finished game cannot go on: the line is for the position
+    else:
+        if args.seed is None:
+            raise BadInputError("say which deal: --seed N (or give --position or --record)")
+        seed = check_seed(args.seed)
+        state = cls.deal(seed, options)
+        solution = solve(state, budget)
+        solution.seed = seed
+    solution.check()
+    if args.save:
+        if not solution.won or solution.seed is None:
+            raise BadInputError("--save needs a won deal with a seed")
+        Path(args.save).write_text(json.dumps(solution.record(), ensure_ascii=False, indent=1) + "\n",
+                                   encoding="utf-8")
+    if args.json:
+        print(json.dumps(solution.to_dict(), ensure_ascii=False, indent=1))
+    else:
+        _print_solution(solution)
+    return 0
+
+
+def _print_solution(solution: Solution) -> None:
+    cost = f"{solution.nodes} positions, {solution.seconds:.3f} s, table {solution.memory_mb:.1f} MB"
+    if solution.status is Status.WON:
+        print(f"won in {len(solution.moves)} moves ({cost})")
+        line = " ".join(str(m) for m in solution.moves)
+        print(line)
+    elif solution.status is Status.UNWINNABLE:
+        print(f"unwinnable: {solution.reason} ({cost})")
+    else:
+        print(f"unknown: the {solution.reason} budget ran out ({cost})")
+
+
+# -- study ---------------------------------------------------------------------------------------
+
+
+def cmd_study(args: argparse.Namespace) -> int:
+    from patience.solve.study import PLAYERS, plot_study, study
+
+    cls, options = game_options(args)
+    if args.deals <= 0:
+        raise BadInputError("--deals must be more than 0")
+    players = tuple(p.strip() for p in args.players.split(",") if p.strip())
+    for player in players:
+        if player not in PLAYERS:
+            raise BadInputError(f"unknown player {player!r} (players: {', '.join(PLAYERS)})")
+    if args.workers is not None and args.workers <= 0:
+        raise BadInputError("--workers must be more than 0")
+    result = study(cls.INFO.id, options, args.deals, first_seed=check_seed(args.first_seed),
+                   players=players, workers=args.workers, budget=_budget(args), scheduler=args.scheduler,
+                   progress=None if args.quiet else sys.stderr)
+    if args.plot:
+        plot_study(result, args.plot)
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
+    else:
+        print(result.table())
+    return 0
+
+
+# -- winnable ------------------------------------------------------------------------------------
+
+
+def cmd_winnable(args: argparse.Namespace) -> int:
+    from patience.solve import winnable
+
+    cls, options = game_options(args)
+    path = Path(args.file) if args.file else None
+    if args.extend is not None:
+        if args.extend <= 0:
+            raise BadInputError("--extend must be more than 0")
+        added = winnable.extend(cls.INFO.id, options, args.extend, budget=_budget(args), scan=args.scan,
+                                path=path, workers=args.workers, progress=None if args.json else sys.stderr)
+        entry = winnable.entry(cls.INFO.id, options, path)
+        out: dict[str, Any] = {"added": added, "seeds": len(entry.seeds), "checked": entry.checked}
+        print(json.dumps(out) if args.json else
+              f"{len(added)} seeds added; {len(entry.seeds)} winnable among seeds 1..{entry.checked}")
+        return 0
+    if args.pick:
+        seed = winnable.pick(cls.INFO.id, options, path=path)
+        print(json.dumps({"seed": seed}) if args.json else seed)
+        return 0
+    entry = winnable.entry(cls.INFO.id, options, path)
+    if args.json:
+        print(json.dumps({"key": entry.key, "checked": entry.checked, "seeds": entry.seeds,
+                          "unknown": entry.unknown}))
+    else:
+        print(f"{entry.key}: {len(entry.seeds)} winnable among seeds 1..{entry.checked}"
+              f"{f' ({len(entry.unknown)} undecided)' if entry.unknown else ''}")
+        print(" ".join(str(s) for s in entry.seeds))
+    return 0

@@ -1,0 +1,345 @@
+"""Win-rate studies: many deals, each played by the solver and by the greedy player.
+
+For every kind of player the study counts won, lost and (solver only) unknown deals, and
+gives the win rate with a 95 % **Wilson score interval**. The solver's rate is over the
+deals it decided (won / (won + lost)); the unknown ones are counted apart, and
+``rate_low``/``rate_high`` bound the rate had they all been lost or all been won.
+
+Deals are seeds ``first_seed .. first_seed + deals - 1``. The work is split into chunks of
+seeds, run on every core (:mod:`multiprocessing`) or on a Dask cluster (``scheduler``); a
+progress bar goes to stderr. Base-game Teppich is done by the vectorised path
+(:mod:`patience.solve.fastcarpet`): there the order of play does not matter, so the solver
+and the greedy player are one and the same playout.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from patience.games import get_game
+from patience.options import options_to_dict
+from patience.solve.search import Budget, Status
+
+__all__ = ["PLAYERS", "PlayerResult", "StudyResult", "plot_study", "run_chunk", "study", "wilson"]
+
+PLAYERS = ("solver", "greedy")
+Z95 = 1.959963984540054  # the standard normal's 97.5 % quantile
+
+
+def wilson(won: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion ``won / n`` (95 % by default).
+
+    >>> [round(x, 4) for x in wilson(0, 10)]
+    [0.0, 0.2775]
+    """
+    if n == 0:
+        return 0.0, 1.0
+    p = won / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    # at 0 and n the interval ends exactly at 0 or 1 (rounding could leave it a hair short)
+    low = 0.0 if won == 0 else max(0.0, centre - half)
+    high = 1.0 if won == n else min(1.0, centre + half)
+    return low, high
+
+
+@dataclass
+class PlayerResult:
+    """Counts and the win rate of one kind of player."""
+
+    player: str
+    won: int = 0
+    lost: int = 0
+    unknown: int = 0
+    seconds: float = 0.0  # time spent playing or solving, summed over the deals
+    history: list[tuple[int, int, int]] = field(default_factory=list)  # (deals, won, decided) checkpoints
+
+    @property
+    def deals(self) -> int:
+        return self.won + self.lost + self.unknown
+
+    @property
+    def decided(self) -> int:
+        return self.won + self.lost
+
+    def rate(self) -> float:
+        return self.won / self.decided if self.decided else 0.0
+
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.won, self.decided)
+
+    def to_dict(self) -> dict[str, Any]:
+        low, high = self.interval()
+        out: dict[str, Any] = {
+            "player": self.player,
+            "deals": self.deals,
+            "won": self.won,
+            "lost": self.lost,
+            "unknown": self.unknown,
+            "rate": round(self.rate(), 6),
+            "ci_low": round(low, 6),
+            "ci_high": round(high, 6),
+            "interval": "wilson-95",
+            "seconds": round(self.seconds, 3),
+        }
+        if self.unknown:
+            out["rate_low"] = round(self.won / self.deals, 6)
+            out["rate_high"] = round((self.won + self.unknown) / self.deals, 6)
+        return out
+
+
+@dataclass
+class StudyResult:
+    game: str
+    options: dict[str, Any]
+    first_seed: int
+    deals: int
+    players: dict[str, PlayerResult]
+    seconds: float
+    unknown_seeds: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "options": self.options,
+            "first_seed": self.first_seed,
+            "deals": self.deals,
+            "seconds": round(self.seconds, 3),
+            "players": {name: p.to_dict() for name, p in self.players.items()},
+            "unknown_seeds": self.unknown_seeds[:1000],
+        }
+
+    def table(self) -> str:
+        opts = " ".join(f"{k}={v}" for k, v in self.options.items())
+        lines = [f"{self.game} {opts}".strip() + f": seeds {self.first_seed}..{self.first_seed + self.deals - 1}"
+                 f" ({self.seconds:.1f} s)",
+                 f"{'player':<8} {'deals':>8} {'won':>8} {'lost':>8} {'unknown':>8} {'rate':>8}"
+                 "   95% interval (Wilson)"]
+        for p in self.players.values():
+            low, high = p.interval()
+            lines.append(f"{p.player:<8} {p.deals:>8} {p.won:>8} {p.lost:>8} {p.unknown:>8} "
+                         f"{100 * p.rate():>7.2f}%   {100 * low:.2f}% .. {100 * high:.2f}%")
+        return "\n".join(lines)
+
+
+# -- the work ------------------------------------------------------------------------------------
+
+# per deal: (seed, solver status or "", greedy won or None, solver seconds, greedy seconds)
+DealRow = tuple[int, str, bool | None, float, float]
+
+
+def run_chunk(game: str, options: Mapping[str, Any], seeds: Sequence[int], players: Sequence[str],
+              budget: Budget) -> list[DealRow]:
+    """Play ``seeds`` with each player; a plain function so that processes and Dask can run it."""
+    cls = get_game(game)
+    opts = cls.make_options(dict(options))
+    if cls.INFO.id == "teppich" and not opts.waste:
+        return _carpet_chunk(opts, seeds, players)
+    from patience.solve import solve
+    from patience.solve.greedy import play_greedy
+
+    rows: list[DealRow] = []
+    for seed in seeds:
+        state = cls.deal(seed, opts)
+        status, greedy_won, t_solver, t_greedy = "", None, 0.0, 0.0
+        if "solver" in players:
+            t = time.perf_counter()
+            status = solve(state, budget).status.value
+            t_solver = time.perf_counter() - t
+        if "greedy" in players:
+            t = time.perf_counter()
+            greedy_won = play_greedy(state)[0]
+            t_greedy = time.perf_counter() - t
+        rows.append((seed, status, greedy_won, t_solver, t_greedy))
+    return rows
+
+
+def _carpet_chunk(opts: Any, seeds: Sequence[int], players: Sequence[str]) -> list[DealRow]:
+    from patience.solve.fastcarpet import carpet_outcomes
+
+    t = time.perf_counter()
+    won, _ = carpet_outcomes(list(seeds), opts.rows * opts.cols)
+    each = (time.perf_counter() - t) / max(1, len(seeds))
+    rows: list[DealRow] = []
+    for seed, w in zip(seeds, won.tolist(), strict=True):
+        status = (Status.WON if w else Status.UNWINNABLE).value if "solver" in players else ""
+        rows.append((int(seed), status, bool(w) if "greedy" in players else None, each, each))
+    return rows
+
+
+def _chunks(first: int, deals: int, size: int) -> Iterator[list[int]]:
+    for start in range(first, first + deals, size):
+        yield list(range(start, min(first + deals, start + size)))
+
+
+class _Progress:
+    """A one-line progress bar on a text stream (stderr)."""
+
+    def __init__(self, stream: TextIO | None, total: int, label: str) -> None:
+        self.stream, self.total, self.label = stream, total, label
+        self.done = 0
+        self.start = time.perf_counter()
+        self.last = 0.0
+
+    def add(self, n: int) -> None:
+        self.done += n
+        if self.stream is None:
+            return
+        now = time.perf_counter()
+        if now - self.last < 0.2 and self.done < self.total:
+            return
+        self.last = now
+        width = 30
+        filled = int(width * self.done / self.total)
+        elapsed = now - self.start
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}"
+                          f" deals, {rate:,.0f}/s ")
+        if self.done >= self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def study(game: str, options: Mapping[str, Any] | None, deals: int, *, first_seed: int = 1,
+          players: Sequence[str] = PLAYERS, workers: int | None = None, budget: Budget | None = None,
+          scheduler: str | None = None, progress: TextIO | None = sys.stderr,
+          chunk: int | None = None, rows_out: list[DealRow] | None = None) -> StudyResult:
+    """Play ``deals`` deals from ``first_seed`` on with each player; see the module docstring.
+
+    ``rows_out``, when given, receives one row per deal: (seed, solver status, greedy won,
+    solver seconds, greedy seconds).
+    """
+    cls = get_game(game)
+    opts = cls.make_options(dict(options or {}))
+    opts_dict = options_to_dict(opts, only_changed=True)
+    budget = budget or Budget(seconds=10.0)
+    fast = cls.INFO.id == "teppich" and not opts.waste
+    size = chunk or (65536 if fast else (200 if cls.INFO.id == "teppich" else 10))
+    if not fast and cls.INFO.id == "reloaded":
+        size = chunk or 2
+    tasks = list(_chunks(first_seed, deals, size))
+    bar = _Progress(progress, deals, f"{cls.INFO.id} {' '.join(f'{k}={v}' for k, v in opts_dict.items())}".strip())
+    started = time.perf_counter()
+    rows: list[DealRow] = []
+    args = (cls.INFO.id, opts_dict)
+    if scheduler:
+        rows = _run_dask(scheduler, args, tasks, players, budget, bar)
+    else:
+        n = workers or os.cpu_count() or 1
+        if n == 1 or len(tasks) == 1:
+            for seeds in tasks:
+                part = run_chunk(*args, seeds, players, budget)
+                rows.extend(part)
+                bar.add(len(part))
+        else:
+            with multiprocessing.get_context("spawn").Pool(n) as pool:
+                jobs = [(*args, seeds, tuple(players), budget) for seeds in tasks]
+                for part in pool.imap_unordered(_run_chunk_star, jobs):
+                    rows.extend(part)
+                    bar.add(len(part))
+    rows.sort()
+    if rows_out is not None:
+        rows_out.extend(rows)
+    result = StudyResult(cls.INFO.id, opts_dict, first_seed, deals,
+                         {p: PlayerResult(p) for p in players}, time.perf_counter() - started)
+    checkpoints = _checkpoints(deals)
+    for count, (seed, status, greedy_won, t_solver, t_greedy) in enumerate(rows, 1):
+        if "solver" in players:
+            p = result.players["solver"]
+            p.seconds += t_solver
+            if status == Status.WON:
+                p.won += 1
+            elif status == Status.UNWINNABLE:
+                p.lost += 1
+            else:
+                p.unknown += 1
+                result.unknown_seeds.append(seed)
+        if "greedy" in players:
+            p = result.players["greedy"]
+            p.seconds += t_greedy
+            if greedy_won:
+                p.won += 1
+            else:
+                p.lost += 1
+        if count in checkpoints:
+            for p in result.players.values():
+                p.history.append((count, p.won, p.decided))
+    return result
+
+
+def _run_chunk_star(job: tuple[Any, ...]) -> list[DealRow]:
+    return run_chunk(*job)
+
+
+def _run_dask(address: str, args: tuple[str, dict[str, Any]], tasks: list[list[int]], players: Sequence[str],
+              budget: Budget, bar: _Progress) -> list[DealRow]:
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError:  # pragma: no cover - depends on the installation
+        from patience.errors import BadInputError
+
+        raise BadInputError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
+    rows: list[DealRow] = []
+    with Client(address) as client:
+        futures = [client.submit(run_chunk, *args, seeds, tuple(players), budget, pure=False) for seeds in tasks]
+        for future in as_completed(futures):
+            part = future.result()
+            rows.extend(part)
+            bar.add(len(part))
+    return rows
+
+
+def _checkpoints(deals: int) -> set[int]:
+    """About 60 deal counts, spread evenly on a log scale, for the plot."""
+    points = {deals}
+    k = 1.0
+    while k < deals:
+        points.add(int(k))
+        k *= 1.15
+    return points
+
+
+def plot_study(result: StudyResult, path: str) -> None:
+    """Draw each player's win rate and its interval against the number of deals (PNG)."""
+    try:
+        import matplotlib
+    except ImportError:  # pragma: no cover - depends on the installation
+        from patience.errors import BadInputError
+
+        raise BadInputError("--plot needs matplotlib: pip install matplotlib") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
+    for p in result.players.values():
+        xs, rates, lows, highs = [], [], [], []
+        for count, won, decided in p.history:
+            if decided == 0:
+                continue
+            low, high = wilson(won, decided)
+            xs.append(count)
+            rates.append(100 * won / decided)
+            lows.append(100 * low)
+            highs.append(100 * high)
+        if not xs:
+            continue
+        (line,) = ax.plot(xs, rates, label=f"{p.player}: {100 * p.rate():.2f}%")
+        ax.fill_between(xs, lows, highs, alpha=0.2, color=line.get_color())
+    ax.set_xscale("log")
+    ax.set_xlabel("deals")
+    ax.set_ylabel("win rate, % (95% Wilson interval)")
+    opts = " ".join(f"{k}={v}" for k, v in result.options.items())
+    ax.set_title(f"{result.game} {opts}".strip())
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

@@ -1,0 +1,111 @@
+"""Win-rate studies: the interval holds the exact rate, every way of running gives the same counts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from patience.games import Carpet
+from patience.solve import Budget
+from patience.solve.carpet import exact_rate, playout
+from patience.solve.fastcarpet import carpet_outcomes, deal_decks
+from patience.solve.study import study, wilson
+
+# exact_rate(5, 6), counted once (it takes about a minute); exact_rate is checked against
+# counting every stock order in test_solve.py, and recomputed here for a smaller stock
+EXACT_5X6 = Fraction(3822574569511690, 6360928785398187)
+
+
+def test_wilson_interval() -> None:
+    low, high = wilson(50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-4) and high == pytest.approx(0.5962, abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+    assert wilson(10, 10)[1] == 1.0
+
+
+def test_interval_contains_the_exact_rate_of_the_larger_carpet() -> None:
+    result = study("teppich", {"rows": 5, "cols": 6}, 20_000, progress=None, workers=1)
+    solver = result.players["solver"]
+    assert solver.deals == 20_000 and solver.unknown == 0
+    low, high = solver.interval()
+    assert low < float(EXACT_5X6) < high
+    assert high - low < 0.015
+
+
+def test_interval_contains_the_exact_rate_of_a_nearly_full_carpet() -> None:
+    truth = exact_rate(6, 7)  # 6 cards in the stock
+    assert 0.999 < truth < 1
+    result = study("teppich", {"rows": 6, "cols": 7}, 30_000, progress=None, workers=1)
+    low, high = result.players["solver"].interval()
+    assert low < float(truth) <= high
+
+
+def test_vectorised_deals_are_the_engines() -> None:
+    seeds = np.arange(1, 201)
+    decks = deal_decks(seeds)
+    items = [c for c in range(52) if c % 13 != 0]
+    for k, seed in enumerate(seeds[:40]):
+        state = Carpet.deal(int(seed))
+        assert [items[i] for i in decks[k][:20]] == state.carpet
+    for rows, cols in ((4, 5), (5, 6)):
+        won, cards = carpet_outcomes(seeds, rows * cols)
+        for k, seed in enumerate(seeds):
+            done, moves = playout(Carpet.deal(int(seed), {"rows": rows, "cols": cols}))
+            assert (bool(won[k]), int(cards[k])) == (done, 4 + len(moves))
+
+
+def test_processes_and_one_process_agree() -> None:
+    budget = Budget(seconds=None, nodes=30_000)
+    one = study("faecher", {}, 8, first_seed=20, progress=None, workers=1, budget=budget)
+    two = study("faecher", {}, 8, first_seed=20, progress=None, workers=2, budget=budget, chunk=2)
+    assert one.to_dict()["players"]["greedy"] == {**two.to_dict()["players"]["greedy"],
+                                                  "seconds": one.to_dict()["players"]["greedy"]["seconds"]}
+    for name in ("solver", "greedy"):
+        a, b = one.players[name], two.players[name]
+        assert (a.won, a.lost, a.unknown) == (b.won, b.lost, b.unknown)
+        assert a.deals == 8
+
+
+def test_dask_cluster_gives_the_same_counts() -> None:
+    import dask.distributed as distributed  # a test dependency: the cluster path must run in CI
+    budget = Budget(seconds=None, nodes=20_000)
+    local = study("teppich", {"waste": True}, 12, progress=None, workers=1, budget=budget)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        remote = study("teppich", {"waste": True}, 12, progress=None, budget=budget,
+                       scheduler=cluster.scheduler_address, chunk=3)
+    for name in ("solver", "greedy"):
+        a, b = local.players[name], remote.players[name]
+        assert (a.won, a.lost, a.unknown) == (b.won, b.lost, b.unknown)
+
+
+def test_study_command_json_and_plot(tmp_path: Path) -> None:
+    plot = tmp_path / "rate.png"
+    done = subprocess.run([sys.executable, "-m", "patience", "study", "teppich", "--variant", "5x6", "--deals",
+                           "3000", "--json", "--plot", str(plot), "--workers", "1"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    for name in ("solver", "greedy"):
+        player = out["players"][name]
+        for key in ("deals", "won", "lost", "unknown", "rate", "ci_low", "ci_high"):
+            assert key in player
+        assert player["deals"] == 3000
+        assert player["ci_low"] <= player["rate"] <= player["ci_high"]
+    assert "3000/3000" in done.stderr  # the progress bar
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_study_counts_unknown_deals_apart() -> None:
+    result = study("reloaded", {}, 3, progress=None, workers=1, budget=Budget(seconds=None, nodes=5),
+                   players=("solver",))
+    solver = result.players["solver"]
+    assert solver.unknown + solver.won + solver.lost == 3
+    assert solver.unknown >= 1
+    assert result.to_dict()["players"]["solver"]["rate_high"] >= result.to_dict()["players"]["solver"]["rate_low"]
