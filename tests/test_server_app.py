@@ -2,7 +2,8 @@
 
 The server is the only authority: these tests send intents the way the browser does and check
 the answers against the engine, including, over every message of whole games, that no card
-the player has not seen ever leaves the server.
+the player has not seen ever leaves the server. Tests of what is stored (statistics, a restart)
+run on SQLite and on PostgreSQL (``stored_client``, ``database_url``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,15 @@ def client(tmp_path: Path, fake_time: FakeTime) -> Iterator[TestClient]:
     app = create_app(tmp_path, now=fake_time, tick_seconds=0.02, save_seconds=0.05)
     with TestClient(app) as c:
         c.get("/")  # the browser's cookie, as a page load would set it
+        yield c
+
+
+@pytest.fixture
+def stored_client(database_url: str, fake_time: FakeTime) -> Iterator[TestClient]:
+    """A client of an app storing in a fresh database of each backend."""
+    app = create_app(database_url=database_url, now=fake_time, tick_seconds=0.02, save_seconds=0.05)
+    with TestClient(app) as c:
+        c.get("/")
         yield c
 
 
@@ -118,8 +128,8 @@ def test_the_games_api_lists_games_variants_and_options(client: TestClient) -> N
     assert any(o["name"] == "time_limit" for o in games["reloaded"]["options"])
 
 
-def test_statistics_start_empty(client: TestClient) -> None:
-    body = client.get("/api/stats").json()
+def test_statistics_start_empty(stored_client: TestClient) -> None:
+    body = stored_client.get("/api/stats").json()
     assert body["stats"]["faecher"] == {"played": 0, "won": 0, "win_percent": 0.0, "best": None, "streak": 0,
                                         "best_streak": 0}
     assert body["unfinished"] == []
@@ -144,7 +154,8 @@ def test_options_name_their_variant(client: TestClient) -> None:
     assert d["variant"] == "10min" and d["status"]["clock"]["limit"] == 600_000
 
 
-def test_moves_undo_and_giving_up(client: TestClient) -> None:
+def test_moves_undo_and_giving_up(stored_client: TestClient) -> None:
+    client = stored_client
     with client.websocket_connect("/ws") as ws:
         d = new_game(ws, "reloaded", seed="7")
         send(ws, "stock", {"ack": 1})
@@ -350,7 +361,8 @@ def test_time_runs_out_without_any_input(client: TestClient, fake_time: FakeTime
     assert live(client, d["id"]).session.is_over
 
 
-def test_starting_a_new_game_gives_up_the_begun_one(client: TestClient) -> None:
+def test_starting_a_new_game_gives_up_the_begun_one(stored_client: TestClient) -> None:
+    client = stored_client
     with client.websocket_connect("/ws") as ws:
         first = new_game(ws, "faecher", seed="30")
         new_game(ws, "faecher", seed="31")  # not begun: nothing counts, nothing is kept
@@ -362,8 +374,8 @@ def test_starting_a_new_game_gives_up_the_begun_one(client: TestClient) -> None:
     assert client.get("/api/stats").json()["stats"]["faecher"]["played"] == 1
 
 
-def test_games_survive_a_restart(tmp_path: Path) -> None:
-    with TestClient(create_app(tmp_path)) as c:
+def test_games_survive_a_restart(database_url: str) -> None:
+    with TestClient(create_app(database_url=database_url)) as c:
         c.get("/")
         cookie = c.cookies[COOKIE]
         with c.websocket_connect("/ws") as ws:
@@ -377,7 +389,7 @@ def test_games_survive_a_restart(tmp_path: Path) -> None:
                     send(ws, "move", {"ack": ack, "src": move.src, "dst": move.dst, "n": move.n})
                 reply_to(ws, ack)
             before = game.snapshot()
-    with TestClient(create_app(tmp_path)) as c:
+    with TestClient(create_app(database_url=database_url)) as c:
         c.cookies.set(COOKIE, cookie)
         assert [g["id"] for g in c.get("/api/stats").json()["unfinished"]] == [d["id"]]
         with c.websocket_connect("/ws") as ws:

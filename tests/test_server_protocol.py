@@ -10,13 +10,16 @@ from patience.server.explain import why
 from patience.server.protocol import (
     CLIENT_MESSAGES,
     MAX_MESSAGE_BYTES,
+    AcceptIntent,
     ErrorMsg,
     JoinIntent,
+    MatchJoin,
     MoveIntent,
     NewIntent,
     Ping,
     ProtocolError,
     Rejected,
+    SeekIntent,
     StockIntent,
     decode,
     encode,
@@ -35,7 +38,20 @@ def test_every_intent_reads_back() -> None:
     assert decode(msg("move", {"ack": 2, "src": "w", "dst": "fh"})).n is None
     assert decode(msg("stock", {"ack": 5})) == StockIntent(5)
     assert decode(msg("ping")) == Ping()
-    assert set(CLIENT_MESSAGES) == {"new", "join", "move", "stock", "undo", "giveup", "hint", "targets", "ping"}
+    assert set(CLIENT_MESSAGES) == {"new", "join", "move", "stock", "undo", "giveup", "hint", "targets", "ping",
+                                    "lobby", "seek", "unseek", "challenge", "accept", "match"}
+
+
+def test_duel_messages_read_back_and_refuse_bad_values() -> None:
+    assert decode(msg("seek", {"format": "reloaded/standard/300"})) == SeekIntent("reloaded/standard/300")
+    assert decode(msg("match", {"id": "abcdefgh12", "v": 3, "cid": "p1"})) == MatchJoin("abcdefgh12", "p1", 3)
+    assert decode(msg("accept", {"code": "Zx_9-abcdEF"})) == AcceptIntent("Zx_9-abcdEF")
+    for bad in [msg("seek", {"format": "reloaded"}), msg("seek", {"format": "Reloaded/standard/300"}),
+                msg("accept", {"code": "short"}), msg("match", {"id": "x"}),
+                msg("seek", {"format": "reloaded/standard/300", "score": 9999})]:
+        with pytest.raises(ProtocolError) as info:
+            decode(bad)
+        assert info.value.code == "bad_message", bad
 
 
 def test_options_keep_their_types() -> None:

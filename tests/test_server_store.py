@@ -1,8 +1,12 @@
-"""The app's storage: migrations, WAL, saving games, statistics, and rebuilding a game from its log."""
+"""The app's storage: migrations, WAL, saving games, statistics, and rebuilding a game from its log.
+
+Every test that stores something runs on SQLite and on PostgreSQL (the ``database_url`` fixture).
+"""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,8 +22,8 @@ from patience.session import Session as GameSession
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store(sqlite_url(tmp_path / "db.sqlite3"))
+def store(database_url: str) -> Iterator[Store]:
+    s = Store(database_url)
     s.migrate()
     yield s
     s.close()
@@ -36,7 +40,10 @@ def test_migrations_make_the_schema_of_the_models(store: Store) -> None:
     store.migrate()  # a second run is a no-op
 
 
-def test_the_sqlite_file_is_in_wal_mode(store: Store, tmp_path: Path) -> None:
+def test_the_sqlite_file_is_in_wal_mode(tmp_path: Path) -> None:
+    store = Store(sqlite_url(tmp_path / "db.sqlite3"))
+    store.migrate()
+    store.close()
     with sqlite3.connect(tmp_path / "db.sqlite3") as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
@@ -56,7 +63,10 @@ def test_saving_twice_updates_one_row_and_the_end_is_kept(store: Store) -> None:
         assert db.query(GameRow).count() == 1
 
 
-def test_statistics_count_finished_games_and_streaks(store: Store) -> None:
+def test_statistics_count_finished_games_and_streaks(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    # games end one after the other; saved within one millisecond, their order would be the database's choice
+    clock = iter(range(1_000_000, 2_000_000, 10))
+    monkeypatch.setattr("patience.server.store._now_ms", lambda: next(clock))
     outcomes = ["won", "won", "no_moves", "won", "won", "won", "given_up", "won"]
     for i, outcome in enumerate(outcomes):
         store.save_games([saved(f"game-{i:04}", outcome, score=10 * i)])

@@ -10,9 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import playwright.sync_api as playwright_api  # a test dependency: browser tests never skip
 import pytest
-
-playwright_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = os.environ.get("PATIENCE_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"

@@ -1,13 +1,15 @@
-"""``patience serve``: the web app on this machine (Starlette under uvicorn, an SQLite file, nothing else)."""
+"""``patience serve``: the web app (Starlette under uvicorn), storing in an SQLite file or in PostgreSQL."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
-__all__ = ["register"]
+__all__ = ["DATABASE_URL_ENV", "register"]
 
 MAX_MESSAGE = 64 * 1024  # a websocket frame larger than this is refused by uvicorn before the app sees it
+DATABASE_URL_ENV = "PATIENCE_DATABASE_URL"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,18 +19,42 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--data-dir", type=Path, default=None,
                    help="folder of the database file (default: the per-user data folder, "
                         "~/.local/share/patience-arena on Linux)")
+    p.add_argument("--database-url", default=None, metavar="URL",
+                   help=f"the database instead of the file in the data folder, e.g. "
+                        f"postgresql+psycopg://user:password@host/dbname or sqlite:///FILE "
+                        f"(default: ${DATABASE_URL_ENV} if set)")
     p.set_defaults(func=cmd_serve)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
+    from sqlalchemy.exc import SQLAlchemyError
 
     from patience.server.app import DB_FILE, create_app, default_data_dir
+    from patience.server.store import Store, StoreError, safe_url, sqlite_url
 
-    data_dir = args.data_dir if args.data_dir is not None else default_data_dir()
-    app = create_app(data_dir)
+    url = args.database_url or os.environ.get(DATABASE_URL_ENV) or None
+    if url is None:
+        data_dir = Path(args.data_dir if args.data_dir is not None else default_data_dir())
+        data_dir.mkdir(parents=True, exist_ok=True)
+        url = sqlite_url(data_dir / DB_FILE)
+        where = str(data_dir / DB_FILE)
+    else:
+        where = safe_url(url)
+    # Reach the database and bring its schema up to date before listening, so that a wrong URL or
+    # a database that is down ends the command with one line rather than a failing app.
+    store = Store(url)
+    try:
+        store.ping()
+        store.migrate()
+    except SQLAlchemyError as exc:
+        said = str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__]
+        raise StoreError(f"cannot migrate the database {where}: {said[0]}") from exc
+    finally:
+        store.close()
+    app = create_app(database_url=store.url)
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"Patience Arena: http://{host}:{args.port}/  (games and statistics in {Path(data_dir) / DB_FILE})")
+    print(f"Patience Arena: http://{host}:{args.port}/  (games and statistics in {where})")
     print("Stop with Ctrl+C.")
     uvicorn.run(app, host=args.host, port=args.port, ws_max_size=MAX_MESSAGE, log_level="warning")
     return 0

@@ -1,11 +1,15 @@
 """The web app: its routes (listed once, in :func:`create_app`), the pages, the HTTP API and the play socket.
 
-Pages and statistics are plain HTTP; play goes over one websocket per page (see
-:mod:`patience.server.protocol`). A browser is known by a random id in an HttpOnly cookie; its
-games and statistics are kept in the database under that id until accounts exist.
+Pages and statistics are plain HTTP; play (solo games and duels) goes over one websocket per page
+(see :mod:`patience.server.protocol`). A browser is known by a random id in an HttpOnly cookie;
+its games and statistics are kept in the database under that id, and count for the account it
+signs up with (:mod:`patience.server.accounts`). Duels live in :mod:`patience.server.arena`,
+their tables and pages' data in :mod:`patience.server.league`.
 
->>> [route.path for route in create_app(database_url="sqlite://").routes]
-['/', '/play', '/api/games', '/api/stats', '/healthz', '/ws', '/static']
+>>> [route.path for route in create_app(database_url="sqlite://").routes]  # doctest: +NORMALIZE_WHITESPACE
+['/', '/play', '/duel', '/account', '/profile', '/leaderboard', '/match', '/account/signup', '/account/signin',
+ '/account/signout', '/account/name', '/api/games', '/api/stats', '/api/me', '/api/leaderboard',
+ '/api/profile/{user}', '/api/matches', '/api/matches/{id}', '/healthz', '/ws', '/static']
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from patience.games import GAMES
 from patience.options import describe_options
+from patience.server import league
+from patience.server.accounts import Accounts, current_user, me_api, name_post, signin_post, signout_post, signup_post
+from patience.server.arena import Arena
 from patience.server.hub import Connection, Hub
 from patience.server.protocol import ProtocolError, decode
 from patience.server.store import Store, sqlite_url
@@ -74,8 +81,13 @@ def create_app(
     now: Callable[[], float] = time.monotonic,
     tick_seconds: float = 0.5,
     save_seconds: float = 5.0,
+    password_hasher: Any = None,
+    winnable_duels: bool = True,
 ) -> Starlette:
-    """The app, storing in ``database_url`` (default: an SQLite file in ``data_dir``)."""
+    """The app, storing in ``database_url`` (default: an SQLite file in ``data_dir``).
+
+    ``password_hasher`` is an ``argon2.PasswordHasher`` (default: argon2-cffi's parameters);
+    ``winnable_duels`` deals duels from proved-winnable seeds when such a list exists."""
     if database_url is None:
         folder = Path(data_dir) if data_dir is not None else default_data_dir()
         folder.mkdir(parents=True, exist_ok=True)
@@ -86,17 +98,25 @@ def create_app(
         store = Store(database_url)
         await anyio.to_thread.run_sync(store.migrate)
         hub = Hub(store, now=now)
+        accounts = await anyio.to_thread.run_sync(lambda: Accounts(store, now=now, hasher=password_hasher))
+        arena = Arena(store, now=now, winnable=winnable_duels)
+        hub.arena = arena
+        await arena.restore()
         app.state.store = store
         app.state.hub = hub
+        app.state.accounts = accounts
+        app.state.arena = arena
         gc_before = _quiet_gc()
         tasks = [asyncio.create_task(hub.run_clock(tick_seconds)), asyncio.create_task(hub.run_saver(save_seconds)),
-                 asyncio.create_task(_collect_garbage(FULL_GC_SECONDS))]
+                 asyncio.create_task(_collect_garbage(FULL_GC_SECONDS)),
+                 asyncio.create_task(arena.writer.run()), asyncio.create_task(arena.run_clock(tick_seconds))]
         try:
             yield
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            await arena.writer.flush()
             hub.tick()
             await hub.save()
             store.close()
@@ -106,8 +126,22 @@ def create_app(
     routes = [
         Route("/", start_page),
         Route("/play", play_page),
+        Route("/duel", page_of("duel.html")),
+        Route("/account", page_of("account.html")),
+        Route("/profile", page_of("profile.html")),
+        Route("/leaderboard", page_of("leaderboard.html")),
+        Route("/match", page_of("match.html")),
+        Route("/account/signup", signup_post, methods=["POST"]),
+        Route("/account/signin", signin_post, methods=["POST"]),
+        Route("/account/signout", signout_post, methods=["POST"]),
+        Route("/account/name", name_post, methods=["POST"]),
         Route("/api/games", games_api),
         Route("/api/stats", stats_api),
+        Route("/api/me", me_api),
+        Route("/api/leaderboard", league.leaderboard_api),
+        Route("/api/profile/{user}", league.profile_api),
+        Route("/api/matches", league.matches_api),
+        Route("/api/matches/{id}", league.match_api),
         Route("/healthz", health),
         WebSocketRoute("/ws", play_socket),
         Mount("/static", StaticFiles(directory=WEB_DIR), name="static"),
@@ -171,6 +205,16 @@ async def play_page(request: Request) -> Response:
     return _page(request, "play.html")
 
 
+def page_of(name: str) -> Callable[[Request], Any]:
+    """The handler of a static page of the app (the page asks the API for its data)."""
+
+    async def page(request: Request) -> Response:
+        return _page(request, name)
+
+    page.__name__ = name.removesuffix(".html") + "_page"
+    return page
+
+
 def _page(request: Request, name: str) -> Response:
     browser, new = browser_id(request)
     response = FileResponse(WEB_DIR / name, media_type="text/html; charset=utf-8")
@@ -228,6 +272,7 @@ async def play_socket(ws: WebSocket) -> None:
     browser, _ = browser_id(ws)
     closing = asyncio.Event()
     conn = hub.connect(browser, on_overflow=closing.set)
+    conn.user = await current_user(ws)
     sender = asyncio.create_task(_send_all(ws, conn, closing))
     receiver = asyncio.create_task(_receive_all(ws, conn, hub))
     stopper = asyncio.create_task(closing.wait())

@@ -19,7 +19,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -56,6 +56,10 @@ from patience.server.protocol import (
 )
 from patience.server.store import SavedGame, Store
 from patience.session import LedgerEntry, ManualClock, Session
+
+if TYPE_CHECKING:
+    from patience.server.accounts import User
+    from patience.server.arena import Arena, LiveMatch
 
 __all__ = ["Connection", "GameClock", "Hub", "LiveGame"]
 
@@ -98,6 +102,9 @@ class Connection:
         self.browser = browser
         self.cid = "-"
         self.game: LiveGame | None = None
+        self.user: User | None = None  # the signed-in account, if any (duels need one)
+        self.match: LiveMatch | None = None  # the duel this page shows, and which side it plays
+        self.side = 0
         self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._on_overflow = on_overflow
         self.dropped = False
@@ -386,6 +393,7 @@ class Hub:
         self.now = now
         self.idle_seconds = idle_seconds
         self.games: dict[str, LiveGame] = {}
+        self.arena: Arena | None = None  # duels, when the app has them
         self._saving = asyncio.Lock()
         self._solving = asyncio.Lock()
 
@@ -396,6 +404,8 @@ class Hub:
 
     def disconnect(self, conn: Connection) -> None:
         self._detach(conn)
+        if self.arena is not None:
+            self.arena.disconnect(conn)
 
     def _attach(self, conn: Connection, game: LiveGame) -> None:
         self._detach(conn)
@@ -413,6 +423,10 @@ class Hub:
 
     async def handle(self, conn: Connection, message: Any) -> None:
         """One valid message from ``conn``."""
+        if self.arena is not None and self.arena.takes(conn, message):
+            self._detach(conn)  # a page shows one thing: a duel, or a solo game
+            await self.arena.handle(conn, message)
+            return
         game = conn.game
         if game is not None:
             game.sync()  # every message brings the clock up to date

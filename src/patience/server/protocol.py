@@ -1,10 +1,12 @@
 """The play protocol: every websocket message, one class per type, validated at the boundary.
 
 A message is a small JSON object ``{"t": TYPE, "d": DATA}``. The browser sends intents
-(``new``, ``join``, ``move``, ``stock``, ``undo``, ``giveup``, ``hint``, ``targets``, ``ping``);
+(``new``, ``join``, ``move``, ``stock``, ``undo``, ``giveup``, ``hint``, ``targets``, ``ping``;
+for duels ``lobby``, ``seek``, ``unseek``, ``challenge``, ``accept``, ``match``);
 the server, the only authority on the game, answers with the game (``game``), versioned events
 (``ev``), rejections that changed nothing (``rej``), answers to questions (``hint``,
-``targets``, ``pong``) and errors (``err``). docs/protocol.md describes each field.
+``targets``, ``pong``), errors (``err``), and for duels the lobby (``lobby``, ``challenge``),
+a match (``duel``) and its versioned events (``dev``). docs/protocol.md describes each field.
 
 >>> decode(b'{"t": "move", "d": {"ack": 3, "src": "t6", "dst": "t1", "n": 2}}')
 MoveIntent(ack=3, src='t6', dst='t1', n=2)
@@ -20,10 +22,12 @@ import msgspec
 from msgspec import Meta, Struct
 
 __all__ = [
-    "CLIENT_MESSAGES", "MAX_MESSAGE_BYTES", "Clock", "ErrorMsg", "EventMsg", "GameMsg", "GiveUpIntent",
-    "HintAsk", "HintMsg", "JoinIntent", "Line", "MoveIntent", "NewIntent", "Ping", "Pong", "Pool",
-    "ProtocolError", "Rejected", "Status", "StockIntent", "Summary", "Table", "TargetsAsk", "TargetsMsg",
-    "UndoIntent", "Why", "decode", "encode",
+    "CLIENT_MESSAGES", "DUEL_MESSAGES", "MAX_MESSAGE_BYTES", "AcceptIntent", "ChallengeIntent", "ChallengeMsg",
+    "Clock", "DuelEvent", "DuelMsg", "DuelPlayer", "ErrorMsg", "EventMsg", "GameMsg", "GiveUpIntent", "HintAsk",
+    "HintMsg", "JoinIntent", "Line", "LobbyAsk", "LobbyMsg", "MatchEnd", "MatchJoin", "MoveIntent", "NewIntent",
+    "Ping", "Pong", "Pool", "PoolInfo", "Progress", "ProtocolError", "Rejected", "SeekIntent", "Status",
+    "StockIntent", "Summary", "Table", "TargetsAsk", "TargetsMsg", "UndoIntent", "UnseekIntent", "Why", "decode",
+    "encode",
 ]
 
 MAX_MESSAGE_BYTES = 4096
@@ -120,13 +124,66 @@ class Ping(_Msg, frozen=True):
     T = "ping"
 
 
+# -- duels, from the browser (docs/protocol.md, Duels) ---------------------------------------------
+
+FormatKey = Annotated[str, Meta(pattern=r"^[a-z]{1,16}/[a-z0-9-]{1,20}/[0-9]{1,5}$")]
+ChallengeCode = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_-]{8,24}$")]
+
+
+class LobbyAsk(_Msg, frozen=True):
+    """Show the lobby: the pools and how many wait in each; sent again whenever that changes."""
+
+    T = "lobby"
+    cid: ClientId = "-"
+
+
+class SeekIntent(_Msg, frozen=True):
+    """Wait in the pool of duel ``format`` (``GAME/VARIANT/SECONDS``) to be paired."""
+
+    T = "seek"
+    format: FormatKey
+    cid: ClientId = "-"
+
+
+class UnseekIntent(_Msg, frozen=True):
+    T = "unseek"
+
+
+class ChallengeIntent(_Msg, frozen=True):
+    """Make a challenge link for a friend."""
+
+    T = "challenge"
+    format: FormatKey
+    cid: ClientId = "-"
+
+
+class AcceptIntent(_Msg, frozen=True):
+    """Take up the challenge ``code``: the match starts at once."""
+
+    T = "accept"
+    code: ChallengeCode
+    cid: ClientId = "-"
+
+
+class MatchJoin(_Msg, frozen=True):
+    """(Re)attach to match ``id``; ``v`` is the last version seen (0: send the whole match)."""
+
+    T = "match"
+    id: GameId
+    cid: ClientId = "-"
+    v: Annotated[int, Meta(ge=0)] = 0
+
+
 CLIENT_MESSAGES: dict[str, type[_Msg]] = {
     cls.T: cls for cls in (NewIntent, JoinIntent, MoveIntent, StockIntent, UndoIntent, GiveUpIntent,
-                           HintAsk, TargetsAsk, Ping)
+                           HintAsk, TargetsAsk, Ping, LobbyAsk, SeekIntent, UnseekIntent, ChallengeIntent,
+                           AcceptIntent, MatchJoin)
 }
 
 ClientMessage = (NewIntent | JoinIntent | MoveIntent | StockIntent | UndoIntent | GiveUpIntent | HintAsk
-                 | TargetsAsk | Ping)
+                 | TargetsAsk | Ping | LobbyAsk | SeekIntent | UnseekIntent | ChallengeIntent | AcceptIntent
+                 | MatchJoin)
+DUEL_MESSAGES = (LobbyAsk, SeekIntent, UnseekIntent, ChallengeIntent, AcceptIntent, MatchJoin)
 
 # -- from the server -----------------------------------------------------------------------------
 
@@ -276,6 +333,118 @@ class Pong(_Msg, frozen=True):
 
     T = "pong"
     ms: int
+
+
+# -- duels, from the server ---------------------------------------------------------------------
+
+
+class Progress(Struct, frozen=True):
+    """What a player may know of the opponent's game: figures, never a card."""
+
+    score: int
+    foundation_cards: int
+    moves: int
+    ms: int
+    left_ms: int
+    outcome: str | None
+
+
+class DuelPlayer(Struct, frozen=True):
+    """A player as others see them: the account id (for the profile), the name, the rating."""
+
+    id: str
+    name: str
+    rating: int
+    provisional: bool
+
+
+class MatchEnd(Struct, frozen=True):
+    """A finished match: ``winner`` (side 0 or 1, null: a draw), the scores, the scores with the
+    bonus, the bonus; the seed and nonce that open the commitment; both ratings after the match."""
+
+    winner: int | None
+    scores: list[int]
+    finals: list[int]
+    bonus: int
+    seed: str
+    nonce: str
+    ratings: list[DuelPlayer]
+
+
+class DuelMsg(_Msg, frozen=True):
+    """A whole match as player ``you`` (0 or 1) may see it: their own table, status and ledger,
+    the opponent's progress, the commitment, and the end once both games are over."""
+
+    T = "duel"
+    id: str
+    v: int
+    you: int
+    format: str
+    game: str
+    names: dict[str, str]
+    variant: str
+    limit_s: int
+    options: dict[str, Any]
+    commitment: str
+    players: list[DuelPlayer]
+    table: Table
+    status: Status
+    ledger: list[Line]
+    opp: Progress
+    summary: Summary | None = None
+    end: MatchEnd | None = None
+
+
+class DuelEvent(_Msg, frozen=True):
+    """Version ``v`` of a match for one player. ``kind`` is the player's own ``move``, ``undo``,
+    ``illegal``, ``giveup``, the clock's ``tick``, or ``opp`` (the opponent acted: only ``opp``
+    changes). ``table`` and ``ledger`` are the player's own; ``end`` comes with the last version."""
+
+    T = "dev"
+    v: int
+    kind: str
+    ack: int | None
+    cid: str | None
+    move: str | None
+    ok: bool
+    reason: str | None
+    why: Why | None
+    table: Table | None
+    status: Status
+    ledger: list[Line]
+    opp: Progress
+    summary: Summary | None = None
+    end: MatchEnd | None = None
+
+
+class PoolInfo(Struct, frozen=True):
+    format: str
+    game: str
+    variant: str
+    limit_s: int
+    waiting: int
+    players: list[DuelPlayer]
+
+
+class LobbyMsg(_Msg, frozen=True):
+    """The lobby: every pool with how many wait (and who, the first few), the pool this player
+    waits in, their match going on, and how many matches are being played."""
+
+    T = "lobby"
+    pools: list[PoolInfo]
+    you: DuelPlayer | None
+    seeking: str | None
+    match: str | None
+    playing: int
+
+
+class ChallengeMsg(_Msg, frozen=True):
+    """A challenge made: the link to pass on (``/duel?c=CODE``)."""
+
+    T = "challenge"
+    code: str
+    format: str
+    url: str
 
 
 # -- reading and writing -------------------------------------------------------------------------

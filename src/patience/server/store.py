@@ -7,6 +7,10 @@ file in ``migrations/versions`` (``alembic_config(url)`` gives a configuration f
 commands). A game row holds the game's record (see :mod:`patience.record`): its event log, which
 is enough to rebuild the game exactly.
 
+PostgreSQL works as well, through psycopg 3: ``postgresql+psycopg://user:password@host/dbname``
+(see :func:`database_url` for the spellings accepted). Only SQL both databases share is used here,
+and the test suite runs every storage test on both.
+
 >>> store = Store("sqlite://")
 >>> store.migrate()
 >>> store.stats("nobody")["teppich"].played
@@ -23,15 +27,30 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text, case, create_engine, event, select
-from sqlalchemy.engine import Engine
+from sqlalchemy import (
+    BigInteger,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    case,
+    create_engine,
+    event,
+    select,
+)
+from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.pool import StaticPool
 
+from patience.errors import PatienceError
 from patience.games import GAMES
 
 __all__ = [
-    "Base", "BrowserRow", "GameRow", "GameStats", "SavedGame", "Store", "alembic_config", "metadata", "sqlite_url",
+    "Base", "BrowserRow", "GameRow", "GameStats", "SavedGame", "Store", "StoreError", "alembic_config",
+    "database_url", "make_engine", "metadata", "sqlite_url",
 ]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -70,6 +89,138 @@ class GameRow(Base):
     ended_ms: Mapped[int | None] = mapped_column(BigInteger)
 
     __table_args__ = (Index("ix_games_browser_game_ended", "browser_id", "game", "ended_ms"),)
+
+
+
+# -- accounts and duels (migration 0002) ---------------------------------------------------------
+
+
+class UserRow(Base):
+    """An account: a login name, the name shown to others and the argon2 hash of the password."""
+
+    __tablename__ = "users"
+
+    id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    login: Mapped[str] = mapped_column(String(32), unique=True)  # lower case
+    name: Mapped[str] = mapped_column(String(40))
+    password_hash: Mapped[str] = mapped_column(String(200))
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class AuthSessionRow(Base):
+    """A signed-in browser: the SHA-256 of its session cookie (the cookie itself is never stored)."""
+
+    __tablename__ = "auth_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    expires_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class UserBrowserRow(Base):
+    """A browser whose solo games count for an account (linked at sign-up and sign-in)."""
+
+    __tablename__ = "user_browsers"
+
+    browser_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    linked_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class SecretRow(Base):
+    """Server secrets that must outlive a restart (the key of the CSRF tokens)."""
+
+    __tablename__ = "app_secrets"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))
+
+
+class RatingRow(Base):
+    """A player's Glicko-2 rating in one game."""
+
+    __tablename__ = "ratings"
+
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(16), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    matches: Mapped[int] = mapped_column(Integer)
+    updated_ms: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (Index("ix_ratings_game_rating", "game", "rating"),)
+
+
+class RatingHistoryRow(Base):
+    """A player's rating in one game after one match."""
+
+    __tablename__ = "rating_history"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    game: Mapped[str] = mapped_column(String(16))
+    match_id: Mapped[str] = mapped_column(String(24))
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    at_ms: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (Index("ix_rating_history_user_game", "user_id", "game", "id"),)
+
+
+class MatchRow(Base):
+    """A duel: its format, the committed deal (the seed stays on the server until the end), the
+    two players and, once over, the result and the whole match record."""
+
+    __tablename__ = "matches"
+
+    id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    game: Mapped[str] = mapped_column(String(16))
+    variant: Mapped[str] = mapped_column(String(40))
+    limit_s: Mapped[int] = mapped_column(Integer)
+    options: Mapped[str] = mapped_column(Text)  # JSON
+    seed: Mapped[str] = mapped_column(String(20))
+    nonce: Mapped[str] = mapped_column(String(64))
+    commitment: Mapped[str] = mapped_column(String(64))
+    player_a: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    player_b: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    rating_a: Mapped[str] = mapped_column(String(80))  # "rating deviation volatility" at the start
+    rating_b: Mapped[str] = mapped_column(String(80))
+    state: Mapped[str] = mapped_column(String(8))  # live, over
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    ended_ms: Mapped[int | None] = mapped_column(BigInteger)
+    winner: Mapped[int | None] = mapped_column(Integer)  # 0, 1; None: a draw or not over
+    score_a: Mapped[int | None] = mapped_column(Integer)
+    score_b: Mapped[int | None] = mapped_column(Integer)
+    final_a: Mapped[int | None] = mapped_column(Integer)
+    final_b: Mapped[int | None] = mapped_column(Integer)
+    record: Mapped[str | None] = mapped_column(Text)  # the match record (JSON), once over
+
+    __table_args__ = (
+        Index("ix_matches_state", "state"),
+        Index("ix_matches_player_a", "player_a", "created_ms"),
+        Index("ix_matches_player_b", "player_b", "created_ms"),
+    )
+
+
+class MatchMoveRow(Base):
+    """The append-only log of a live duel: every event a player was told of, written before the telling.
+
+    ``kind`` is ``act`` (``side`` played ``action``, the intent's ``cid`` and ``ack``) or ``tick``
+    (the clock changed a score or ended a game). Played again in ``seq`` order, each at its time
+    ``t_ms`` on the match clock, the rows rebuild the match exactly."""
+
+    __tablename__ = "match_moves"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    kind: Mapped[str] = mapped_column(String(8))
+    side: Mapped[int | None] = mapped_column(Integer)
+    action: Mapped[str | None] = mapped_column(String(24))
+    t_ms: Mapped[int] = mapped_column(BigInteger)
+    cid: Mapped[str | None] = mapped_column(String(40))
+    ack: Mapped[int | None] = mapped_column(BigInteger)
 
 
 metadata = Base.metadata
@@ -120,7 +271,7 @@ def alembic_config(url: str) -> Any:
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    config.set_main_option("sqlalchemy.url", database_url(url).replace("%", "%%"))
     return config
 
 
@@ -132,8 +283,16 @@ class Store:
     """The database: open it with a URL, :meth:`migrate` once, then save and read games."""
 
     def __init__(self, url: str) -> None:
-        self.url = url
-        self.engine: Engine = _make_engine(url)
+        self.url = database_url(url)
+        self.engine: Engine = make_engine(self.url)
+
+    def ping(self) -> None:
+        """Connect once, or raise :class:`StoreError` saying in one line why the database cannot be reached."""
+        try:
+            with self.engine.connect():
+                pass
+        except (SQLAlchemyError, OSError, TypeError, ValueError) as exc:  # TypeError: a connect option no driver knows
+            raise StoreError(f"cannot reach the database {safe_url(self.url)}: {_reason(exc)}") from exc
 
     def migrate(self) -> None:
         """Bring the schema up to the newest migration."""
@@ -234,14 +393,91 @@ def _saved(row: GameRow) -> SavedGame:
                      row.moves, row.score, row.outcome)
 
 
-def _make_engine(url: str) -> Engine:
-    if url in ("sqlite://", "sqlite:///:memory:"):
+class StoreError(PatienceError):
+    """A database URL that cannot be used, or a database that cannot be reached."""
+
+
+def database_url(url: str) -> str:
+    """``url`` checked and spelled for this store's engine, or :class:`StoreError` saying what is wrong.
+
+    Only SQLite and PostgreSQL are supported. PostgreSQL goes through psycopg 3, which is
+    installed with the package: ``postgresql://`` and ``postgres://`` mean
+    ``postgresql+psycopg://``, and so does ``postgresql+asyncpg://`` (the store is synchronous,
+    run in worker threads, and psycopg 3 reaches the same servers; asyncpg's ``ssl=`` becomes
+    libpq's ``sslmode=``).
+
+    >>> database_url("postgres://arena:secret@db.example/arena")
+    'postgresql+psycopg://arena:secret@db.example/arena'
+    >>> database_url("postgresql+asyncpg://db.example/arena?ssl=require")
+    'postgresql+psycopg://db.example/arena?sslmode=require'
+    >>> database_url("sqlite:////var/lib/patience/patience.sqlite3")
+    'sqlite:////var/lib/patience/patience.sqlite3'
+    >>> database_url("mysql://db.example/arena")
+    Traceback (most recent call last):
+    ...
+    patience.server.store.StoreError: unsupported database mysql://db.example/arena: use sqlite:///FILE or ...
+    """
+    text = url.strip()
+    if text.startswith("postgres://"):
+        text = "postgresql://" + text[len("postgres://"):]
+    try:
+        parsed = make_url(text)
+    except ArgumentError:
+        raise StoreError(f"not a database URL: {_shown(text)} (expected e.g. sqlite:///FILE or "
+                         "postgresql+psycopg://user@host/dbname)") from None
+    backend, _, driver = parsed.drivername.partition("+")
+    if backend not in ("sqlite", "postgresql"):
+        raise StoreError(f"unsupported database {safe_url(text)}: use sqlite:///FILE or postgresql+psycopg://...")
+    if backend == "postgresql" and driver in ("", "asyncpg"):
+        query = dict(parsed.query)
+        if driver == "asyncpg" and "ssl" in query and "sslmode" not in query:
+            query["sslmode"] = query.pop("ssl")
+        return parsed.set(drivername="postgresql+psycopg", query=query).render_as_string(hide_password=False)
+    return text
+
+
+def safe_url(url: str | URL) -> str:
+    """``url`` fit to print: without its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return _shown(str(url))
+
+
+def _shown(text: str) -> str:
+    # a string that is not a URL may still hold a password: show only its start
+    return repr(text if len(text) <= 12 else text[:12] + "...")
+
+
+def _reason(exc: BaseException) -> str:
+    """The first line of what the database driver said, without SQLAlchemy's wrapping."""
+    orig = getattr(exc, "orig", None) or exc
+    lines = [line.strip() for line in str(orig).splitlines() if line.strip()]
+    return lines[0] if lines else type(orig).__name__
+
+
+def make_engine(url: str) -> Engine:
+    """The engine for a URL that :func:`database_url` has checked (SQLite gets WAL and foreign keys)."""
+    parsed = make_url(url)
+    try:
+        if parsed.get_backend_name() == "sqlite":
+            engine = _sqlite_engine(url, parsed.database in (None, "", ":memory:"))
+        else:
+            connect_args = {} if "connect_timeout" in parsed.query else {"connect_timeout": 10}
+            return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+    except (NoSuchModuleError, ImportError) as exc:
+        raise StoreError(f"no driver for {safe_url(parsed)}: {exc}") from exc
+    except (ArgumentError, TypeError) as exc:
+        raise StoreError(f"cannot use the database URL {safe_url(parsed)}: {exc}") from exc
+    return engine
+
+
+def _sqlite_engine(url: str, in_memory: bool) -> Engine:
+    if in_memory:
         # one shared connection, or every thread would see its own empty database
         engine = create_engine(url, connect_args={"check_same_thread": False}, poolclass=StaticPool)
-    elif url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
     else:
-        return create_engine(url, pool_pre_ping=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

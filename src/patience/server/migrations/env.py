@@ -3,24 +3,30 @@
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import create_engine
 
-from patience.server.store import metadata
+from patience.server.store import database_url, make_engine, metadata
+
+
+def _migrate(connection: object) -> None:
+    # batch mode lets SQLite alter tables by copying them; PostgreSQL gets plain ALTER statements
+    context.configure(connection=connection, target_metadata=metadata, render_as_batch=True, compare_type=True)
+    with context.begin_transaction():
+        context.run_migrations()
 
 
 def run() -> None:
     config = context.config
     connection = config.attributes.get("connection")
     if connection is not None:
-        context.configure(connection=connection, target_metadata=metadata, render_as_batch=True)
-        with context.begin_transaction():
-            context.run_migrations()
+        _migrate(connection)
         return
-    engine = create_engine(config.get_main_option("sqlalchemy.url") or "sqlite://")
-    with engine.begin() as conn:
-        context.configure(connection=conn, target_metadata=metadata, render_as_batch=True)
-        with context.begin_transaction():
-            context.run_migrations()
+    # the Alembic command line: the URL of alembic_config(), the same engine set-up as the app's
+    engine = make_engine(database_url(config.get_main_option("sqlalchemy.url") or "sqlite://"))
+    try:
+        with engine.begin() as conn:
+            _migrate(conn)
+    finally:
+        engine.dispose()
 
 
 # Alembic runs this file inside a migration; merely importing it (as test collection does) does nothing.

@@ -1,5 +1,7 @@
 // The words of the app in German, English and Italian; the browser's language by default.
 
+import { ARENA_TEXT } from "./arena-text.js";
+
 export const LANGS = { de: "Deutsch", en: "English", it: "Italiano" };
 const KEY = "patience.lang";
 
@@ -299,6 +301,9 @@ const TEXT = {
     },
   },
 };
+
+// duels, accounts, profiles and the rest of the arena keep their words in a file of their own
+for (const [code, words] of Object.entries(ARENA_TEXT)) Object.assign(TEXT[code], words);
 
 let current = pickLanguage();
 const listeners = new Set();

@@ -1,0 +1,292 @@
+"""Benchmark of live duels: N simulated players in concurrent matches over loopback.
+
+Starts ``patience serve`` on a free loopback port (a separate process, a fresh data folder).
+The accounts and their sessions are written to the database beforehand (one argon2 hash
+shared by all: hashing a thousand passwords would only measure argon2). Each player opens a
+websocket with its session cookie and seeks a Solitaire Reloaded duel; pairs are made by the
+lobby. Then each plays at a human pace, an intent every ``--think`` seconds on average (turn the
+stock, or try the waste's card on a foundation), sending 2 % of its intents twice, for
+``--seconds`` seconds; then both give up and the match ends.
+
+It prints the move round trip (intent sent to its answer), p50/p99/max; the intents lost or
+applied twice (must both be 0): every answered intent is checked against the finished match's
+record, which the server keeps from its move log; and the server's memory (resident set).
+
+    python benchmarks/duels.py                       # 100, 500 and 1000 players, 10 s each
+    python benchmarks/duels.py --players 50 --seconds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import hashlib
+import json
+import os
+import random
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+from argon2 import PasswordHasher
+from websockets.asyncio.client import connect
+
+TARGET_P99_MS = 50.0
+FORMAT = "reloaded/standard/300"
+COMPRESSION: str | None = "deflate"
+
+
+@dataclass
+class Player:
+    number: int
+    user_id: str
+    token: str
+    match_id: str | None = None
+    side: int = 0
+    applied: int = 0  # intents answered with a version of the player's own game (a move played)
+    answers: dict[int, int] = field(default_factory=dict)  # ack -> answers received
+    sent: int = 0
+
+
+@dataclass
+class Level:
+    players: int
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    lost: int = 0
+    twice: int = 0
+    unanswered: int = 0
+    matches: int = 0
+    rss_mb: float = 0.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def make_players(data_dir: str, count: int, offset: int) -> list[Player]:
+    """Accounts and open sessions, written straight into the app's database."""
+    from sqlalchemy.orm import Session
+
+    from patience.server.app import DB_FILE
+    from patience.server.store import AuthSessionRow, Store, UserRow, sqlite_url
+
+    store = Store(sqlite_url(Path(data_dir) / DB_FILE))
+    store.migrate()
+    digest = PasswordHasher().hash("benchmark password")
+    now = int(time.time() * 1000)
+    players = []
+    with Session(store.engine) as db, db.begin():
+        for i in range(count):
+            number = offset + i
+            user_id = f"bench{number:06d}"
+            token = secrets.token_urlsafe(32)
+            db.add(UserRow(id=user_id, login=user_id, name=f"Player {number}", password_hash=digest, created_ms=now))
+            players.append(Player(number, user_id, token))
+        db.flush()  # the accounts before their sessions
+        for p in players:
+            db.add(AuthSessionRow(token_hash=hashlib.sha256(p.token.encode()).hexdigest(), user_id=p.user_id,
+                                  created_ms=now, expires_ms=now + 86_400_000))
+    store.close()
+    return players
+
+
+def start_server(port: int, data_dir: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "patience", "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).text == "ok":
+                return process
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit("the server did not start")
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+async def play(url: str, p: Player, level: Level, stop_at: list[float], think: float, ready: asyncio.Event,
+               go: asyncio.Event, done: asyncio.Event) -> None:
+    rng = random.Random(p.number)
+    headers = {"cookie": f"patience_session={p.token}"}
+    try:
+        async with connect(url, max_size=2**20, open_timeout=60, additional_headers=headers,
+                           compression=COMPRESSION) as ws:
+            await ws.send(json.dumps({"t": "seek", "d": {"format": FORMAT, "cid": f"p{p.number}"}}))
+            while True:
+                message = json.loads(await ws.recv())
+                if message["t"] == "duel":
+                    p.match_id, p.side = message["d"]["id"], message["d"]["you"]
+                    break
+                if message["t"] == "err":
+                    raise RuntimeError(message["d"]["msg"])
+            ready.set()
+            await go.wait()
+            await asyncio.sleep(rng.random() * think)
+            ack = 0
+            own_over = False
+            while time.monotonic() < stop_at[0] and not own_over:
+                ack += 1
+                roll = rng.random()
+                if roll < 0.75:
+                    intent = {"t": "stock", "d": {"ack": ack}}
+                else:
+                    intent = {"t": "move", "d": {"ack": ack, "src": "w", "dst": "f"}}
+                copies = 2 if rng.random() < 0.02 else 1  # resent, as after a lost answer
+                sent = time.perf_counter()
+                for _ in range(copies):
+                    await ws.send(json.dumps(intent))
+                p.sent += 1
+                got = 0
+                while got < copies:
+                    message = json.loads(await ws.recv())
+                    d = message["d"]
+                    if d.get("ack") != ack or message["t"] not in ("dev", "rej", "err"):
+                        continue
+                    if message["t"] == "dev" and d.get("cid") is None:
+                        continue  # not an answer: the opponent's version
+                    got += 1
+                    if got == 1:
+                        level.latencies.append((time.perf_counter() - sent) * 1000)
+                        p.answers[ack] = 1
+                        if message["t"] == "dev" and d["kind"] in ("move", "undo", "illegal"):
+                            p.applied += 1
+                        if message["t"] == "err":
+                            level.errors += 1
+                        own_over = bool(d.get("status", {}).get("outcome")) if message["t"] == "dev" else False
+                await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
+            if not own_over:
+                ack += 1
+                await ws.send(json.dumps({"t": "giveup", "d": {"ack": ack}}))
+            while True:  # until the match ends (the opponent gives up too)
+                message = json.loads(await ws.recv())
+                if message["t"] == "dev" and message["d"].get("end") is not None:
+                    break
+            done.set()
+    except Exception:  # a refused or dropped connection counts as an error, the run goes on
+        level.errors += 1
+        ready.set()
+        done.set()
+
+
+async def run_level(base: str, players: list[Player], seconds: float, think: float, level: Level) -> None:
+    url = base.replace("http", "ws") + "/ws"
+    go = asyncio.Event()
+    readies = [asyncio.Event() for _ in players]
+    dones = [asyncio.Event() for _ in players]
+    stop_at = [time.monotonic() + 3600]
+    tasks = []
+    for i, p in enumerate(players):
+        tasks.append(asyncio.create_task(play(url, p, level, stop_at, think, readies[i], go, dones[i])))
+        if i % 50 == 49:
+            await asyncio.sleep(0.05)  # players arrive in waves
+    await asyncio.wait_for(asyncio.gather(*(e.wait() for e in readies)), timeout=180)
+    stop_at[0] = time.monotonic() + seconds
+    go.set()
+    await asyncio.wait_for(asyncio.gather(*tasks), timeout=seconds + 120)
+    await check_records(base, players, level)
+
+
+async def check_records(base: str, players: list[Player], level: Level) -> None:
+    """Every intent answered as played is in the match record exactly once: none lost, none twice."""
+    by_match: dict[str, list[Player]] = {}
+    for p in players:
+        if p.match_id:
+            by_match.setdefault(p.match_id, []).append(p)
+    level.matches = len(by_match)
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        for match_id, pair in by_match.items():
+            for _ in range(50):
+                shown = (await client.get(f"/api/matches/{match_id}")).json()
+                if shown.get("state") == "over":
+                    break
+                await asyncio.sleep(0.1)
+            else:
+                level.lost += sum(p.applied for p in pair)
+                continue
+            games = shown["record"]["games"]
+            for p in pair:
+                logged = sum(1 for a in games[p.side]["actions"] if a["m"] != "giveup")
+                level.lost += max(0, p.applied - logged)
+                level.twice += max(0, logged - p.applied)
+                level.unanswered += p.sent - len(p.answers)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", default="100,500,1000", help="player counts, comma-separated (even, ≤ 2000)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="measuring time per player count (≤ 120)")
+    parser.add_argument("--think", type=float, default=1.0, help="mean seconds between a player's intents")
+    args = parser.parse_args()
+    counts = [min(2000, max(2, int(n) // 2 * 2)) for n in args.players.split(",")]
+    seconds = min(120.0, max(1.0, args.seconds))
+    port = free_port()
+    with tempfile.TemporaryDirectory() as data_dir:
+        everyone = make_players(data_dir, sum(counts), 0)
+        server = start_server(port, data_dir)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            print(f"patience serve on {base} ({os.cpu_count()} CPUs); Solitaire Reloaded duels, an intent every "
+                  f"~{args.think:g} s per player (2 % sent twice), {seconds:g} s per level; SQLite move log")
+            print(f"{'players':>8} {'matches':>8} {'intents':>8} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} "
+                  f"{'lost':>5} {'twice':>6} {'errors':>7} {'RSS MB':>8}")
+            used = 0
+            worst = 0.0
+            for count in counts:
+                players = everyone[used:used + count]
+                used += count
+                level = Level(count)
+                gc.disable()  # the players' own collections would add pauses the server did not cause
+                asyncio.run(run_level(base, players, seconds, args.think, level))
+                gc.enable()
+                gc.collect()
+                level.rss_mb = rss_mb(server.pid)
+                lat = level.latencies
+                p50 = statistics.median(lat) if lat else float("nan")
+                p99 = percentile(lat, 99) if lat else float("nan")
+                if count == max(counts):
+                    worst = p99
+                print(f"{count:>8} {level.matches:>8} {len(lat):>8} {p50:>8.2f} {p99:>8.2f} "
+                      f"{max(lat, default=float('nan')):>8.2f} {level.lost + level.unanswered:>5} {level.twice:>6} "
+                      f"{level.errors:>7} {level.rss_mb:>8.1f}")
+            print(f"\ntarget: p99 < {TARGET_P99_MS:g} ms at {max(counts)} players: "
+                  f"{'met' if worst < TARGET_P99_MS else 'NOT met'} ({worst:.1f} ms)")
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,387 @@
+"""Duels: two people play the same deal at the same time on one clock; the higher score wins.
+
+This module is the match itself, without any network or database: the formats that may be
+played as duels, the seed commitment that proves the deal was fixed in advance, a
+:class:`Match` of two sessions on one clock, its result with the winner's bonus
+(RULES.md §2, Match), the rating update and the pairing of waiting players::
+
+    clock = ManualClock()
+    match = Match("m1", Format("reloaded", None, 300), seed=42, nonce="00" * 16, clock=clock)
+    match.act(0, "draw"); match.act(1, "giveup")
+    clock.advance(300); match.tick()          # side 0 runs out of time
+    match.result().winner                      # 0, 1 or None (a draw)
+    verify_match(match.record())               # anyone can check the deal and replay both games
+
+The commitment is ``SHA-256("patience-duel-v1|GAME|OPTIONS|SEED|NONCE")`` with OPTIONS the
+options that differ from the defaults as compact JSON with sorted keys; it is shown when the
+match starts, and the seed and nonce when it ends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from patience.errors import BadInputError, PatienceError, RecordError
+from patience.games import get_game
+from patience.options import options_to_dict
+from patience.ratings import Rating, update
+from patience.record import replay
+from patience.scoring import match_result
+from patience.session import Session
+
+__all__ = [
+    "FORMATS", "LIMITS", "MATCH_FORMAT", "MATCH_VERSION", "BonusRule", "Format", "Match", "MatchResult", "Player",
+    "Seeker", "closest", "commitment", "new_nonce", "pairs", "pick_seed", "rate", "reach", "verify_commitment",
+    "verify_match",
+]
+
+MATCH_FORMAT = "patience-match"
+MATCH_VERSION = 1
+COMMIT_PREFIX = "patience-duel-v1"
+
+LIMITS = (300, 600)
+"""Time limits a duel may have, in seconds (RULES.md §2: 5 minutes by default)."""
+
+FORMATS: dict[str, dict[str, dict[str, Any]]] = {
+    "reloaded": {"standard": {}},
+    "faecher": {"standard": {}, "with-undo": {"undo_limit": 3}},
+    # the base carpet's result does not depend on the play at all, so only the waste variants,
+    # where the order of play decides which card fills a gap, can be duels
+    "teppich": {"waste": {"waste": True}, "5x6-waste": {"rows": 5, "cols": 6, "waste": True}},
+}
+"""What may be played as a duel: game id -> variant name -> its options."""
+
+
+@dataclass(frozen=True)
+class Format:
+    """A kind of duel: the game, its variant (None: the first of :data:`FORMATS`) and the time limit."""
+
+    game: str
+    variant: str | None
+    limit_s: int
+
+    def __post_init__(self) -> None:
+        variants = FORMATS.get(self.game)
+        if variants is None:
+            raise BadInputError(f"{self.game!r} is not played as a duel (duels: {', '.join(FORMATS)})")
+        if self.variant is not None and self.variant not in variants:
+            raise BadInputError(f"{self.game} duels have no variant {self.variant!r} (variants: {', '.join(variants)})")
+        if self.limit_s not in LIMITS:
+            raise BadInputError(f"a duel's time limit is one of {', '.join(map(str, LIMITS))} seconds")
+
+    @property
+    def key(self) -> str:
+        """A short name of the format, e.g. ``reloaded/standard/300`` (lobby pools, URLs)."""
+        return f"{self.game}/{self.variant_name}/{self.limit_s}"
+
+    @property
+    def variant_name(self) -> str:
+        return self.variant or next(iter(FORMATS[self.game]))
+
+    def options(self) -> dict[str, Any]:
+        """The game options of this format, the time limit included where the game has one."""
+        opts = dict(FORMATS[self.game][self.variant_name])
+        fields = get_game(self.game).INFO.options.__dataclass_fields__
+        if "time_limit" in fields:
+            opts["time_limit"] = self.limit_s
+        return options_to_dict(get_game(self.game).make_options(opts), only_changed=True)
+
+    @classmethod
+    def from_key(cls, key: str) -> Format:
+        parts = key.split("/")
+        if len(parts) != 3 or not parts[2].isdigit():
+            raise BadInputError(f"a duel format is GAME/VARIANT/SECONDS, not {key!r}")
+        return cls(get_game(parts[0]).INFO.id, parts[1], int(parts[2]))
+
+
+@dataclass(frozen=True)
+class BonusRule:
+    """The match bonus for games whose options do not carry one (RULES.md §2 Decision: +10 %, at least 100)."""
+
+    match_bonus_percent: int = 10
+    match_bonus_min: int = 100
+
+
+# -- the seed and its commitment -----------------------------------------------------------------
+
+
+def new_nonce() -> str:
+    """A random nonce: without it, a commitment to a small seed could be found by trying seeds."""
+    return secrets.token_hex(16)
+
+
+def _canonical(game: str, options: Mapping[str, Any], seed: int, nonce: str) -> bytes:
+    opts = json.dumps(dict(options), sort_keys=True, separators=(",", ":"))
+    return f"{COMMIT_PREFIX}|{game}|{opts}|{seed}|{nonce}".encode()
+
+
+def commitment(game: str, options: Mapping[str, Any], seed: int, nonce: str) -> str:
+    """The SHA-256 commitment (hex) to a deal: shown at the start, checked with the seed at the end.
+
+    >>> commitment("reloaded", {}, 7, "ab")[:16]
+    '43c116d670c1d04c'
+    """
+    return hashlib.sha256(_canonical(game, options, seed, nonce)).hexdigest()
+
+
+def verify_commitment(digest: str, game: str, options: Mapping[str, Any], seed: int, nonce: str) -> bool:
+    """Does ``digest`` commit to exactly this game, these options, this seed and nonce?"""
+    return secrets.compare_digest(digest, commitment(game, options, seed, nonce))
+
+
+def pick_seed(game: str, options: Mapping[str, Any], *, winnable: bool = True) -> int:
+    """The deal of a new duel: a seed proved winnable (:func:`patience.solve.winnable.pick`) when
+    the shipped list has some for this variant, else a random one (every seed is a fair deal when
+    both players get it)."""
+    if winnable:
+        try:
+            from patience.solve.winnable import pick
+        except ImportError:  # an installation without the solvers
+            pick = None  # type: ignore[assignment]
+        if pick is not None:
+            try:
+                return pick(game, options)
+            except PatienceError:  # no list for this variant (yet)
+                pass
+    return 1 + secrets.randbelow(999_999_999)
+
+
+# -- players, the match, the result --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Player:
+    """A player of a match: the account id, the name shown and the rating at the start."""
+
+    id: str
+    name: str
+    rating: Rating = field(default_factory=Rating)
+
+    def to_dict(self) -> dict[str, Any]:
+        r = self.rating
+        return {"id": self.id, "name": self.name, "rating": round(r.rating, 1), "deviation": round(r.deviation, 1),
+                "volatility": r.volatility, "provisional": r.provisional}
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """Who won (0, 1 or None for a draw), the scores, the scores with the winner's bonus, the bonus."""
+
+    winner: int | None
+    scores: tuple[int, int]
+    finals: tuple[int, int]
+    bonus: int
+
+    def points(self, side: int) -> float:
+        """The rating score of ``side``: 1 for a win, ½ for a draw, 0 for a loss."""
+        return 0.5 if self.winner is None else float(self.winner == side)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"winner": self.winner, "scores": list(self.scores), "finals": list(self.finals), "bonus": self.bonus}
+
+
+def result_of(scores: tuple[int, int], options: Any) -> MatchResult:
+    """The match result of two final scores under the game's (or the default) bonus rule."""
+    rule = options if hasattr(options, "match_bonus_percent") else BonusRule()
+    winner, finals = match_result(scores, rule)
+    bonus = 0 if winner is None else finals[winner] - scores[winner]
+    return MatchResult(winner, scores, finals, bonus)
+
+
+def rate(result: MatchResult, ratings: tuple[Rating, Rating]) -> tuple[Rating, Rating]:
+    """Both players' ratings after the match (Glicko-2, the match as one rating period)."""
+    a, b = ratings
+    return update(a, [(b, result.points(0))]), update(b, [(a, result.points(1))])
+
+
+class _SideClock:
+    """A player's view of the match clock: it stops at the time limit, so a game never runs past it."""
+
+    def __init__(self, clock: Callable[[], float], limit_s: int) -> None:
+        self._clock = clock
+        self._end = clock() + limit_s
+
+    def __call__(self) -> float:
+        return min(self._clock(), self._end)
+
+
+class Match:
+    """Two sessions of one deal on one clock. Side 0 and side 1 are the two players."""
+
+    def __init__(self, match_id: str, fmt: Format, seed: int, nonce: str, clock: Callable[[], float],
+                 players: tuple[Player, Player] = (Player("a", "A"), Player("b", "B"))) -> None:
+        self.id = match_id
+        self.format = fmt
+        self.seed = seed
+        self.nonce = nonce
+        self.options = fmt.options()
+        self.commitment = commitment(fmt.game, self.options, seed, nonce)
+        self.players = players
+        self.limit_ms = fmt.limit_s * 1000
+        self.sessions = (Session(fmt.game, seed, self.options, clock=_SideClock(clock, fmt.limit_s)),
+                         Session(fmt.game, seed, self.options, clock=_SideClock(clock, fmt.limit_s)))
+        self.new_ratings: tuple[Rating, Rating] | None = None
+
+    @property
+    def game(self) -> str:
+        return self.format.game
+
+    @property
+    def is_over(self) -> bool:
+        return all(s.is_over for s in self.sessions)
+
+    def act(self, side: int, action: str) -> None:
+        """Carry out a player's action (a move text, ``undo``, ``giveup``) as :meth:`Session.apply_action`."""
+        if action in ("hint", "solve"):
+            raise BadInputError("hints are off in duels")
+        self.sessions[side].apply_action(action)
+
+    def tick(self) -> list[int]:
+        """Bring both games up to the clock; returns the sides whose score or end changed."""
+        changed = []
+        for side, session in enumerate(self.sessions):
+            if session.is_over:
+                continue
+            before = len(session.ledger)
+            session.tick()
+            if not session.is_over and session.elapsed_ms() >= self.limit_ms:
+                # a game without a clock of its own (Teppich) ends at the match's time limit,
+                # recorded as given up at that moment so that its record replays
+                session.give_up()
+            if session.is_over or len(session.ledger) != before:
+                changed.append(side)
+        return changed
+
+    def progress(self, side: int) -> dict[str, Any]:
+        """What the other player may know of ``side``'s game: figures, never a card."""
+        s = self.sessions[side]
+        return {"score": s.score, "foundation_cards": s.state.foundation_cards(), "moves": s.moves_made,
+                "ms": s.elapsed_ms(), "left_ms": max(0, self.limit_ms - s.elapsed_ms()),
+                "outcome": s.outcome.value if s.outcome else None}
+
+    def result(self) -> MatchResult:
+        """The result; only once both games are over."""
+        if not self.is_over:
+            raise BadInputError("the match is not over yet")
+        a, b = self.sessions
+        return result_of((a.score, b.score), a.options)
+
+    def finish(self) -> tuple[MatchResult, tuple[Rating, Rating]]:
+        """The result and both new ratings (kept for the record)."""
+        result = self.result()
+        self.new_ratings = rate(result, (self.players[0].rating, self.players[1].rating))
+        return result, self.new_ratings
+
+    def record(self) -> dict[str, Any]:
+        """The match as a record: the commitment, both players, both game records and, once over,
+        the seed, the nonce and the result. Each game record replays with :func:`patience.record.replay`."""
+        out: dict[str, Any] = {
+            "format": MATCH_FORMAT, "version": MATCH_VERSION, "id": self.id, "game": self.game,
+            "variant": self.format.variant_name, "limit_s": self.format.limit_s, "options": self.options,
+            "commitment": self.commitment, "players": [p.to_dict() for p in self.players],
+            "games": [s.record() for s in self.sessions],
+        }
+        if self.is_over:
+            out["seed"] = self.seed
+            out["nonce"] = self.nonce
+            out["result"] = self.result().to_dict()
+            if self.new_ratings is not None:
+                out["ratings_after"] = [{"rating": round(r.rating, 1), "deviation": round(r.deviation, 1),
+                                         "volatility": r.volatility} for r in self.new_ratings]
+        return out
+
+
+def verify_match(record: Mapping[str, Any]) -> MatchResult:
+    """Check a finished match's record: the commitment opens to its seed, both games are that deal
+    and replay exactly, and the result follows from their scores. Raises RecordError if not."""
+    if record.get("format") != MATCH_FORMAT or record.get("version") != MATCH_VERSION:
+        raise RecordError(f"not a match record (format {MATCH_FORMAT!r}, version {MATCH_VERSION})")
+    game, options, seed, nonce = record.get("game"), record.get("options"), record.get("seed"), record.get("nonce")
+    if not isinstance(seed, int) or not isinstance(nonce, str) or not isinstance(options, Mapping):
+        raise RecordError("the match record has no seed and nonce yet (is the match over?)")
+    if not verify_commitment(str(record.get("commitment")), str(game), options, seed, nonce):
+        raise RecordError("the seed does not open the commitment shown at the start")
+    games = record.get("games")
+    if not isinstance(games, list) or len(games) != 2:
+        raise RecordError("a match record holds two game records")
+    sessions = []
+    for side, game_record in enumerate(games):
+        if (not isinstance(game_record, Mapping) or game_record.get("game") != game
+                or game_record.get("seed") != seed or dict(game_record.get("options") or {}) != dict(options)):
+            raise RecordError(f"game {side + 1} is not the committed deal")
+        session = replay(game_record)
+        if session.outcome is None:
+            raise RecordError(f"game {side + 1} has not ended")
+        sessions.append(session)
+    result = result_of((sessions[0].score, sessions[1].score), sessions[0].options)
+    if "result" in record and record["result"] != result.to_dict():
+        raise RecordError(f"the result should be {result.to_dict()}, the record says {record['result']}")
+    return result
+
+
+# -- pairing -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Seeker:
+    """A player waiting in a lobby pool: who, their rating in that game, since when (any clock)."""
+
+    user: str
+    rating: float
+    since: float
+
+
+REACH_START = 150.0
+REACH_PER_SECOND = 25.0
+
+
+def reach(waited_s: float) -> float:
+    """How far in rating a waiting player may be paired: close at first, anyone after a minute or so."""
+    return REACH_START + REACH_PER_SECOND * max(0.0, waited_s)
+
+
+def closest(rating: float, waiting: Sequence[Seeker], *, exclude: str | None = None,
+            now: float | None = None) -> Seeker | None:
+    """The waiting player closest in rating (the one waiting longest among equals), or None.
+
+    With ``now`` (on the clock of ``since``), only players whose :func:`reach` has grown to the
+    difference count: a newcomer meets a near rating at once, a far one after some waiting.
+
+    >>> closest(1500, [Seeker("a", 1700, 1), Seeker("b", 1450, 2), Seeker("c", 1550, 0)]).user
+    'c'
+    >>> closest(1500, [Seeker("a", 1900, 0)], now=9.0) is None, closest(1500, [Seeker("a", 1900, 0)], now=10.0)
+    (True, Seeker(user='a', rating=1900, since=0))
+    """
+    best: Seeker | None = None
+    for seeker in waiting:
+        if seeker.user == exclude:
+            continue
+        if now is not None and abs(seeker.rating - rating) > reach(now - seeker.since):
+            continue
+        if best is None or (abs(seeker.rating - rating), seeker.since) < (abs(best.rating - rating), best.since):
+            best = seeker
+    return best
+
+
+def pairs(waiting: Sequence[Seeker], now: float) -> list[tuple[Seeker, Seeker]]:
+    """Pairs to make in one pool now: each player, longest waiting first, with the closest one in reach.
+
+    >>> [(a.user, b.user) for a, b in pairs([Seeker("a", 1500, 0), Seeker("b", 2000, 1), Seeker("c", 1600, 2)], 3)]
+    [('a', 'c')]
+    """
+    left = sorted(waiting, key=lambda s: s.since)
+    made = []
+    while left:
+        first = left.pop(0)
+        other = closest(first.rating, left, now=now)
+        if other is None or abs(other.rating - first.rating) > reach(now - first.since):
+            continue
+        left.remove(other)
+        made.append((first, other))
+    return made
+

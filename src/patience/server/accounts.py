@@ -1,0 +1,407 @@
+"""Accounts: sign up, sign in, sign out and the display name, with the safeguards they need.
+
+- Passwords are kept only as argon2id hashes (argon2-cffi), rehashed when the parameters change.
+- A signed-in browser holds a random session token in an HttpOnly, SameSite=Lax cookie (Secure
+  over HTTPS); the database keeps only the token's SHA-256, so a leaked table opens no session.
+- Every form post carries a CSRF token: an HMAC of the browser's id under a server secret kept in
+  the database (so tokens outlive a restart). A post from another site has neither.
+- Failed sign-ins are counted per login name and per address; past the limit, sign-in answers
+  429 with the seconds to wait, without looking at the password.
+- The browser's solo games count for the account: the browser is linked at sign-up (and at
+  sign-in, if no account has it yet).
+
+The HTTP handlers at the end answer JSON to ``fetch`` (``Accept: application/json``) and
+redirect a plain form post back to the page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import anyio
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+
+from patience.server.store import AuthSessionRow, SecretRow, Store, UserBrowserRow, UserRow
+
+__all__ = [
+    "SESSION_COOKIE", "AccountError", "Accounts", "RateLimiter", "User", "current_user", "me_api", "name_post",
+    "signin_post", "signout_post", "signup_post",
+]
+
+SESSION_COOKIE = "patience_session"
+SESSION_DAYS = 30
+LOGIN = re.compile(r"^[a-z0-9][a-z0-9_.-]{2,31}$")
+MIN_PASSWORD = 8
+MAX_PASSWORD = 256
+MAX_NAME = 40
+
+
+class AccountError(ValueError):
+    """A sign-up or sign-in that cannot be done: ``code`` for programs (and translations), the text for people."""
+
+    def __init__(self, code: str, message: str, status: int = 400, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class User:
+    id: str
+    login: str
+    name: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.id, "login": self.login, "name": self.name}
+
+
+class RateLimiter:
+    """At most ``limit`` failures per key in ``window`` seconds; the next try must wait."""
+
+    def __init__(self, limit: int, window: float, now: Callable[[], float] = time.monotonic) -> None:
+        self.limit = limit
+        self.window = window
+        self.now = now
+        self._failures: dict[str, deque[float]] = {}
+
+    def _recent(self, key: str) -> deque[float]:
+        times = self._failures.get(key)
+        if times is None:
+            return deque()
+        edge = self.now() - self.window
+        while times and times[0] <= edge:
+            times.popleft()
+        if not times:
+            del self._failures[key]
+        return times
+
+    def wait(self, key: str) -> int:
+        """Seconds until ``key`` may try again (0: now)."""
+        times = self._recent(key)
+        if len(times) < self.limit:
+            return 0
+        return max(1, int(times[0] + self.window - self.now() + 0.999))
+
+    def fail(self, key: str) -> None:
+        self._recent(key)
+        self._failures.setdefault(key, deque()).append(self.now())
+        if len(self._failures) > 100_000:  # a flood of made-up names must not fill the memory
+            self._failures.pop(next(iter(self._failures)))
+
+    def forget(self, key: str) -> None:
+        self._failures.pop(key, None)
+
+
+def clean_name(name: str) -> str:
+    """A display name: trimmed, inner spaces folded, 1..40 printable characters."""
+    text = " ".join(str(name).split())
+    if not text or len(text) > MAX_NAME or not text.isprintable() or any(c in text for c in "<>"):
+        raise AccountError("bad_name", f"a name is 1 to {MAX_NAME} characters (no < or >)")
+    return text
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Accounts:
+    """Users, their sessions and browsers in the store; the CSRF key; the sign-in rate limits."""
+
+    def __init__(self, store: Store, *, now: Callable[[], float] = time.monotonic,
+                 hasher: PasswordHasher | None = None, login_limit: int = 5, address_limit: int = 20,
+                 window: float = 300.0) -> None:
+        self.store = store
+        self.hasher = hasher or PasswordHasher()
+        self.by_login = RateLimiter(login_limit, window, now)
+        self.by_address = RateLimiter(address_limit, window, now)
+        self._csrf_key: bytes | None = None
+        # a hash to check against when the login is unknown, so that the answer takes as long
+        self._dummy = self.hasher.hash(secrets.token_hex(8))
+
+    # -- CSRF --------------------------------------------------------------------------------
+
+    def csrf_key(self) -> bytes:
+        if self._csrf_key is None:
+            with Session(self.store.engine) as db, db.begin():
+                row = db.get(SecretRow, "csrf")
+                if row is None:
+                    row = SecretRow(name="csrf", value=secrets.token_hex(32))
+                    db.add(row)
+                value = row.value
+            self._csrf_key = bytes.fromhex(value)
+        return self._csrf_key
+
+    def csrf_token(self, browser: str) -> str:
+        return hmac.new(self.csrf_key(), f"csrf|{browser}".encode(), hashlib.sha256).hexdigest()
+
+    def csrf_ok(self, browser: str, token: str | None) -> bool:
+        return bool(token) and hmac.compare_digest(self.csrf_token(browser), str(token))
+
+    # -- accounts ----------------------------------------------------------------------------
+
+    def sign_up(self, login: str, name: str, password: str, browser: str | None) -> tuple[User, str]:
+        """A new account, signed in: the user and the session token for the cookie."""
+        login = str(login).strip().lower()
+        if not LOGIN.match(login):
+            raise AccountError("bad_login", "a login name is 3 to 32 letters, digits, '.', '_' or '-'")
+        display = clean_name(name or login)
+        if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+            raise AccountError("bad_password", f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+        digest = self.hasher.hash(password)
+        user = User(secrets.token_urlsafe(12), login, display)
+        now = _now_ms()
+        with Session(self.store.engine) as db, db.begin():
+            if db.scalar(select(UserRow.id).where(UserRow.login == login)) is not None:
+                raise AccountError("login_taken", f"the login name {login!r} is taken", 409)
+            db.add(UserRow(id=user.id, login=login, name=display, password_hash=digest, created_ms=now))
+            db.flush()
+            if browser:
+                # the solo statistics of this browser now belong to the account
+                db.merge(UserBrowserRow(browser_id=browser, user_id=user.id, linked_ms=now))
+        return user, self._new_session(user.id)
+
+    def sign_in(self, login: str, password: str, browser: str | None, address: str) -> tuple[User, str]:
+        """Check the password (under the rate limits) and open a session."""
+        login = str(login).strip().lower()
+        wait = max(self.by_login.wait(f"login:{login}"), self.by_address.wait(f"addr:{address}"))
+        if wait:
+            raise AccountError("rate_limited", f"too many failed sign-ins: try again in {wait} s", 429, wait)
+        with Session(self.store.engine) as db:
+            row = db.scalar(select(UserRow).where(UserRow.login == login))
+            stored = row.password_hash if row is not None else self._dummy
+            try:
+                self.hasher.verify(stored, password)
+                ok = row is not None
+            except (VerificationError, InvalidHashError):
+                ok = False
+            if not ok or row is None:
+                self.by_login.fail(f"login:{login}")
+                self.by_address.fail(f"addr:{address}")
+                raise AccountError("wrong_password", "wrong login name or password", 401)
+            user = User(row.id, row.login, row.name)
+            needs_rehash = self.hasher.check_needs_rehash(stored)
+        self.by_login.forget(f"login:{login}")
+        now = _now_ms()
+        with Session(self.store.engine) as db, db.begin():
+            if needs_rehash:
+                db.get(UserRow, user.id).password_hash = self.hasher.hash(password)  # type: ignore[union-attr]
+            if browser and db.get(UserBrowserRow, browser) is None:
+                db.add(UserBrowserRow(browser_id=browser, user_id=user.id, linked_ms=now))
+        return user, self._new_session(user.id)
+
+    def _new_session(self, user_id: str) -> str:
+        token = secrets.token_urlsafe(32)
+        now = _now_ms()
+        with Session(self.store.engine) as db, db.begin():
+            db.add(AuthSessionRow(token_hash=_token_hash(token), user_id=user_id, created_ms=now,
+                                  expires_ms=now + SESSION_DAYS * 86_400_000))
+        return token
+
+    def sign_out(self, token: str | None) -> None:
+        if not token:
+            return
+        with Session(self.store.engine) as db, db.begin():
+            db.execute(delete(AuthSessionRow).where(AuthSessionRow.token_hash == _token_hash(token)))
+
+    def user_for(self, token: str | None) -> User | None:
+        """The user a session token belongs to, if the session is still open."""
+        if not token or len(token) > 100:
+            return None
+        with Session(self.store.engine) as db:
+            row = db.execute(select(UserRow.id, UserRow.login, UserRow.name, AuthSessionRow.expires_ms)
+                             .join(AuthSessionRow, AuthSessionRow.user_id == UserRow.id)
+                             .where(AuthSessionRow.token_hash == _token_hash(token))).first()
+        if row is None or row.expires_ms < _now_ms():
+            return None
+        return User(row.id, row.login, row.name)
+
+    def rename(self, user_id: str, name: str) -> User:
+        display = clean_name(name)
+        with Session(self.store.engine) as db, db.begin():
+            row = db.get(UserRow, user_id)
+            if row is None:
+                raise AccountError("no_user", "no such account", 404)
+            row.name = display
+            return User(row.id, row.login, row.name)
+
+    def user(self, user_id: str) -> User | None:
+        with Session(self.store.engine) as db:
+            row = db.get(UserRow, user_id)
+            return None if row is None else User(row.id, row.login, row.name)
+
+    def browsers(self, user_id: str) -> list[str]:
+        with Session(self.store.engine) as db:
+            return list(db.scalars(select(UserBrowserRow.browser_id).where(UserBrowserRow.user_id == user_id)))
+
+
+# -- HTTP ----------------------------------------------------------------------------------------
+
+
+def _accounts(conn: HTTPConnection) -> Accounts:
+    return conn.app.state.accounts  # type: ignore[no-any-return]
+
+
+async def current_user(conn: HTTPConnection) -> User | None:
+    token = conn.cookies.get(SESSION_COOKIE)
+    if not token:
+        return None
+    return await anyio.to_thread.run_sync(_accounts(conn).user_for, token)
+
+
+def _wants_json(request: Request) -> bool:
+    return "application/json" in request.headers.get("accept", "")
+
+
+def _safe_next(value: Any) -> str:
+    """Where to go after the form: a path of this site only (never another site)."""
+    text = str(value or "")
+    if not text.startswith("/") or text.startswith("//") or "\\" in text or urlsplit(text).netloc:
+        return "/duel"
+    return text
+
+
+def _same_site(request: Request) -> bool:
+    origin = request.headers.get("origin")
+    if not origin or origin == "null":
+        return origin is None
+    return urlsplit(origin).netloc.lower() == request.headers.get("host", "").lower()
+
+
+def _fail(request: Request, exc: AccountError, mode: str) -> Response:
+    if _wants_json(request):
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+        return JSONResponse({"ok": False, "error": exc.code, "msg": str(exc), "retry_after": exc.retry_after},
+                            status_code=exc.status, headers=headers)
+    query = {"mode": mode, "error": exc.code}
+    if exc.retry_after:
+        query["wait"] = str(exc.retry_after)
+    return RedirectResponse(f"/account?{urlencode(query)}", status_code=303)
+
+
+def _done(request: Request, user: User | None, next_path: str) -> Response:
+    if _wants_json(request):
+        return JSONResponse({"ok": True, "user": user.to_dict() if user else None, "next": next_path})
+    return RedirectResponse(next_path, status_code=303)
+
+
+def _set_session(request: Request, response: Response, token: str | None) -> Response:
+    secure = request.url.scheme == "https" or request.headers.get("x-forwarded-proto") == "https"
+    if token is None:
+        response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=secure)
+    else:
+        response.set_cookie(SESSION_COOKIE, token, max_age=SESSION_DAYS * 86400, path="/", httponly=True,
+                            samesite="lax", secure=secure)
+    return response
+
+
+MAX_FORM_BYTES = 8192
+
+
+async def _read_form(request: Request) -> dict[str, str]:
+    """An URL-encoded form body (what the pages post); anything else, or too long, reads as empty."""
+    if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
+        return {}
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            return {}
+    try:
+        pairs = parse_qsl(body.decode(), keep_blank_values=True, max_num_fields=16, strict_parsing=False)
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    return {key: value for key, value in pairs if len(value) <= 1000}
+
+
+async def _form(request: Request, mode: str) -> tuple[dict[str, str], str] | Response:
+    """The posted form if its CSRF token is this browser's, else the 403 answer."""
+    from patience.server.app import browser_id
+
+    browser, new = browser_id(request)
+    fields = await _read_form(request)
+    if new or not _same_site(request) or not _accounts(request).csrf_ok(browser, fields.get("csrf")):
+        return _fail(request, AccountError("csrf", "the form is stale or from another site: reload the page", 403),
+                     mode)
+    return fields, browser
+
+
+async def signup_post(request: Request) -> Response:
+    got = await _form(request, "signup")
+    if isinstance(got, Response):
+        return got
+    fields, browser = got
+    try:
+        user, token = await anyio.to_thread.run_sync(
+            _accounts(request).sign_up, fields.get("login", ""), fields.get("name", ""), fields.get("password", ""),
+            browser)
+    except AccountError as exc:
+        return _fail(request, exc, "signup")
+    return _set_session(request, _done(request, user, _safe_next(fields.get("next"))), token)
+
+
+async def signin_post(request: Request) -> Response:
+    got = await _form(request, "signin")
+    if isinstance(got, Response):
+        return got
+    fields, browser = got
+    address = request.client.host if request.client else "?"
+    try:
+        user, token = await anyio.to_thread.run_sync(
+            _accounts(request).sign_in, fields.get("login", ""), fields.get("password", ""), browser, address)
+    except AccountError as exc:
+        return _fail(request, exc, "signin")
+    return _set_session(request, _done(request, user, _safe_next(fields.get("next"))), token)
+
+
+async def signout_post(request: Request) -> Response:
+    got = await _form(request, "signin")
+    if isinstance(got, Response):
+        return got
+    await anyio.to_thread.run_sync(_accounts(request).sign_out, request.cookies.get(SESSION_COOKIE))
+    return _set_session(request, _done(request, None, "/"), None)
+
+
+async def name_post(request: Request) -> Response:
+    got = await _form(request, "name")
+    if isinstance(got, Response):
+        return got
+    fields, _ = got
+    user = await current_user(request)
+    if user is None:
+        return _fail(request, AccountError("sign_in", "sign in first", 401), "signin")
+    try:
+        user = await anyio.to_thread.run_sync(_accounts(request).rename, user.id, fields.get("name", ""))
+    except AccountError as exc:
+        return _fail(request, exc, "name")
+    return _done(request, user, _safe_next(fields.get("next") or "/account"))
+
+
+async def me_api(request: Request) -> Response:
+    """Who is signed in on this browser, and the CSRF token for its forms."""
+    from patience.server.app import _with_cookie, browser_id
+
+    browser, new = browser_id(request)
+    user = await current_user(request)
+    token = await anyio.to_thread.run_sync(_accounts(request).csrf_token, browser)
+    response = JSONResponse({"user": user.to_dict() if user else None, "csrf": token},
+                            headers={"Cache-Control": "no-store"})
+    return _with_cookie(response, browser, new)

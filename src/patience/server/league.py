@@ -1,0 +1,316 @@
+"""The duel tables and what is read from them: ratings, matches and their move logs, the pages'
+HTTP API (leaderboards, profiles, match history, a finished match with its replay frames).
+
+The writes here are small functions of a database connection; the arena hands them to its log
+writer, which runs each batch in one transaction (see :class:`patience.server.arena.LogWriter`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from sqlalchemy import case, func, or_, select, update
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.orm import Session
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from patience.duel import FORMATS, Match, MatchResult
+from patience.errors import PatienceError
+from patience.games import get_game
+from patience.ratings import PROVISIONAL_DEVIATION, Rating
+from patience.record import replay
+from patience.server.store import (
+    GameRow,
+    MatchMoveRow,
+    MatchRow,
+    RatingHistoryRow,
+    RatingRow,
+    Store,
+    UserBrowserRow,
+    UserRow,
+)
+from patience.session import ManualClock
+from patience.session import Session as GameSession
+
+__all__ = [
+    "DUEL_GAMES", "MoveRow", "finish_match", "insert_match", "insert_moves", "leaderboard_api", "load_rating",
+    "match_api", "matches_api", "profile_api", "saved_matches",
+]
+
+DUEL_GAMES = tuple(FORMATS)
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    """One row of a match's move log (see :class:`patience.server.store.MatchMoveRow`)."""
+
+    seq: int
+    kind: str  # act, tick
+    side: int | None
+    action: str | None
+    t_ms: int
+    cid: str | None = None
+    ack: int | None = None
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _insert(connection: Connection, table: Any) -> Any:
+    if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(table)
+
+
+def rating_text(rating: Rating) -> str:
+    return f"{rating.rating!r} {rating.deviation!r} {rating.volatility!r}"
+
+
+def parse_rating(text: str) -> Rating:
+    r, d, v = (float(x) for x in text.split())
+    return Rating(r, d, v)
+
+
+# -- writes (run by the arena's log writer) ------------------------------------------------------
+
+
+def insert_match(connection: Connection, match: Match) -> None:
+    a, b = match.players
+    connection.execute(MatchRow.__table__.insert(), [{
+        "id": match.id, "game": match.game, "variant": match.format.variant_name, "limit_s": match.format.limit_s,
+        "options": json.dumps(match.options, sort_keys=True), "seed": str(match.seed), "nonce": match.nonce,
+        "commitment": match.commitment, "player_a": a.id, "player_b": b.id, "rating_a": rating_text(a.rating),
+        "rating_b": rating_text(b.rating), "state": "live", "created_ms": _now_ms(),
+    }])
+
+
+def insert_moves(connection: Connection, rows: Iterable[tuple[str, MoveRow]]) -> None:
+    batch = [{"match_id": match_id, "seq": r.seq, "kind": r.kind, "side": r.side, "action": r.action,
+              "t_ms": r.t_ms, "cid": r.cid, "ack": r.ack} for match_id, r in rows]
+    if batch:
+        connection.execute(MatchMoveRow.__table__.insert(), batch)
+
+
+def finish_match(connection: Connection, match: Match, result: MatchResult, after: tuple[Rating, Rating]) -> None:
+    """The end of a match: its result and record, both new ratings and their history lines."""
+    now = _now_ms()
+    connection.execute(update(MatchRow).where(MatchRow.id == match.id).values(
+        state="over", ended_ms=now, winner=result.winner, score_a=result.scores[0], score_b=result.scores[1],
+        final_a=result.finals[0], final_b=result.finals[1], record=json.dumps(match.record())))
+    pairs = list(zip(match.players, after, strict=True))
+    rows = [{"user_id": p.id, "game": match.game, "rating": r.rating, "deviation": r.deviation,
+             "volatility": r.volatility, "matches": 1, "updated_ms": now} for p, r in pairs]
+    upsert = _insert(connection, RatingRow.__table__)
+    table = RatingRow.__table__.c
+    upsert = upsert.on_conflict_do_update(index_elements=["user_id", "game"], set_={
+        "rating": upsert.excluded.rating, "deviation": upsert.excluded.deviation,
+        "volatility": upsert.excluded.volatility, "matches": table.matches + 1,
+        "updated_ms": upsert.excluded.updated_ms,
+    })
+    connection.execute(upsert, rows)
+    connection.execute(RatingHistoryRow.__table__.insert(), [
+        {"user_id": p.id, "game": match.game, "match_id": match.id, "rating": r.rating, "deviation": r.deviation,
+         "at_ms": now} for p, r in pairs])
+
+
+# -- reads ---------------------------------------------------------------------------------------
+
+
+def load_rating(engine: Engine, user_id: str, game: str) -> Rating:
+    """A player's rating in ``game`` (a new player's: 1500 ± 350)."""
+    with Session(engine) as db:
+        row = db.get(RatingRow, (user_id, game))
+        return Rating() if row is None else Rating(row.rating, row.deviation, row.volatility)
+
+
+def saved_matches(engine: Engine, *, state: str = "live") -> list[tuple[MatchRow, dict[str, str], list[MoveRow]]]:
+    """The matches in ``state`` with their players' names and their move logs in order."""
+    out = []
+    with Session(engine) as db:
+        for row in list(db.scalars(select(MatchRow).where(MatchRow.state == state))):
+            names = dict(db.execute(select(UserRow.id, UserRow.name)
+                                    .where(UserRow.id.in_([row.player_a, row.player_b]))).all())
+            moves = [MoveRow(m.seq, m.kind, m.side, m.action, m.t_ms, m.cid, m.ack) for m in db.scalars(
+                select(MatchMoveRow).where(MatchMoveRow.match_id == row.id).order_by(MatchMoveRow.seq))]
+            db.expunge(row)
+            out.append((row, names, moves))
+    return out
+
+
+def _rating_dict(row: RatingRow) -> dict[str, Any]:
+    return {"rating": round(row.rating), "deviation": round(row.deviation), "provisional":
+            row.deviation > PROVISIONAL_DEVIATION, "matches": row.matches}
+
+
+def leaderboard(engine: Engine, game: str, limit: int = 100) -> list[dict[str, Any]]:
+    """Players of ``game`` by rating: established ratings first, provisional ones (marked) after."""
+    with Session(engine) as db:
+        rows = db.execute(select(RatingRow, UserRow.name).join(UserRow, UserRow.id == RatingRow.user_id)
+                          .where(RatingRow.game == game).order_by(RatingRow.rating.desc()).limit(limit)).all()
+    board = [{"id": r.user_id, "name": name, **_rating_dict(r)} for r, name in rows]
+    board.sort(key=lambda e: (e["provisional"], -e["rating"]))
+    return board
+
+
+def _match_summary(row: MatchRow, names: Mapping[str, str]) -> dict[str, Any]:
+    return {"id": row.id, "game": row.game, "variant": row.variant, "limit_s": row.limit_s, "state": row.state,
+            "created_ms": row.created_ms, "ended_ms": row.ended_ms, "winner": row.winner,
+            "players": [{"id": row.player_a, "name": names.get(row.player_a, "?")},
+                        {"id": row.player_b, "name": names.get(row.player_b, "?")}],
+            "scores": [row.score_a, row.score_b], "finals": [row.final_a, row.final_b]}
+
+
+def _names(db: Session, ids: Iterable[str]) -> dict[str, str]:
+    wanted = sorted(set(ids))
+    if not wanted:
+        return {}
+    return dict(db.execute(select(UserRow.id, UserRow.name).where(UserRow.id.in_(wanted))).all())
+
+
+def recent_matches(engine: Engine, user_id: str | None, limit: int = 20, before_ms: int | None = None,
+                   ) -> list[dict[str, Any]]:
+    with Session(engine) as db:
+        query = select(MatchRow).order_by(MatchRow.created_ms.desc()).limit(limit)
+        if user_id is not None:
+            query = query.where(or_(MatchRow.player_a == user_id, MatchRow.player_b == user_id))
+        if before_ms is not None:
+            query = query.where(MatchRow.created_ms < before_ms)
+        rows = list(db.scalars(query))
+        names = _names(db, [p for r in rows for p in (r.player_a, r.player_b)])
+        return [_match_summary(r, names) for r in rows]
+
+
+def profile(engine: Engine, user_id: str) -> dict[str, Any] | None:
+    """A player's page: ratings and their history per game, duel and solo statistics, recent matches."""
+    with Session(engine) as db:
+        user = db.get(UserRow, user_id)
+        if user is None:
+            return None
+        ratings = {r.game: _rating_dict(r) for r in db.scalars(select(RatingRow).where(RatingRow.user_id == user_id))}
+        history: dict[str, list[dict[str, Any]]] = {}
+        for h in db.scalars(select(RatingHistoryRow).where(RatingHistoryRow.user_id == user_id)
+                            .order_by(RatingHistoryRow.id)):
+            history.setdefault(h.game, []).append({"at_ms": h.at_ms, "rating": round(h.rating),
+                                                   "deviation": round(h.deviation), "match": h.match_id})
+        duels: dict[str, dict[str, int]] = {}
+        for game, winner, side_a in db.execute(
+                select(MatchRow.game, MatchRow.winner, MatchRow.player_a == user_id)
+                .where(MatchRow.state == "over", or_(MatchRow.player_a == user_id, MatchRow.player_b == user_id))):
+            figures = duels.setdefault(game, {"played": 0, "won": 0, "lost": 0, "drawn": 0})
+            figures["played"] += 1
+            mine = 0 if side_a else 1
+            figures["drawn" if winner is None else "won" if winner == mine else "lost"] += 1
+        browsers = list(db.scalars(select(UserBrowserRow.browser_id).where(UserBrowserRow.user_id == user_id)))
+        solo: dict[str, dict[str, Any]] = {}
+        if browsers:
+            for game, played, won, best in db.execute(
+                    select(GameRow.game, func.count(), func.sum(case((GameRow.outcome == "won", 1), else_=0)),
+                           func.max(GameRow.score))
+                    .where(GameRow.browser_id.in_(browsers), GameRow.outcome.is_not(None)).group_by(GameRow.game)):
+                solo[game] = {"played": played, "won": int(won or 0), "best": best}
+        out = {"user": {"id": user.id, "name": user.name, "since_ms": user.created_ms}, "ratings": ratings,
+               "history": history, "duels": duels, "solo": solo}
+    out["recent"] = recent_matches(engine, user_id, limit=20)
+    return out
+
+
+def match_view(engine: Engine, match_id: str) -> dict[str, Any] | None:
+    """A match for its page: while live, only what everybody may know (never the seed); once
+    over, the whole record and, for the replay viewer, both games step by step."""
+    with Session(engine) as db:
+        row = db.get(MatchRow, match_id)
+        if row is None:
+            return None
+        names = _names(db, [row.player_a, row.player_b])
+        out = _match_summary(row, names)
+        out["commitment"] = row.commitment
+        out["options"] = json.loads(row.options)
+        if row.state != "over" or row.record is None:
+            return out
+        record = json.loads(row.record)
+    out["record"] = record
+    out["frames"] = [frames(g) for g in record["games"]]
+    return out
+
+
+def frames(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A game record as the positions its player saw, one after each action (the first: the deal).
+
+    The server plays the record through the rules engine: the replay viewer draws tables and holds no rule.
+    """
+    final = replay(record)
+    clock = ManualClock()
+    session = GameSession(get_game(str(record["game"])), int(record["seed"]), record.get("options") or {},
+                          clock=clock)
+    out = [_frame(session, None, 0, True)]
+    for action in record.get("actions", []):
+        clock.set_ms(int(action["t"]))
+        ok = True
+        try:
+            session.apply_action(str(action["m"]))
+        except PatienceError:
+            ok = False  # a wrong click that cost points (Der Fächer)
+        out.append(_frame(session, str(action["m"]), int(action["t"]), ok))
+    end = record.get("end")
+    if end is not None:
+        clock.set_ms(int(end["t"]))
+        session.tick()
+        out.append(_frame(session, "end", int(end["t"]), True))
+    assert session.score == final.score
+    return out
+
+
+def _frame(session: GameSession, action: str | None, t_ms: int, ok: bool) -> dict[str, Any]:
+    view = session.state.view()
+    return {"m": action, "t": t_ms, "ok": ok, "score": session.score, "piles": view["piles"],
+            "counters": view["counters"], "outcome": session.outcome.value if session.outcome else None}
+
+
+# -- the HTTP API --------------------------------------------------------------------------------
+
+
+def _store(request: Request) -> Store:
+    return request.app.state.store  # type: ignore[no-any-return]
+
+
+def _not_found(what: str) -> Response:
+    return JSONResponse({"error": "not_found", "msg": f"no such {what}"}, status_code=404)
+
+
+async def leaderboard_api(request: Request) -> Response:
+    game = request.query_params.get("game", "reloaded")
+    if game not in DUEL_GAMES:
+        return JSONResponse({"error": "bad_game", "msg": f"duel games: {', '.join(DUEL_GAMES)}"}, status_code=400)
+    board = await anyio.to_thread.run_sync(leaderboard, _store(request).engine, game)
+    return JSONResponse({"game": game, "players": board}, headers={"Cache-Control": "no-store"})
+
+
+async def profile_api(request: Request) -> Response:
+    found = await anyio.to_thread.run_sync(profile, _store(request).engine, request.path_params["user"])
+    if found is None:
+        return _not_found("player")
+    return JSONResponse(found, headers={"Cache-Control": "no-store"})
+
+
+async def matches_api(request: Request) -> Response:
+    user = request.query_params.get("user") or None
+    before = request.query_params.get("before")
+    before_ms = int(before) if before and before.isdigit() else None
+    rows = await anyio.to_thread.run_sync(lambda: recent_matches(_store(request).engine, user, 30, before_ms))
+    return JSONResponse({"matches": rows}, headers={"Cache-Control": "no-store"})
+
+
+async def match_api(request: Request) -> Response:
+    found = await anyio.to_thread.run_sync(match_view, _store(request).engine, request.path_params["id"])
+    if found is None:
+        return _not_found("match")
+    return JSONResponse(found, headers={"Cache-Control": "no-store"})

@@ -1,0 +1,94 @@
+// Pieces the arena's pages share: who is signed in, the navigation, names of games and duel
+// formats, posting a form with its CSRF token.
+
+import { lang, t } from "./i18n.js";
+import { languageSwitch } from "./ui.js";
+
+let me = null;
+let games = null;
+
+/** {user: {id, login, name} | null, csrf} of this browser. */
+export async function fetchMe(fresh = false) {
+  if (me && !fresh) return me;
+  const response = await fetch("/api/me", { credentials: "same-origin", cache: "no-store" });
+  me = await response.json();
+  return me;
+}
+
+/** The games' names in every language, from the server. */
+export async function fetchGames() {
+  if (!games) {
+    const list = await fetch("/api/games").then((r) => r.json());
+    games = Object.fromEntries(list.games.map((g) => [g.id, g]));
+  }
+  return games;
+}
+
+export function gameName(id) {
+  const game = games && games[id];
+  return game ? game.names[lang()] || game.names.en : id;
+}
+
+/** "Solitaire Reloaded · 5 min", "The Fan (Der Fächer) · With undo · 10 min" for "GAME/VARIANT/SECONDS". */
+export function formatName(key) {
+  const [game, variant, seconds] = key.split("/");
+  const names = t(`variants.${game}`);
+  const parts = [gameName(game)];
+  if (variant !== "standard" && names && typeof names === "object" && names[variant]) parts.push(names[variant]);
+  parts.push(t("duel.minutes", { n: Math.round(Number(seconds) / 60) }));
+  return parts.join(" · ");
+}
+
+/** Links between the pages (and the language switch). */
+export function navBar(container, user) {
+  const links = [["/", "nav.games"], ["/duel", "nav.duel"], ["/leaderboard", "nav.leaderboard"],
+    user ? ["/profile", "nav.profile"] : ["/account", "nav.account"]];
+  container.replaceChildren(...links.map(([href, key]) => {
+    const a = document.createElement("a");
+    a.href = href;
+    a.className = "nav-link";
+    a.dataset.t = key;
+    a.textContent = t(key);
+    if (location.pathname === href) a.setAttribute("aria-current", "page");
+    return a;
+  }));
+  const langs = document.createElement("div");
+  langs.className = "langs";
+  container.append(langs);
+  languageSwitch(langs);
+}
+
+/** Post a form the way the pages do (URL-encoded, with the CSRF token); resolves to the JSON answer. */
+export async function postForm(path, fields) {
+  const { csrf } = await fetchMe();
+  const body = new URLSearchParams({ ...fields, csrf });
+  const response = await fetch(path, {
+    method: "POST", body, credentials: "same-origin",
+    headers: { accept: "application/json", "content-type": "application/x-www-form-urlencoded" },
+  });
+  let data = {};
+  try {
+    data = await response.json();
+  } catch {
+    data = { ok: false, error: "server" };
+  }
+  return { status: response.status, ...data };
+}
+
+/** SHA-256 of a text, in hex (the browser's own crypto). */
+export async function sha256(text) {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The text a duel's commitment is the SHA-256 of (docs/protocol.md, Duels). */
+export function commitmentText(game, options, seed, nonce) {
+  const sorted = Object.keys(options).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(options[k])}`);
+  return `patience-duel-v1|${game}|{${sorted.join(",")}}|${seed}|${nonce}`;
+}
+
+export function el(tag, props = {}, ...children) {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children);
+  return node;
+}

@@ -1,0 +1,396 @@
+// The duel page: the lobby (pools, the queue, challenge links), then the match (my table, the
+// opponent's progress, one server clock), then the result with the seed that opens the
+// commitment. Every action is an intent the server answers; no rule lives here.
+
+import { Board } from "./board.js";
+import { commitmentText, el, fetchGames, fetchMe, formatName, navBar, sha256 } from "./arena.js";
+import { onLang, say, setLang, t } from "./i18n.js";
+import { $, applyText, confirmDialog, formatTime, signed, toast } from "./ui.js";
+
+const params = new URLSearchParams(location.search);
+const INTENTS = new Set(["move", "stock", "undo", "giveup"]);
+
+const view = {
+  user: null,
+  lobby: null,
+  duel: null, // the last "duel" message
+  status: null,
+  statusAt: 0,
+  opp: null,
+  oppAt: 0,
+  end: null,
+  endShown: false,
+  challenge: params.get("c"),
+};
+
+// -- the connection: versions, acks, reconnecting ------------------------------------------------
+
+function randomId() {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"[b & 63]).join("");
+}
+
+const net = {
+  ws: null,
+  cid: randomId(),
+  ack: 0,
+  pending: new Map(),
+  matchId: params.get("m"),
+  v: 0,
+  retry: 0,
+
+  open() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(`${scheme}//${location.host}/ws`);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retry = 0;
+      $("#banner").hidden = true;
+      if (this.matchId) {
+        this.raw("match", { id: this.matchId, v: this.v, cid: this.cid });
+        for (const [type, body] of [...this.pending.values()].sort((a, b) => a[1].ack - b[1].ack)) this.raw(type, body);
+      } else {
+        this.raw("lobby", { cid: this.cid });
+      }
+    };
+    ws.onmessage = (e) => this.receive(e.data);
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      $("#banner").hidden = false;
+      setTimeout(() => this.open(), Math.min(5000, 300 * 2 ** this.retry++));
+    };
+    setInterval(() => this.raw("ping", {}), 25000);
+  },
+
+  raw(type, data) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ t: type, d: data }));
+      return true;
+    }
+    return false;
+  },
+
+  send(type, data = {}) {
+    if (!INTENTS.has(type)) return this.raw(type, { ...data, cid: this.cid });
+    const ack = ++this.ack;
+    const body = { ...data, ack };
+    this.pending.set(ack, [type, body]);
+    this.raw(type, body);
+    return ack;
+  },
+
+  receive(text) {
+    let msg;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      return;
+    }
+    const d = msg.d || {};
+    if (d.ack != null && (msg.t !== "dev" || d.cid === this.cid)) this.pending.delete(d.ack);
+    if (msg.t === "duel") {
+      this.matchId = d.id;
+      this.v = d.v;
+      onDuel(d);
+    } else if (msg.t === "dev") {
+      if (!this.matchId || d.v <= this.v) return;
+      if (d.v > this.v + 1) {
+        this.raw("match", { id: this.matchId, v: this.v, cid: this.cid });
+        return;
+      }
+      this.v = d.v;
+      onEvent(d);
+    } else if (msg.t === "lobby") {
+      onLobby(d);
+    } else if (msg.t === "challenge") {
+      onChallenge(d);
+    } else if (msg.t === "rej") {
+      board.snapBack();
+      toast(say(d.why, d.reason, view.duel && view.duel.game), "bad");
+    } else if (msg.t === "err") {
+      onError(d);
+    }
+  },
+};
+
+// -- the lobby -----------------------------------------------------------------------------------
+
+function onLobby(d) {
+  view.lobby = d;
+  if (d.match && !net.matchId) {
+    net.matchId = d.match; // a match of mine is going on: back to it
+    net.raw("match", { id: d.match, v: 0, cid: net.cid });
+    return;
+  }
+  renderLobby();
+}
+
+function renderLobby() {
+  const d = view.lobby;
+  if (!d) return;
+  const signedIn = !!view.user;
+  $("#signin-box").hidden = signedIn;
+  $("#signin-link").href = `/account?next=${encodeURIComponent(location.pathname + location.search)}`;
+  $("#accept-box").hidden = !(signedIn && view.challenge);
+  $("#wait-box").hidden = !d.seeking;
+  if (d.seeking) $("#wait-text").textContent = t("duel.you_wait", { format: formatName(d.seeking) });
+  $("#playing").textContent = t("duel.playing_n", { n: d.playing });
+  const pools = $("#pools");
+  const byGame = new Map();
+  for (const pool of d.pools) {
+    if (!byGame.has(pool.game)) byGame.set(pool.game, []);
+    byGame.get(pool.game).push(pool);
+  }
+  pools.replaceChildren(...[...byGame.entries()].map(([, list]) => {
+    const tile = el("article", { className: "game-tile pool-tile" });
+    tile.dataset.game = list[0].game;
+    tile.append(el("h2", { className: "tile-name", textContent: formatName(list[0].format).split(" · ")[0] }));
+    for (const pool of list) {
+      const row = el("div", { className: "pool" });
+      row.dataset.format = pool.format;
+      const label = el("span", { className: "pool-name", textContent: formatName(pool.format).split(" · ").slice(1).join(" · ") });
+      const count = el("span", { className: "pool-count", textContent: pool.waiting ? t("duel.waiting_n", { n: pool.waiting }) : t("duel.nobody") });
+      const names = el("span", { className: "pool-queue", textContent: pool.players.map((p) => `${p.name} (${p.rating}${p.provisional ? "?" : ""})`).join(", ") });
+      const seek = el("button", { type: "button", className: "btn primary seek", textContent: t("duel.seek"), disabled: !signedIn || d.seeking === pool.format });
+      seek.title = pool.waiting ? "" : t("duel.queue_empty");
+      seek.addEventListener("click", () => net.send("seek", { format: pool.format }));
+      const friend = el("button", { type: "button", className: "btn solid challenge", textContent: t("duel.challenge"), disabled: !signedIn });
+      friend.addEventListener("click", () => net.send("challenge", { format: pool.format }));
+      row.append(label, count, seek, friend, names);
+      tile.append(row);
+    }
+    return tile;
+  }));
+}
+
+function onChallenge(d) {
+  $("#challenge-box").hidden = false;
+  $("#challenge-url").value = new URL(d.url, location.origin).toString();
+}
+
+// -- the match -----------------------------------------------------------------------------------
+
+const board = new Board($("#board"), {
+  move: (src, dst, n) => net.send("move", n == null ? { src, dst } : { src, dst, n }),
+  stock: () => net.send("stock"),
+  select: () => {},
+  announce: (text) => announce(text),
+});
+
+function onDuel(d) {
+  const same = view.duel && view.duel.id === d.id;
+  view.duel = d;
+  view.end = d.end;
+  $("#lobby").hidden = true;
+  $("#arena").hidden = false;
+  $("#my-figures").hidden = false;
+  $("#challenge-box").hidden = true;
+  if (!same) {
+    board.setGame(d.game, d.options);
+    view.endShown = false;
+  }
+  board.update(d.table);
+  setStatus(d.status);
+  setOpp(d.opp);
+  showNames();
+  const url = new URL(location.href);
+  url.searchParams.delete("c");
+  url.searchParams.set("m", d.id);
+  history.replaceState(null, "", url.pathname + url.search);
+  if (d.end && !view.endShown) showResult();
+}
+
+function onEvent(d) {
+  if (d.table) board.update(d.table);
+  else if (!d.ok) board.snapBack();
+  setStatus(d.status);
+  setOpp(d.opp);
+  if (!d.ok && d.reason) {
+    const points = d.ledger.reduce((sum, line) => sum + line.applied, 0);
+    const text = say(d.why, d.reason, view.duel.game);
+    toast(points ? `${text} (${signed(points)})` : text, "bad");
+  }
+  if (d.end) {
+    view.end = d.end;
+    board.clearSelection();
+    if (!view.endShown) setTimeout(showResult, 400);
+  } else if (d.status.outcome && d.kind !== "opp" && d.kind !== "tick") {
+    toast(t("duel.your_game_over", { name: opponent().name }));
+  }
+}
+
+function onError(d) {
+  if (d.code === "no_such_match" || d.code === "not_your_match") {
+    net.matchId = null;
+    const url = new URL(location.href);
+    url.searchParams.delete("m");
+    history.replaceState(null, "", url.pathname + url.search);
+    net.raw("lobby", { cid: net.cid });
+  }
+  board.snapBack();
+  const known = t(`duel.err.${d.code}`);
+  toast(known === `duel.err.${d.code}` ? d.msg : known, "bad");
+}
+
+function me() {
+  return view.duel ? view.duel.players[view.duel.you] : null;
+}
+
+function opponent() {
+  return view.duel ? view.duel.players[1 - view.duel.you] : { name: "" };
+}
+
+function showNames() {
+  const d = view.duel;
+  if (!d) return;
+  $("#game-name").textContent = t("duel.vs", { a: me().name, b: opponent().name });
+  $("#variant-name").textContent = formatName(d.format);
+  const link = $("#opp-name");
+  link.textContent = `${opponent().name} (${opponent().rating}${opponent().provisional ? "?" : ""})`;
+  link.href = `/profile?u=${encodeURIComponent(opponent().id)}`;
+  document.title = `${t("duel.title")} · Patience Arena`;
+}
+
+function setStatus(status) {
+  view.status = status;
+  view.statusAt = performance.now();
+  $("#score").textContent = String(status.score);
+  const undo = $("#undo");
+  // Der Fächer has no undo unless the variant gives one
+  undo.hidden = !!view.duel && view.duel.game === "faecher" && !view.duel.options.undo_limit;
+  undo.disabled = !status.can_undo;
+  $("#undos-left").textContent = status.undos_left == null ? "" : `(${status.undos_left})`;
+  $("#giveup").disabled = !!status.outcome;
+  tick();
+}
+
+function setOpp(progress) {
+  view.opp = progress;
+  view.oppAt = performance.now();
+  $("#opp-score").textContent = String(progress.score);
+  $("#opp-found").textContent = `${progress.foundation_cards}/52`;
+  $("#opp-moves").textContent = String(progress.moves);
+  $("#opp-outcome").textContent = progress.outcome ? t(`outcome.${progress.outcome}`) : "";
+  $("#opp").dataset.over = progress.outcome ? "yes" : "no";
+  tick();
+}
+
+function tick() {
+  const s = view.status;
+  if (s) {
+    const ms = s.clock.ms + (s.clock.running ? performance.now() - view.statusAt : 0);
+    const left = Math.max(0, s.clock.limit - ms);
+    $("#clock").textContent = formatTime(Math.ceil(left / 1000) * 1000);
+    $("#clock").classList.toggle("urgent", s.clock.running && left < 30000);
+  }
+  const o = view.opp;
+  if (o) {
+    const running = !o.outcome && !(view.end);
+    const left = Math.max(0, o.left_ms - (running ? performance.now() - view.oppAt : 0));
+    $("#opp-left").textContent = formatTime(Math.ceil(left / 1000) * 1000);
+  }
+}
+setInterval(tick, 250);
+
+function announce(text) {
+  const live = $("#live");
+  live.textContent = "";
+  setTimeout(() => (live.textContent = text), 30);
+}
+
+// -- the result ----------------------------------------------------------------------------------
+
+async function showResult() {
+  const d = view.duel;
+  const end = view.end;
+  if (!d || !end) return;
+  view.endShown = true;
+  const dialog = $("#result");
+  const mine = d.you;
+  const title = end.winner == null ? t("duel.draw") : end.winner === mine ? t("duel.won") : t("duel.lost");
+  $("#result-title").textContent = title;
+  dialog.dataset.outcome = end.winner == null ? "draw" : end.winner === mine ? "won" : "lost";
+  const rows = $("#result-rows");
+  rows.replaceChildren();
+  for (const side of [mine, 1 - mine]) {
+    const tr = rows.insertRow();
+    tr.dataset.side = side === mine ? "you" : "opp";
+    const before = d.players[side];
+    const after = end.ratings[side];
+    tr.insertCell().textContent = side === mine ? `${before.name} (${t("duel.you")})` : before.name;
+    tr.insertCell().textContent = String(end.scores[side]);
+    tr.insertCell().textContent = end.winner === side ? signed(end.bonus) : "";
+    tr.insertCell().textContent = String(end.finals[side]);
+    const diff = after.rating - before.rating;
+    tr.insertCell().textContent = `${after.rating}${after.provisional ? "?" : ""} (${signed(diff)})`;
+  }
+  $("#commitment").textContent = d.commitment;
+  $("#to-replay").href = `/match?id=${encodeURIComponent(d.id)}`;
+  const verify = $("#verify");
+  verify.textContent = "…";
+  if (!dialog.open) dialog.showModal();
+  try {
+    // the duel's options are sent as committed: those not at their default
+    const digest = await sha256(commitmentText(d.game, d.options, end.seed, end.nonce));
+    verify.textContent = digest === d.commitment ? t("duel.verified", { seed: end.seed }) : t("duel.not_verified");
+    verify.dataset.ok = String(digest === d.commitment);
+  } catch {
+    verify.textContent = `${t("duel.commitment")}: seed ${end.seed}, nonce ${end.nonce}`;
+  }
+}
+
+// -- controls ------------------------------------------------------------------------------------
+
+function bind() {
+  $("#undo").addEventListener("click", () => net.send("undo"));
+  $("#giveup").addEventListener("click", async () => {
+    if (view.status && !view.status.outcome && (await confirmDialog(t("duel.confirm_giveup")))) net.send("giveup");
+  });
+  $("#unseek").addEventListener("click", () => net.send("unseek"));
+  $("#accept").addEventListener("click", () => {
+    net.send("accept", { code: view.challenge });
+    view.challenge = null;
+    $("#accept-box").hidden = true;
+  });
+  $("#challenge-copy").addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText($("#challenge-url").value);
+    } catch {
+      $("#challenge-url").select();
+      document.execCommand("copy");
+    }
+    toast(t("copied"));
+  });
+  $("#look").addEventListener("click", () => $("#result").close());
+  document.addEventListener("keydown", (e) => {
+    if (document.querySelector("dialog[open]") || e.target instanceof HTMLInputElement) return;
+    const key = e.key.toLowerCase();
+    if (key === "u" || ((e.ctrlKey || e.metaKey) && key === "z")) net.send("undo");
+    else if (key === "d" && !e.ctrlKey && !e.metaKey) net.send("stock");
+  });
+}
+
+function relabel() {
+  applyText();
+  showNames();
+  renderLobby();
+  $("#accept-text").textContent = t("duel.challenged");
+  if (board.table) board.place(false);
+  if (view.status) setStatus(view.status);
+  if (view.opp) setOpp(view.opp);
+  if ($("#result").open) showResult();
+}
+
+async function main() {
+  if (params.get("lang")) setLang(params.get("lang"));
+  const [who] = await Promise.all([fetchMe(), fetchGames()]);
+  view.user = who.user;
+  navBar($("#nav"), who.user);
+  onLang(relabel);
+  bind();
+  relabel();
+  net.open();
+}
+
+main();

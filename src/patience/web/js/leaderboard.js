@@ -1,0 +1,51 @@
+// The leaderboard of each duel game: established ratings first, provisional ones (marked ?) after.
+
+import { el, fetchGames, fetchMe, gameName, navBar } from "./arena.js";
+import { onLang, setLang } from "./i18n.js";
+import { $, applyText } from "./ui.js";
+
+const GAMES = ["reloaded", "faecher", "teppich"];
+const params = new URLSearchParams(location.search);
+let game = GAMES.includes(params.get("game")) ? params.get("game") : "reloaded";
+
+async function render() {
+  applyText();
+  $("#tabs").replaceChildren(...GAMES.map((id) => {
+    const tab = el("a", { className: "tab", href: `/leaderboard?game=${id}`, textContent: gameName(id) });
+    tab.setAttribute("role", "tab");
+    tab.setAttribute("aria-selected", String(id === game));
+    tab.addEventListener("click", (e) => {
+      e.preventDefault();
+      game = id;
+      history.replaceState(null, "", `/leaderboard?game=${id}`);
+      render();
+    });
+    return tab;
+  }));
+  const data = await fetch(`/api/leaderboard?game=${game}`).then((r) => r.json());
+  const rows = $("#rows");
+  rows.replaceChildren();
+  data.players.forEach((p, i) => {
+    const tr = rows.insertRow();
+    tr.insertCell().textContent = String(i + 1);
+    tr.insertCell().append(el("a", { href: `/profile?u=${encodeURIComponent(p.id)}`, textContent: p.name }));
+    tr.insertCell().textContent = `${p.rating}${p.provisional ? "?" : ""}`;
+    tr.insertCell().textContent = String(p.matches);
+  });
+  if (!data.players.length) {
+    const cell = rows.insertRow().insertCell();
+    cell.colSpan = 4;
+    cell.dataset.t = "board.empty";
+    applyText(rows);
+  }
+}
+
+async function main() {
+  if (params.get("lang")) setLang(params.get("lang"));
+  const [{ user }] = await Promise.all([fetchMe(), fetchGames()]);
+  navBar($("#nav"), user);
+  onLang(render);
+  render();
+}
+
+main();

@@ -1,0 +1,87 @@
+// A player's page: ratings per game with their history, duel and solo statistics, recent matches.
+
+import { el, fetchGames, fetchMe, formatName, gameName, navBar } from "./arena.js";
+import { lang, onLang, setLang, t } from "./i18n.js";
+import { $, applyText } from "./ui.js";
+
+const params = new URLSearchParams(location.search);
+let data = null;
+
+function chart(points) {
+  // a small line of the rating after each match (no library: an inline SVG)
+  const w = 320;
+  const h = 90;
+  const values = points.map((p) => p.rating);
+  const low = Math.min(...values) - 20;
+  const high = Math.max(...values) + 20;
+  const x = (i) => (points.length === 1 ? w / 2 : (i * (w - 10)) / (points.length - 1) + 5);
+  const y = (v) => h - 5 - ((v - low) * (h - 10)) / (high - low);
+  const line = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" ");
+  const dots = points.map((p, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(p.rating).toFixed(1)}" r="3"/>`).join("");
+  const svg = el("div", { className: "chart" });
+  svg.innerHTML = `<svg viewBox="0 0 ${w} ${h}" role="img"><path d="${line}" fill="none" stroke="currentColor" stroke-width="2"/>${dots}</svg>`;
+  return svg;
+}
+
+function figures(pairs) {
+  const list = el("dl", { className: "figs" });
+  for (const [label, value] of pairs) list.append(el("div", {}, el("dt", { textContent: label }), el("dd", { textContent: String(value) })));
+  return list;
+}
+
+function render() {
+  applyText();
+  if (!data) return;
+  $("#player-name").textContent = data.user.name;
+  $("#player-since").textContent = t("profile.since", { date: new Date(data.user.since_ms).toLocaleDateString(lang()) });
+  const games = Object.keys(data.ratings);
+  $("#ratings").replaceChildren(...(games.length ? games.map((g) => {
+    const r = data.ratings[g];
+    return el("div", { className: "rating-card" }, el("span", { className: "label", textContent: gameName(g) }),
+      el("strong", { textContent: `${r.rating}${r.provisional ? "?" : ""}` }),
+      el("span", { className: "small", textContent: `± ${r.deviation} · ${t("profile.matches")} ${r.matches}` }));
+  }) : [el("p", { className: "small", textContent: t("profile.unrated") })]));
+  $("#history").replaceChildren(...Object.entries(data.history).map(([g, points]) =>
+    el("div", { className: "history-game" }, el("span", { className: "label", textContent: gameName(g) }), chart(points))));
+  $("#duels").replaceChildren(...Object.entries(data.duels).map(([g, f]) => el("div", { className: "game-figs" },
+    el("span", { className: "label", textContent: gameName(g) }),
+    figures([[t("profile.played"), f.played], [t("profile.won"), f.won], [t("profile.lost"), f.lost], [t("profile.drawn"), f.drawn]]))));
+  if (!Object.keys(data.duels).length) $("#duels").textContent = t("profile.none");
+  $("#solo").replaceChildren(...Object.entries(data.solo).map(([g, f]) => el("div", { className: "game-figs" },
+    el("span", { className: "label", textContent: gameName(g) }),
+    figures([[t("profile.played"), f.played], [t("profile.won"), f.won], [t("profile.best"), f.best ?? "–"]]))));
+  if (!Object.keys(data.solo).length) $("#solo").textContent = t("no_stats");
+  $("#recent").replaceChildren(...data.recent.map((m) => {
+    const side = m.players[0].id === data.user.id ? 0 : 1;
+    const other = m.players[1 - side];
+    const result = m.state !== "over" ? t("profile.live") : m.winner == null ? t("profile.result_draw")
+      : m.winner === side ? t("profile.result_won") : t("profile.result_lost");
+    const scores = m.state === "over" ? ` · ${m.finals[side]} : ${m.finals[1 - side]}` : "";
+    return el("li", {}, el("a", { href: `/match?id=${encodeURIComponent(m.id)}`,
+      textContent: `${formatName(`${m.game}/${m.variant}/${m.limit_s}`)} · ${t("profile.against", { name: other.name })} · ${result}${scores}` }));
+  }));
+  if (!data.recent.length) $("#recent").append(el("li", { textContent: t("profile.none") }));
+  document.title = `${data.user.name} · Patience Arena`;
+}
+
+async function main() {
+  if (params.get("lang")) setLang(params.get("lang"));
+  const [{ user }] = await Promise.all([fetchMe(), fetchGames()]);
+  navBar($("#nav"), user);
+  onLang(render);
+  const id = params.get("u") || (user && user.id);
+  if (!id) {
+    location.replace("/account?next=/profile");
+    return;
+  }
+  const response = await fetch(`/api/profile/${encodeURIComponent(id)}`);
+  if (!response.ok) {
+    $("#error").textContent = "404";
+    $("#error").hidden = false;
+    return;
+  }
+  data = await response.json();
+  render();
+}
+
+main();

@@ -1,0 +1,121 @@
+// The replay viewer: both players' games of a finished match side by side, step by step on one
+// timeline. The server plays the records through the rules engine and sends each position; this
+// page only draws them. While a match goes on, it shows who plays and the commitment, never the seed.
+
+import { Board } from "./board.js";
+import { commitmentText, fetchGames, fetchMe, formatName, navBar, sha256 } from "./arena.js";
+import { moveName, onLang, setLang, t } from "./i18n.js";
+import { $, applyText, formatTime } from "./ui.js";
+
+const params = new URLSearchParams(location.search);
+const noop = { move() {}, stock() {}, select() {}, announce() {} };
+let match = null;
+let boards = [];
+let timeline = []; // [t, side, frame index] in time order; step 0 is the deal
+let step = 0;
+let playing = null;
+
+function buildTimeline() {
+  const events = [];
+  match.frames.forEach((frames, side) => frames.forEach((f, i) => i && events.push([f.t, side, i])));
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  timeline = [[0, null, 0], ...events];
+}
+
+function frameAt(side, upto) {
+  let index = 0;
+  for (let k = 1; k <= upto; k++) if (timeline[k][1] === side) index = timeline[k][2];
+  return index;
+}
+
+function show(k) {
+  step = Math.max(0, Math.min(k, timeline.length - 1));
+  for (const side of [0, 1]) {
+    const index = frameAt(side, step);
+    const frame = match.frames[side][index];
+    boards[side].update({ piles: frame.piles, counters: frame.counters, stock_action: null });
+    const head = document.querySelector(`.side[data-side="${side}"]`);
+    head.querySelector(".side-score").textContent = `${t("score")} ${frame.score}`;
+    const what = frame.m == null ? t("replay.deal") : frame.m === "end" ? t("replay.end")
+      : frame.m === "draw" || frame.m === "redeal" ? t(frame.m === "draw" ? "stock_draw" : "stock_redeal")
+        : frame.m === "giveup" ? t("give_up") : frame.m === "undo" ? t("undo") : moveName(frame.m, match.game);
+    head.querySelector(".side-step").textContent = `${formatTime(frame.t)} · ${what}${frame.ok ? "" : " ✗"}`;
+    head.dataset.current = String(timeline[step][1] === side);
+  }
+  $("#scrub").value = String(step);
+  $("#step").textContent = t("replay.step", { i: step, n: timeline.length - 1 });
+}
+
+function toggle() {
+  if (playing) {
+    clearInterval(playing);
+    playing = null;
+  } else {
+    if (step >= timeline.length - 1) show(0);
+    playing = setInterval(() => {
+      if (step >= timeline.length - 1) toggle();
+      else show(step + 1);
+    }, 450);
+  }
+  $("#playpause").textContent = t(playing ? "replay.pause" : "replay.play");
+}
+
+async function render() {
+  applyText();
+  if (!match) return;
+  $("#variant-name").textContent = formatName(`${match.game}/${match.variant}/${match.limit_s}`);
+  match.players.forEach((p, side) => {
+    const link = document.querySelector(`.side[data-side="${side}"] .side-name`);
+    link.textContent = p.name;
+    link.href = `/profile?u=${encodeURIComponent(p.id)}`;
+  });
+  if (match.state !== "over") {
+    $("#notice").textContent = `${t("replay.live")} ${t("duel.commitment")}: ${match.commitment}`;
+    $("#notice").hidden = false;
+    $("#sides").hidden = true;
+    document.querySelector(".replay-controls").hidden = true;
+    return;
+  }
+  const r = match.record;
+  const digest = await sha256(commitmentText(match.game, match.options, r.seed, r.nonce));
+  $("#verify").textContent = digest === match.commitment ? t("duel.verified", { seed: r.seed }) : t("duel.not_verified");
+  $("#verify").dataset.ok = String(digest === match.commitment);
+  show(step);
+}
+
+async function main() {
+  if (params.get("lang")) setLang(params.get("lang"));
+  const [{ user }] = await Promise.all([fetchMe(), fetchGames()]);
+  navBar($("#nav"), user);
+  onLang(render);
+  const response = await fetch(`/api/matches/${encodeURIComponent(params.get("id") || "")}`);
+  if (!response.ok) {
+    $("#notice").textContent = "404";
+    $("#notice").hidden = false;
+    return;
+  }
+  match = await response.json();
+  if (match.state === "over") {
+    boards = [0, 1].map((side) => {
+      const board = new Board($(`#board${side}`), noop);
+      board.setGame(match.game, match.options);
+      return board;
+    });
+    buildTimeline();
+    $("#scrub").max = String(timeline.length - 1);
+    step = timeline.length - 1; // the end first: the result, then step back through it
+  }
+  $("#first").addEventListener("click", () => show(0));
+  $("#prev").addEventListener("click", () => show(step - 1));
+  $("#next").addEventListener("click", () => show(step + 1));
+  $("#last").addEventListener("click", () => show(timeline.length - 1));
+  $("#playpause").addEventListener("click", toggle);
+  $("#scrub").addEventListener("input", (e) => show(Number(e.target.value)));
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowLeft") show(step - 1);
+    else if (e.key === "ArrowRight") show(step + 1);
+  });
+  render();
+}
+
+main();

@@ -1,0 +1,138 @@
+"""A duel in real browsers: two people (two Chromium contexts) sign up, meet in the lobby, play
+the same deal on one clock, see each other's progress, and read the result, then the replay.
+
+The server runs in this process, so the test fixes the deal the way a seed list would: a
+Solitaire Reloaded deal with an Ace to move at once.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from patience.games import get_game
+
+pytestmark = pytest.mark.slow
+
+FORMAT = "reloaded/standard/300"
+
+
+def ace_deal() -> tuple[int, str, str]:
+    """A seed whose deal shows an Ace on top of a pile: (seed, the Ace, its pile)."""
+    cls = get_game("reloaded")
+    for seed in range(1, 500):
+        state = cls.deal(seed)
+        for move in state.legal_moves():
+            if move.dst == "f" and move.src.startswith("t"):
+                return seed, state.piles()[move.src][-1][0].text, move.src
+    raise AssertionError("no such deal")
+
+
+@pytest.fixture
+def two(browser: Any) -> Iterator[tuple[Any, Any]]:
+    pages = []
+    contexts = []
+    errors: list[str] = []
+    for _ in range(2):
+        context = browser.new_context(viewport={"width": 1200, "height": 800}, locale="en-US")
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        contexts.append(context)
+        pages.append(page)
+    yield pages[0], pages[1]
+    for context in contexts:
+        context.close()
+    assert not errors, f"errors in the pages: {errors}"
+
+
+def sign_up(page: Any, base_url: str, login: str, name: str) -> None:
+    page.goto(f"{base_url}/account?next=/duel")
+    form = page.locator("#signup-form")
+    form.locator("input[name=login]").fill(login)
+    form.locator("input[name=name]").fill(name)
+    form.locator("input[name=password]").fill("a long enough password")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(f"{base_url}/duel")
+    expect(page.locator('.pool[data-format="reloaded/standard/300"]')).to_be_visible()
+
+
+def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_url: str, shot: Any,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    seed, ace, pile = ace_deal()
+    monkeypatch.setattr("patience.server.arena.pick_seed", lambda game, options, winnable=True: seed)
+    anna, bruno = two
+    tag = secrets.token_hex(3)
+    sign_up(anna, base_url, f"anna{tag}", "Anna")
+    sign_up(bruno, base_url, f"bruno{tag}", "Bruno")
+    pool_b = bruno.locator(f'.pool[data-format="{FORMAT}"]')
+    expect(pool_b.locator(".pool-count")).to_have_text("Nobody waiting")
+
+    anna.locator(f'.pool[data-format="{FORMAT}"] .seek').click()
+    expect(anna.locator("#wait-box")).to_be_visible()
+    expect(pool_b.locator(".pool-count")).to_have_text("1 waiting")  # the lobby says who waits
+    expect(pool_b.locator(".pool-queue")).to_contain_text("Anna")
+    shot(bruno, "duel-lobby")
+
+    pool_b.locator(".seek").click()
+    for page in (anna, bruno):
+        expect(page.locator("#arena")).to_be_visible()
+        page.wait_for_selector(".card.up")
+    expect(anna.locator("#opp-name")).to_contain_text("Bruno")
+    expect(bruno.locator("#opp-name")).to_contain_text("Anna")
+
+    # Anna puts the Ace on its foundation; Bruno sees her score and her foundation, never her cards
+    anna.locator(f'.card[data-card="{ace}"]').click()
+    anna.locator(f'.slot[data-pile="f{ace[-1].lower()}"]').click()
+    anna.wait_for_selector(f'.card[data-card="{ace}"][data-pile="f{ace[-1].lower()}"]', state="attached")
+    expect(anna.locator("#score")).to_have_text("15")  # 10 × Ace, and +5 for the card turned up
+    expect(bruno.locator("#opp-score")).to_have_text("15")
+    expect(bruno.locator("#opp-found")).to_have_text("1/52")
+    expect(bruno.locator("#opp-moves")).to_have_text("1")
+    assert bruno.locator(f'.card[data-card="{ace}"][data-pile^="f"]').count() == 0
+    shot(bruno, "duel-opponent-progress")
+
+    bruno.keyboard.press("d")  # a card drawn: Bruno's own game goes on
+    expect(bruno.locator('.card[data-pile="w"]')).to_have_count(1)
+    bruno.locator("#giveup").click()
+    bruno.locator("#confirm-yes").click()
+    expect(bruno.locator("#giveup")).to_be_disabled()
+    expect(anna.locator("#opp-outcome")).to_have_text("Given up")
+    anna.locator("#giveup").click()
+    anna.locator("#confirm-yes").click()
+
+    # the result: the winner's bonus (RULES.md: 10 %, at least 100), ratings, the seed that opens the commitment
+    for page, title in ((anna, "You won!"), (bruno, "You lost")):
+        expect(page.locator("#result")).to_be_visible()
+        expect(page.locator("#result-title")).to_have_text(title)
+        expect(page.locator("#verify")).to_have_text(f"✓ seed {seed} opens the commitment shown at the start")
+    you = anna.locator('#result-rows tr[data-side="you"] td')
+    expect(you.nth(1)).to_have_text("15")
+    expect(you.nth(2)).to_have_text("+100")
+    expect(you.nth(3)).to_have_text("115")
+    expect(you.nth(4)).to_contain_text("(+")
+    expect(bruno.locator('#result-rows tr[data-side="you"] td').nth(4)).to_contain_text("(−")
+    shot(anna, "duel-result")
+
+    # the replay: both games side by side, step by step
+    anna.locator("#to-replay").click()
+    anna.wait_for_url("**/match?id=*")
+    expect(anna.locator("#verify")).to_contain_text(f"seed {seed}")
+    expect(anna.locator(".side-name").first).to_have_text("Anna")
+    anna.locator("#first").click()
+    expect(anna.locator("#step")).to_have_text("Step 0 of 6")  # each: a move, giving up, the end
+    anna.wait_for_selector('#board0 .card.up')
+    assert anna.locator(f'#board0 .card[data-card="{ace}"][data-pile="{pile}"]').count() == 1
+    anna.locator("#next").click()
+    anna.wait_for_selector(f'#board0 .card[data-card="{ace}"][data-pile="f{ace[-1].lower()}"]', state="attached")
+    shot(anna, "duel-replay")
+
+    # the profile and the leaderboard know the match
+    anna.goto(f"{base_url}/profile")
+    expect(anna.locator("#recent li").first).to_contain_text("won")
+    anna.goto(f"{base_url}/leaderboard?game=reloaded")
+    expect(anna.locator("#rows")).to_contain_text("Anna")

@@ -1,0 +1,288 @@
+"""Duels without a server: formats, the seed commitment, two games on one clock, the result and
+its bonus, ratings, the match record that anyone can check, and pairing by rating."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from patience.duel import (
+    FORMATS,
+    Format,
+    Match,
+    Player,
+    Seeker,
+    closest,
+    commitment,
+    new_nonce,
+    pick_seed,
+    rate,
+    result_of,
+    verify_commitment,
+    verify_match,
+)
+from patience.errors import BadInputError, IllegalMoveError, RecordError
+from patience.games import get_game
+from patience.games.reloaded import ReloadedOptions
+from patience.ratings import Rating
+from patience.record import replay
+from patience.session import ManualClock
+
+NONCE = "5e" * 16
+
+
+def play_useful(match: Match, side: int, count: int, clock: ManualClock, rng: random.Random) -> None:
+    """Play ``count`` useful moves (foundation moves first) on one side, a second apart."""
+    session = match.sessions[side]
+    for _ in range(count):
+        if session.is_over:
+            return
+        moves = session.state.useful_moves()
+        up = [m for m in moves if m.dst == "f"]
+        clock.advance(1)
+        match.act(side, str(up[0] if up else rng.choice(moves)))
+
+
+# -- formats -------------------------------------------------------------------------------------
+
+
+def test_formats_set_the_time_limit_where_the_game_has_one() -> None:
+    assert Format("reloaded", None, 600).options() == {"time_limit": 600}
+    assert Format("reloaded", None, 300).options() == {}  # the default: 5 minutes
+    assert Format("faecher", "with-undo", 300).options() == {"time_limit": 300, "undo_limit": 3}
+    assert Format("teppich", "waste", 300).options() == {"waste": True}
+    assert Format("faecher", None, 600).key == "faecher/standard/600"
+    assert Format("teppich", None, 300).variant_name == "waste"  # never the base carpet
+    assert Format.from_key("teppich/5x6-waste/300") == Format("teppich", "5x6-waste", 300)
+
+
+@pytest.mark.parametrize(("game", "variant", "limit"), [
+    ("teppich", "4x5", 300),  # the base carpet: no play can change its result
+    ("teppich", "5x6", 300),
+    ("chess", None, 300),
+    ("reloaded", "untimed", 300),
+    ("reloaded", None, 17),
+])
+def test_formats_that_are_no_duel_are_refused(game: str, variant: str | None, limit: int) -> None:
+    with pytest.raises(BadInputError):
+        Format(game, variant, limit)
+
+
+# -- the commitment ------------------------------------------------------------------------------
+
+
+def test_the_commitment_binds_game_options_seed_and_nonce() -> None:
+    digest = commitment("reloaded", {"time_limit": 600}, 123456789, NONCE)
+    assert len(digest) == 64 and int(digest, 16) >= 0
+    assert verify_commitment(digest, "reloaded", {"time_limit": 600}, 123456789, NONCE)
+    for other in [("faecher", {"time_limit": 600}, 123456789, NONCE),
+                  ("reloaded", {"time_limit": 300}, 123456789, NONCE),
+                  ("reloaded", {"time_limit": 600}, 123456788, NONCE),
+                  ("reloaded", {"time_limit": 600}, 123456789, "5f" * 16)]:
+        assert not verify_commitment(digest, *other)
+    assert new_nonce() != new_nonce() and len(new_nonce()) == 32
+
+
+def test_a_seed_is_picked_for_every_format() -> None:
+    for game, variants in FORMATS.items():
+        for variant in variants:
+            seed = pick_seed(game, Format(game, variant, 300).options())
+            assert 1 <= seed < 10**9
+            get_game(game).deal(seed, Format(game, variant, 300).options())
+
+
+# -- two games on one clock ----------------------------------------------------------------------
+
+
+def test_both_players_get_the_same_deal_and_their_own_game() -> None:
+    clock = ManualClock()
+    match = Match("m-same", Format("reloaded", None, 300), 99, NONCE, clock)
+    a, b = match.sessions
+    assert a.state.position() == b.state.position()
+    play_useful(match, 0, 5, clock, random.Random(1))
+    assert a.moves_made == 5 and b.moves_made == 0
+    assert a.state.position() != b.state.position()
+    assert a.elapsed_ms() == b.elapsed_ms() == 5000  # one clock for both
+
+
+def test_progress_tells_figures_and_no_card() -> None:
+    clock = ManualClock()
+    match = Match("m-prog", Format("faecher", None, 600), 5, NONCE, clock)
+    play_useful(match, 1, 6, clock, random.Random(2))
+    progress = match.progress(1)
+    assert set(progress) == {"score", "foundation_cards", "moves", "ms", "left_ms", "outcome"}
+    assert all(isinstance(v, int) or v is None for v in progress.values())
+    assert progress["moves"] == 6 and progress["left_ms"] == 600_000 - 6000
+
+
+def test_time_ends_both_games_at_the_limit_exactly() -> None:
+    clock = ManualClock()
+    match = Match("m-time", Format("reloaded", None, 300), 8, NONCE, clock)
+    play_useful(match, 0, 3, clock, random.Random(3))
+    clock.advance(1000)
+    assert match.tick() == [0, 1]
+    assert match.is_over
+    assert [s.outcome.value for s in match.sessions] == ["time_out", "time_out"]  # type: ignore[union-attr]
+    assert [s.end_ms for s in match.sessions] == [300_000, 300_000]
+
+
+def test_a_carpet_duel_ends_at_the_limit_and_its_record_replays() -> None:
+    clock = ManualClock(50.0)
+    match = Match("m-carpet", Format("teppich", "waste", 300), 31, NONCE, clock)
+    play_useful(match, 0, 4, clock, random.Random(4))
+    clock.advance(900)
+    match.tick()
+    assert match.is_over
+    for session in match.sessions:
+        assert session.end_ms == 300_000
+        back = replay(session.record())
+        assert back.score == session.score and back.end_ms == 300_000
+
+
+def test_giving_up_keeps_the_score_so_far_and_the_other_plays_on() -> None:
+    clock = ManualClock()
+    match = Match("m-giveup", Format("reloaded", None, 300), 21, NONCE, clock)
+    play_useful(match, 0, 12, clock, random.Random(5))
+    score = match.sessions[0].score
+    match.act(0, "giveup")
+    assert match.sessions[0].score == score and not match.is_over
+    play_useful(match, 1, 3, clock, random.Random(5))
+    assert match.sessions[1].moves_made == 3
+    with pytest.raises(BadInputError):
+        match.result()
+
+
+def test_hints_are_off_in_duels() -> None:
+    match = Match("m-hint", Format("reloaded", None, 300), 3, NONCE, ManualClock())
+    with pytest.raises(BadInputError, match="hints are off"):
+        match.act(0, "hint")
+
+
+# -- result, bonus, ratings ----------------------------------------------------------------------
+
+
+def test_the_winner_gets_the_bonus_of_the_rules() -> None:
+    assert result_of((1200, 800), ReloadedOptions()).finals == (1320, 800)
+    low = result_of((30, 250), ReloadedOptions())
+    assert (low.winner, low.finals, low.bonus) == (1, (30, 350), 100)  # at least 100
+    draw = result_of((50, 50), ReloadedOptions())
+    assert (draw.winner, draw.finals, draw.bonus) == (None, (50, 50), 0)
+    # Der Fächer's options carry no bonus rule: the Decision's default applies
+    fan = result_of((2000, 1000), get_game("faecher").make_options({}))
+    assert (fan.winner, fan.finals) == (0, (2200, 1000))
+
+
+def test_a_whole_match_result_and_ratings() -> None:
+    clock = ManualClock()
+    players = (Player("u-a", "Anna", Rating(1500, 200)), Player("u-b", "Bruno", Rating(1500, 200)))
+    match = Match("m-whole", Format("reloaded", None, 300), 17, NONCE, clock, players)
+    play_useful(match, 0, 20, clock, random.Random(6))
+    match.act(1, "giveup")
+    clock.advance(400)
+    match.tick()
+    result, (after_a, after_b) = match.finish()
+    a_score = match.sessions[0].score
+    assert result.scores == (a_score, 0)
+    if a_score > 0:
+        assert result.winner == 0 and result.finals[0] == a_score + max(a_score // 10, 100)
+        assert after_a.rating > 1500 > after_b.rating
+        assert after_a.deviation < 200 and after_b.deviation < 200
+    assert verify_match(match.record()) == result
+
+
+def test_ratings_of_a_draw_between_equals_do_not_move() -> None:
+    draw = result_of((10, 10), ReloadedOptions())
+    a, b = rate(draw, (Rating(1600, 80), Rating(1600, 80)))
+    assert a.rating == pytest.approx(1600) and b.rating == pytest.approx(1600)
+    assert not a.provisional and Rating().provisional
+
+
+# -- the record ----------------------------------------------------------------------------------
+
+
+def finished_match() -> Match:
+    clock = ManualClock()
+    match = Match("m-record", Format("faecher", None, 300), 77, NONCE, clock)
+    rng = random.Random(7)
+    play_useful(match, 0, 10, clock, rng)
+    play_useful(match, 1, 14, clock, rng)
+    with pytest.raises(IllegalMoveError):
+        match.act(1, "fs>fh")  # a wrong click: charged, and kept in the record
+    match.act(0, "giveup")
+    clock.advance(300)
+    match.tick()
+    match.finish()
+    return match
+
+
+def test_the_seed_stays_out_of_the_record_until_the_end() -> None:
+    clock = ManualClock()
+    match = Match("m-secret", Format("reloaded", None, 300), 123456789, NONCE, clock)
+    live = match.record()
+    assert "seed" not in live and "nonce" not in live and "result" not in live
+    # the game records inside name the seed: they are for the end, never sent while playing
+    assert live["commitment"] == commitment("reloaded", {}, 123456789, NONCE)
+
+
+def test_a_finished_match_record_checks_out() -> None:
+    match = finished_match()
+    record = match.record()
+    assert record["seed"] == 77 and record["nonce"] == NONCE
+    assert verify_match(record) == match.result()
+    assert len(record["ratings_after"]) == 2
+    assert any(a.get("illegal") for a in record["games"][1]["actions"])
+
+
+@pytest.mark.parametrize("tamper", ["seed", "nonce", "result", "score", "action", "games"])
+def test_a_tampered_match_record_is_refused(tamper: str) -> None:
+    record = copy.deepcopy(finished_match().record())
+    if tamper == "seed":
+        record["seed"] = 78
+        for g in record["games"]:
+            g["seed"] = 78
+    elif tamper == "nonce":
+        record["nonce"] = "00" * 16
+    elif tamper == "result":
+        record["result"]["finals"][0] += 1
+    elif tamper == "score":
+        record["games"][0]["result"]["score"] += 10
+    elif tamper == "action":
+        record["games"][1]["actions"] = record["games"][1]["actions"][:-1]
+    else:
+        record["games"] = record["games"][:1]
+    with pytest.raises(RecordError):
+        verify_match(record)
+
+
+# -- pairing -------------------------------------------------------------------------------------
+
+
+@given(st.floats(800, 2400), st.lists(st.tuples(st.floats(800, 2400), st.floats(0, 100)), max_size=12))
+def test_pairing_takes_the_closest_rating(rating: float, rows: list[tuple[float, float]]) -> None:
+    waiting = [Seeker(f"u{i}", r, since) for i, (r, since) in enumerate(rows)]
+    chosen = closest(rating, waiting)
+    if not waiting:
+        assert chosen is None
+        return
+    assert chosen is not None
+    assert abs(chosen.rating - rating) == min(abs(s.rating - rating) for s in waiting)
+
+
+def test_pairing_never_pairs_a_player_with_themselves() -> None:
+    waiting = [Seeker("me", 1500, 0), Seeker("you", 2400, 5)]
+    assert closest(1500, waiting, exclude="me").user == "you"  # type: ignore[union-attr]
+    assert closest(1500, waiting[:1], exclude="me") is None
+    equal = [Seeker("late", 1600, 9), Seeker("early", 1400, 1)]
+    assert closest(1500, equal).user == "early"  # type: ignore[union-attr]  # the one waiting longest
+
+
+def test_the_commitment_is_the_documented_sha256() -> None:
+    import hashlib
+
+    text = 'patience-duel-v1|faecher|{"time_limit":300,"undo_limit":3}|2|' + NONCE  # docs/protocol.md
+    assert commitment("faecher", {"undo_limit": 3, "time_limit": 300}, 2, NONCE) == hashlib.sha256(
+        text.encode()).hexdigest()

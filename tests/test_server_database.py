@@ -1,0 +1,143 @@
+"""The database under the app: Alembic migrations on both backends, and how ``patience serve`` picks its database.
+
+The migration tests are what keeps models and migrations together: a model changed without a
+new migration in ``server/migrations/versions`` makes ``alembic check`` find a difference here.
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import BigInteger, Column, Integer, MetaData, Table, inspect
+
+from patience.cli import main
+from patience.server.store import Store, StoreError, alembic_config, database_url, metadata, sqlite_url
+
+
+def tables(url: str) -> set[str]:
+    store = Store(url)
+    try:
+        return set(inspect(store.engine).get_table_names())
+    finally:
+        store.close()
+
+
+def test_migrations_take_an_empty_database_to_the_models_and_back(database_url: str) -> None:
+    config = alembic_config(database_url)
+    command.upgrade(config, "head")  # through the Alembic environment's own engine, as the command line does
+    head = ScriptDirectory.from_config(config).get_current_head()
+    store = Store(database_url)
+    try:
+        with store.engine.connect() as conn:
+            assert MigrationContext.configure(conn).get_current_revision() == head
+    finally:
+        store.close()
+    assert set(metadata.tables) <= tables(database_url)
+    command.check(config)  # raises if autogenerate finds any difference between models and schema
+    command.downgrade(config, "base")
+    assert tables(database_url) == {"alembic_version"}
+    command.upgrade(config, "head")
+    command.check(config)
+
+
+def test_the_comparison_sees_a_model_change_without_a_migration(database_url: str) -> None:
+    store = Store(database_url)
+    store.migrate()
+    changed = MetaData()
+    for table in metadata.tables.values():
+        table.to_metadata(changed)
+    changed.tables["games"].append_column(Column("rating", Integer, nullable=True))
+    Table("not_migrated", changed, Column("id", BigInteger, primary_key=True))
+    try:
+        with store.engine.connect() as conn:
+            diffs = compare_metadata(MigrationContext.configure(conn), changed)
+    finally:
+        store.close()
+    kinds = {(diff[0], getattr(diff[-1], "name", None)) for diff in diffs if isinstance(diff, tuple)}
+    assert kinds == {("add_column", "rating"), ("add_table", "not_migrated")}, diffs
+
+
+def test_database_urls_are_checked_and_spelled_for_psycopg() -> None:
+    assert database_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
+    assert database_url("postgres://u:pw@h:5433/db") == "postgresql+psycopg://u:pw@h:5433/db"
+    assert database_url("postgresql+asyncpg://h/db?ssl=require") == "postgresql+psycopg://h/db?sslmode=require"
+    assert database_url("postgresql+psycopg://h/db") == "postgresql+psycopg://h/db"
+    assert database_url("sqlite://") == "sqlite://"
+    for bad in ("", "not a url", "mysql://h/db", "http://example.org/"):
+        with pytest.raises(StoreError):
+            database_url(bad)
+
+
+# -- patience serve --database-url -------------------------------------------------------------------
+
+
+class Served:
+    """Stands in for uvicorn: records the app ``patience serve`` would run, and runs nothing."""
+
+    def __init__(self) -> None:
+        self.apps: list[Any] = []
+
+    def __call__(self, app: Any, **_: Any) -> None:
+        self.apps.append(app)
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> Served:
+    fake = Served()
+    monkeypatch.setattr("uvicorn.run", fake)
+    monkeypatch.delenv("PATIENCE_DATABASE_URL", raising=False)
+    return fake
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # free once the socket closes: nothing listens there
+
+
+def test_serve_migrates_the_database_of_its_url(database_url: str, served: Served,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--database-url", database_url]) == 0
+    assert len(served.apps) == 1
+    assert set(metadata.tables) <= tables(database_url)
+    assert "games and statistics in" in capsys.readouterr().out
+
+
+def test_the_environment_names_the_database_and_the_option_wins(database_url: str, served: Served,
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 tmp_path: Any) -> None:
+    monkeypatch.setenv("PATIENCE_DATABASE_URL", database_url)
+    assert main(["serve", "--data-dir", str(tmp_path / "unused")]) == 0
+    assert set(metadata.tables) <= tables(database_url)
+    assert not (tmp_path / "unused").exists()
+    monkeypatch.setenv("PATIENCE_DATABASE_URL", "mysql://nowhere/db")
+    other = sqlite_url(tmp_path / "other.sqlite3")
+    assert main(["serve", "--database-url", other]) == 0
+    assert set(metadata.tables) <= tables(other)
+
+
+def test_the_default_is_the_sqlite_file_in_the_data_folder(served: Served, tmp_path: Any) -> None:
+    assert main(["serve", "--data-dir", str(tmp_path / "data")]) == 0
+    assert set(metadata.tables) <= tables(sqlite_url(tmp_path / "data" / "patience.sqlite3"))
+
+
+@pytest.mark.parametrize("url, says", [
+    ("definitely not a url", "not a database URL"),
+    ("mysql://db.example/arena", "unsupported database"),
+    ("postgresql+nosuchdriver://db.example/arena", "no driver"),
+    ("sqlite:////no/such/folder/here/db.sqlite3", "cannot reach the database"),
+    ("postgresql+psycopg://postgres:secret-word@127.0.0.1:{port}/test", "cannot reach the database"),
+])
+def test_a_bad_or_unreachable_database_is_one_line_and_exit_2(url: str, says: str, served: Served,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--database-url", url.format(port=_closed_port())]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("patience: ") and says in err and err.count("\n") == 1, err
+    assert "secret-word" not in err
+    assert served.apps == []
