@@ -10,7 +10,8 @@ stock, or try the waste's card on a foundation), sending 2 % of its intents twic
 
 It prints the move round trip (intent sent to its answer), p50/p99/max; the intents lost or
 applied twice (must both be 0): every answered intent is checked against the finished match's
-record, which the server keeps from its move log; and the server's memory (resident set).
+record, which the server keeps from its move log; the server's memory (resident set); and the
+CPU seconds the server and the players used while playing (both run on this machine).
 
     python benchmarks/duels.py                       # 100, 500 and 1000 players, 10 s each
     python benchmarks/duels.py --players 50 --seconds 5
@@ -66,6 +67,8 @@ class Level:
     unanswered: int = 0
     matches: int = 0
     rss_mb: float = 0.0
+    server_cpu: float = 0.0
+    client_cpu: float = 0.0
 
 
 def free_port() -> int:
@@ -116,6 +119,15 @@ def start_server(port: int, data_dir: str) -> subprocess.Popen[bytes]:
             time.sleep(0.1)
     process.kill()
     raise SystemExit("the server did not start")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
 
 
 def rss_mb(pid: int) -> float:
@@ -192,7 +204,8 @@ async def play(url: str, p: Player, level: Level, stop_at: list[float], think: f
         done.set()
 
 
-async def run_level(base: str, players: list[Player], seconds: float, think: float, level: Level) -> None:
+async def run_level(base: str, players: list[Player], seconds: float, think: float, level: Level,
+                    server_pid: int) -> None:
     url = base.replace("http", "ws") + "/ws"
     go = asyncio.Event()
     readies = [asyncio.Event() for _ in players]
@@ -205,8 +218,11 @@ async def run_level(base: str, players: list[Player], seconds: float, think: flo
             await asyncio.sleep(0.05)  # players arrive in waves
     await asyncio.wait_for(asyncio.gather(*(e.wait() for e in readies)), timeout=180)
     stop_at[0] = time.monotonic() + seconds
+    server_before, client_before = cpu_seconds(server_pid), time.process_time()
     go.set()
     await asyncio.wait_for(asyncio.gather(*tasks), timeout=seconds + 120)
+    level.server_cpu = cpu_seconds(server_pid) - server_before  # while playing (to the matches' end)
+    level.client_cpu = time.process_time() - client_before
     await check_records(base, players, level)
 
 
@@ -254,10 +270,12 @@ def main() -> int:
         server = start_server(port, data_dir)
         base = f"http://127.0.0.1:{port}"
         try:
-            print(f"patience serve on {base} ({os.cpu_count()} CPUs); Solitaire Reloaded duels, an intent every "
-                  f"~{args.think:g} s per player (2 % sent twice), {seconds:g} s per level; SQLite move log")
+            load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+            print(f"patience serve on {base} ({os.cpu_count()} CPUs, load {load}); Solitaire Reloaded duels, "
+                  f"an intent every ~{args.think:g} s per player (2 % sent twice), {seconds:g} s per level; "
+                  "SQLite move log")
             print(f"{'players':>8} {'matches':>8} {'intents':>8} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} "
-                  f"{'lost':>5} {'twice':>6} {'errors':>7} {'RSS MB':>8}")
+                  f"{'lost':>5} {'twice':>6} {'errors':>7} {'RSS MB':>8} {'CPU s':>6} {'client':>7}")
             used = 0
             worst = 0.0
             for count in counts:
@@ -265,7 +283,7 @@ def main() -> int:
                 used += count
                 level = Level(count)
                 gc.disable()  # the players' own collections would add pauses the server did not cause
-                asyncio.run(run_level(base, players, seconds, args.think, level))
+                asyncio.run(run_level(base, players, seconds, args.think, level, server.pid))
                 gc.enable()
                 gc.collect()
                 level.rss_mb = rss_mb(server.pid)
@@ -276,7 +294,7 @@ def main() -> int:
                     worst = p99
                 print(f"{count:>8} {level.matches:>8} {len(lat):>8} {p50:>8.2f} {p99:>8.2f} "
                       f"{max(lat, default=float('nan')):>8.2f} {level.lost + level.unanswered:>5} {level.twice:>6} "
-                      f"{level.errors:>7} {level.rss_mb:>8.1f}")
+                      f"{level.errors:>7} {level.rss_mb:>8.1f} {level.server_cpu:>6.1f} {level.client_cpu:>7.1f}")
             print(f"\ntarget: p99 < {TARGET_P99_MS:g} ms at {max(counts)} players: "
                   f"{'met' if worst < TARGET_P99_MS else 'NOT met'} ({worst:.1f} ms)")
         finally:

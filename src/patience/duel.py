@@ -19,6 +19,7 @@ match starts, and the seed and nonce when it ends.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import secrets
@@ -86,8 +87,7 @@ class Format:
     def options(self) -> dict[str, Any]:
         """The game options of this format, the time limit included where the game has one."""
         opts = dict(FORMATS[self.game][self.variant_name])
-        fields = get_game(self.game).INFO.options.__dataclass_fields__
-        if "time_limit" in fields:
+        if "time_limit" in {f.name for f in dataclasses.fields(get_game(self.game).INFO.options)}:
             opts["time_limit"] = self.limit_s
         return options_to_dict(get_game(self.game).make_options(opts), only_changed=True)
 

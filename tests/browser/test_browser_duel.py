@@ -82,6 +82,9 @@ def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_ur
     for page in (anna, bruno):
         expect(page.locator("#arena")).to_be_visible()
         page.wait_for_selector(".card.up")
+    commitment = anna.locator("#commit-short").get_attribute("title")  # shown from the start
+    assert commitment is not None and len(commitment) == 64
+    assert bruno.locator("#commit-short").get_attribute("title") == commitment
     expect(anna.locator("#opp-name")).to_contain_text("Bruno")
     expect(bruno.locator("#opp-name")).to_contain_text("Anna")
 
@@ -110,6 +113,7 @@ def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_ur
         expect(page.locator("#result")).to_be_visible()
         expect(page.locator("#result-title")).to_have_text(title)
         expect(page.locator("#verify")).to_have_text(f"✓ seed {seed} opens the commitment shown at the start")
+    expect(anna.locator("#commitment")).to_have_text(commitment)
     you = anna.locator('#result-rows tr[data-side="you"] td')
     expect(you.nth(1)).to_have_text("15")
     expect(you.nth(2)).to_have_text("+100")

@@ -12,6 +12,7 @@ the rows rebuilds each match, its versions and its answers to acks exactly.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
 import time
@@ -90,6 +91,7 @@ Intent = MoveIntent | StockIntent | UndoIntent | GiveUpIntent
 
 KEEP_REPLIES = 256  # answers kept per match for intents sent again
 KEEP_EVENTS = 400  # versions kept per match for a player who reconnects (older: the whole match)
+GATHER_SECONDS = 0.002  # how long the log writer lets rows gather before a transaction
 HEARTBEAT_MS = 5000  # a match logs its clock at least this often: a restart loses at most this much time
 CHALLENGE_SECONDS = 3600.0
 OVER_KEEP_SECONDS = 120.0  # a finished match stays in memory this long for late reconnects
@@ -131,9 +133,11 @@ class LogWriter:
         self._wake.set()
         await job.done
 
-    async def run(self) -> None:
+    async def run(self, gather_seconds: float = GATHER_SECONDS) -> None:
         while True:
             await self._wake.wait()
+            # a transaction costs far more than a row: let the moves of the next moment join this one
+            await asyncio.sleep(gather_seconds)
             self._wake.clear()
             await self.flush()
 
@@ -402,11 +406,11 @@ class _Challenge:
 class Arena:
     """Every duel: the pools of the lobby, open challenges, live matches and their log."""
 
-    def __init__(self, store: Store | None, *, now: Now = time.monotonic, winnable: bool = True) -> None:
+    def __init__(self, store: Store, *, now: Now = time.monotonic, winnable: bool = True) -> None:
         self.store = store
         self.now = now
         self.winnable = winnable
-        self.writer = LogWriter(store) if store is not None else None
+        self.writer = LogWriter(store)
         self.matches: dict[str, LiveMatch] = {}
         self.playing: dict[str, LiveMatch] = {}  # user id -> their match going on
         self.pools: dict[str, dict[str, _Seeking]] = {key: {} for key in FORMAT_KEYS}
@@ -418,8 +422,6 @@ class Arena:
 
     async def restore(self) -> int:
         """Rebuild every live match from its move log (after a restart); returns how many."""
-        if self.store is None:
-            return 0
         saved = await anyio.to_thread.run_sync(saved_matches, self.store.engine)
         for row, names, moves in saved:
             try:
@@ -455,21 +457,27 @@ class Arena:
         """The clock of every match (time penalties, time-outs and heartbeats, logged before told),
         and the pools: a player's reach in rating grows while waiting."""
         await self._pair_waiting()
+        due: list[tuple[LiveMatch, list[MoveRow], list[tuple[bytes, bytes]]]] = []
         for live in list(self.matches.values()):
-            if live.match.is_over or live.broken:
-                continue
-            if live.lock.locked():
-                continue  # an intent is being played; it brings the clock up itself
-            async with live.lock:
-                rows: list[MoveRow] = []
-                out: list[tuple[bytes, bytes]] = []
-                live.tick(rows, out, heartbeat=True)
-                if rows:
-                    ok = await self._commit(live, rows)
-                    if ok:
-                        live.send(out)
-            if live.match.is_over:
-                self._ended(live)
+            if live.match.is_over or live.broken or live.lock.locked():
+                continue  # a match playing an intent brings its clock up itself
+            await live.lock.acquire()  # free: taken at once
+            rows: list[MoveRow] = []
+            out: list[tuple[bytes, bytes]] = []
+            live.tick(rows, out, heartbeat=True)
+            if rows:
+                due.append((live, rows, out))
+            else:
+                live.lock.release()
+        if due:
+            # every match's clock rows in one transaction; each match stays locked until told
+            ok = await self._commit_many([(live, rows) for live, rows, _ in due])
+            for live, _, out in due:
+                if ok:
+                    live.send(out)
+                live.lock.release()
+                if live.match.is_over:
+                    self._ended(live)
         self._evict()
 
     async def run_clock(self, every: float) -> None:
@@ -565,8 +573,6 @@ class Arena:
         return True
 
     async def _rating(self, user_id: str, game: str) -> Rating:
-        if self.store is None:
-            return Rating()
         return await anyio.to_thread.run_sync(load_rating, self.store.engine, user_id, game)
 
     async def seek(self, conn: Connection, message: SeekIntent) -> None:
@@ -661,14 +667,13 @@ class Arena:
         players = (Player(a[0], a[1], a[2]), Player(b[0], b[1], b[2]))
         match = Match(secrets.token_urlsafe(12), fmt, seed, new_nonce(), clock, players)
         live = LiveMatch(match, clock, self.now)
-        if self.writer is not None:
-            try:
-                # the match exists in the database before anyone is told of it
-                await self.writer.write(before=[lambda connection: insert_match(connection, match)])
-            except Exception:
-                for conn in (a[3], b[3]):
-                    conn.error("server_error", "the match could not be started: try again")
-                return None
+        try:
+            # the match exists in the database before anyone is told of it
+            await self.writer.write(before=[lambda connection: insert_match(connection, match)])
+        except Exception:
+            for conn in (a[3], b[3]):
+                conn.error("server_error", "the match could not be started: try again")
+            return None
         self.matches[live.id] = live
         for side, (_, _, _, conn) in enumerate((a, b)):
             self.playing[players[side].id] = live
@@ -733,26 +738,28 @@ class Arena:
             self._ended(live)
 
     async def _commit(self, live: LiveMatch, rows: list[MoveRow]) -> bool:
-        """Write rows (and, at the end, the result) before anyone is told; False if that failed."""
-        if self.writer is None:
-            return True
+        return await self._commit_many([(live, rows)])
+
+    async def _commit_many(self, items: list[tuple[LiveMatch, list[MoveRow]]]) -> bool:
+        """Write the rows (and the result of a match that just ended) before anyone is told;
+        False if that failed: those matches are then rebuilt from what their logs hold."""
         after = []
-        if live.match.is_over and live.result is not None and live.over_at is None:
-            result, ratings = live.result
-            match = live.match
-            after.append(lambda connection: finish_match(connection, match, result, ratings))
-            live.over_at = self.now()
+        for live, _ in items:
+            if live.match.is_over and live.result is not None and live.over_at is None:
+                result, ratings = live.result
+                after.append(functools.partial(finish_match, match=live.match, result=result, after=ratings))
+                live.over_at = self.now()
         try:
-            await self.writer.write([(live.id, row) for row in rows], after=after)
+            await self.writer.write([(live.id, row) for live, rows in items for row in rows], after=after)
         except Exception:
-            live.broken = True
-            asyncio.get_running_loop().create_task(self._reload(live))
+            for live, _ in items:
+                live.broken = True
+                asyncio.get_running_loop().create_task(self._reload(live))
             return False
         return True
 
     async def _reload(self, live: LiveMatch) -> None:
         """After a failed write the match in memory is ahead of its log: rebuild it from the log."""
-        assert self.store is not None
         for conns in live.conns:
             for conn in list(conns):
                 conn.error("server_error", "the match is being restored from its log: reconnect")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
-from sqlalchemy import case, func, or_, select, update
+from sqlalchemy import case, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 from starlette.requests import Request
@@ -63,12 +63,12 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _insert(connection: Connection, table: Any) -> Any:
-    if connection.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(table)
+def _upsert(connection: Connection, table: Any) -> Any:
+    """An INSERT that can say what to do on a conflict, in this connection's dialect."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    dialect: Any = postgresql if connection.dialect.name == "postgresql" else sqlite
+    return dialect.insert(table)
 
 
 def rating_text(rating: Rating) -> str:
@@ -85,7 +85,7 @@ def parse_rating(text: str) -> Rating:
 
 def insert_match(connection: Connection, match: Match) -> None:
     a, b = match.players
-    connection.execute(MatchRow.__table__.insert(), [{
+    connection.execute(insert(MatchRow), [{
         "id": match.id, "game": match.game, "variant": match.format.variant_name, "limit_s": match.format.limit_s,
         "options": json.dumps(match.options, sort_keys=True), "seed": str(match.seed), "nonce": match.nonce,
         "commitment": match.commitment, "player_a": a.id, "player_b": b.id, "rating_a": rating_text(a.rating),
@@ -97,7 +97,7 @@ def insert_moves(connection: Connection, rows: Iterable[tuple[str, MoveRow]]) ->
     batch = [{"match_id": match_id, "seq": r.seq, "kind": r.kind, "side": r.side, "action": r.action,
               "t_ms": r.t_ms, "cid": r.cid, "ack": r.ack} for match_id, r in rows]
     if batch:
-        connection.execute(MatchMoveRow.__table__.insert(), batch)
+        connection.execute(insert(MatchMoveRow), batch)
 
 
 def finish_match(connection: Connection, match: Match, result: MatchResult, after: tuple[Rating, Rating]) -> None:
@@ -109,15 +109,14 @@ def finish_match(connection: Connection, match: Match, result: MatchResult, afte
     pairs = list(zip(match.players, after, strict=True))
     rows = [{"user_id": p.id, "game": match.game, "rating": r.rating, "deviation": r.deviation,
              "volatility": r.volatility, "matches": 1, "updated_ms": now} for p, r in pairs]
-    upsert = _insert(connection, RatingRow.__table__)
-    table = RatingRow.__table__.c
+    upsert = _upsert(connection, RatingRow)
     upsert = upsert.on_conflict_do_update(index_elements=["user_id", "game"], set_={
         "rating": upsert.excluded.rating, "deviation": upsert.excluded.deviation,
-        "volatility": upsert.excluded.volatility, "matches": table.matches + 1,
+        "volatility": upsert.excluded.volatility, "matches": RatingRow.matches + 1,
         "updated_ms": upsert.excluded.updated_ms,
     })
     connection.execute(upsert, rows)
-    connection.execute(RatingHistoryRow.__table__.insert(), [
+    connection.execute(insert(RatingHistoryRow), [
         {"user_id": p.id, "game": match.game, "match_id": match.id, "rating": r.rating, "deviation": r.deviation,
          "at_ms": now} for p, r in pairs])
 

@@ -249,6 +249,9 @@ function showNames() {
   const link = $("#opp-name");
   link.textContent = `${opponent().name} (${opponent().rating}${opponent().provisional ? "?" : ""})`;
   link.href = `/profile?u=${encodeURIComponent(opponent().id)}`;
+  // the deal is fixed before the first move: its commitment is in sight all the match
+  $("#commit-short").textContent = `${d.commitment.slice(0, 16)}…`;
+  $("#commit-short").title = d.commitment;
   document.title = `${t("duel.title")} · Patience Arena`;
 }
 
