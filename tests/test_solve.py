@@ -140,8 +140,8 @@ def test_base_carpet_stuck_deal_is_proved_unwinnable() -> None:
     # the four 2s lie at the bottom of the stock: nothing can ever move
     text = ("teppich | fs:AS fh:AH fd:AD fc:AC "
             + " ".join(f"c{i + 1}:{c}" for i, c in enumerate(
-                ["3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS",
-                 "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH"]))
+                ("3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS",
+                 "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH")))
             + " s:2s,2h,2d,2c,kc,qc,jc,10c,9c,8c,7c,6c,5c,4c,3c,kd,qd,jd,10d,9d,8d,7d,6d,5d,4d,3d,kh,qh")
     state = Carpet.from_position(parse_position_text(text))
     solution = solve(state)

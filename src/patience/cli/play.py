@@ -177,15 +177,9 @@ def _print_result(session: Session, out: TextIO) -> None:
 
 
 def _hint(session: Session) -> str:
-    try:
-        from patience.solve import hint as solver_hint  # the solver's hint, where installed
-    except ImportError:
-        moves = session.state.useful_moves()
-        if not moves:
-            return "no move left"
-        move = next((m for m in moves if m.dst == "f"), moves[0])
-        return f"try {move}"
-    suggestion = solver_hint(session)
+    from patience.solve import hint
+
+    suggestion = hint(session)
     return f"try {suggestion}" if suggestion is not None else "no move helps any more"
 
 

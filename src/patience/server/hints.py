@@ -1,9 +1,10 @@
 """The hint button: the best move the engine can name now.
 
-If the package has a solver (``patience.solve.hint(session)``) its answer is used; otherwise a
-simple choice among the useful moves: a card to a foundation first, then a move that turns up
-a face-down card, then a waste card onto the tableau, then any other card move, then the stock.
-Whatever the source, the hint is a legal move of the current position.
+The solver's hint (:func:`patience.solve.hint`) is used; should it fail, a simple choice
+among the useful moves: a card to a foundation first, then a move that turns up a face-down
+card, then a waste card onto the tableau, then any other card move, then the stock. The
+simple choice also answers at once when the server is busy with another search. Whatever the
+source, the hint is a legal move of the current position.
 
 >>> from patience.session import ManualClock, Session
 >>> session = Session("teppich", seed=1, clock=ManualClock())
@@ -14,44 +15,30 @@ Whatever the source, the hint is a legal move of the current position.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
+import logging
 from typing import Any
 
+from patience import solve
 from patience.games import DRAW, REDEAL, Move, State
 from patience.session import Session
 
-__all__ = ["hint", "simple_hint", "solver_hint"]
+__all__ = ["hint", "simple_hint"]
+
+log = logging.getLogger(__name__)
 
 _FOUNDATIONS = ("f", "fs", "fh", "fd", "fc")
-
-
-def solver_hint() -> Callable[[Session], Any] | None:
-    """``patience.solve.hint`` if that module exists."""
-    try:
-        module = importlib.import_module("patience.solve")
-    except ImportError:
-        return None
-    found = getattr(module, "hint", None)
-    return found if callable(found) else None
 
 
 def hint(session: Session) -> Move | None:
     """A legal useful move of ``session`` now, or None when there is none."""
     state = session.state
-    solver = solver_hint()
-    if solver is not None:
-        try:
-            answer = solver(session)
-        except Exception:  # a failing solver must not take the hint button with it
-            answer = None
-        if isinstance(answer, str):
-            try:
-                answer = state.parse_move(answer)
-            except ValueError:
-                answer = None
-        if isinstance(answer, Move) and state.check(answer) is None:
-            return answer
+    try:
+        answer = solve.hint(session)
+    except Exception:  # a failing solver must not take the hint button with it
+        log.exception("the solver's hint failed; the simple hint answers")
+        answer = None
+    if answer is not None and state.check(answer) is None:
+        return answer
     return simple_hint(state)
 
 

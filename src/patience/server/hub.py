@@ -522,9 +522,6 @@ class Hub:
         if session.is_over:
             conn.send(encode(HintMsg(None)))
             return
-        if hints.solver_hint() is None:
-            conn.send(encode(game.hint(hints.hint(session))))
-            return
         if self._solving.locked():
             # one search at a time: the others get the simple hint rather than slow every game down
             conn.send(encode(game.hint(hints.simple_hint(session.state))))

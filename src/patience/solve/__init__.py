@@ -189,12 +189,12 @@ def solve_deal(game: str, seed: int, options: Mapping[str, Any] | Sequence[str] 
     return solution
 
 
-def hint(target: State | Session, *, duel: bool = False, budget_s: float = 0.5) -> Move | None:
-    """A good move in this position, or None when no move is left. See :mod:`patience.solve.hint`.
+def hint(target: State | Session, *, duel: bool = False, budget_s: float = 1.0) -> Move | None:
+    """A good move in this position, or None when no move is left. See :mod:`patience.solve.hints`.
 
     Hints are off in duels: ``duel=True`` raises HintsOffError.
     """
-    from patience.solve.hint import hint as _hint
+    from patience.solve.hints import hint as _hint
 
     if duel:
         raise HintsOffError("hints are off in duels")

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from fractions import Fraction
+from typing import Any
 
-from patience.games.base import Move
+from patience.games.base import DRAW, REDEAL, Move
 from patience.games.carpet import Carpet
 from patience.solve.search import Budget, SearchOutcome, Status, depth_first
 
@@ -38,30 +39,117 @@ def playout(state: Carpet) -> tuple[bool, list[Move]]:
 
 
 class CarpetWasteProblem:
-    """The waste-pile variant as a search problem on the engine's own state."""
+    """The waste-pile variant as a search problem, in numbers (see the module docstring).
+
+    Abstract moves: ``("c", card)`` a carpet card to its foundation (the gap takes the
+    waste's top, or the stock's), ``("w",)`` the waste's top to its foundation, ``("d",)``
+    turn a card, ``("r",)`` redeal. With the gap filled from the waste first, a carpet card
+    is not played while the waste is empty and the stock is not: turning a card first and
+    then playing it leads to the very same position, so that order is enough.
+    """
 
     def __init__(self, state: Carpet) -> None:
-        self.state = state.copy()
-        self.log: list[Move] = []
+        self.height = list(state.height)
+        self.in_carpet = bytearray(52)
+        for card in state.carpet:
+            if card >= 0:
+                self.in_carpet[card] = 1
+        self.stock = [int(c) for c in state.stock]
+        self.waste = [int(c) for c in state.waste]
+        self.passes = state.passes_used
+        self.max_passes = state.options.waste_passes
+        self.waste_first = state.options.fill_from == "waste"
+        self._undo: list[tuple[Any, ...]] = []
 
     def key(self) -> Hashable:
-        s = self.state
-        return (bytes(s.height), bytes(s.stock), bytes(s.waste), s.passes_used)
+        return (bytes(self.height), bytes(self.stock), bytes(self.waste), self.passes)
 
     def is_won(self) -> bool:
-        return self.state.is_won()
+        return self.height == [13, 13, 13, 13]
 
-    def moves(self) -> list[Move]:
-        # the engine lists foundation moves first, turning the stock last: the order we want
-        return self.state.legal_moves()
+    def moves(self) -> list[tuple[Any, ...]]:
+        height, carpet = self.height, self.in_carpet
+        moves: list[tuple[Any, ...]] = []
+        if self.waste:
+            top = self.waste[-1]
+            if top % 13 == height[top // 13]:
+                moves.append(("w",))
+        if self.waste or not self.stock or not self.waste_first:
+            for suit in range(4):
+                h = height[suit]
+                if h < 13 and carpet[suit * 13 + h]:
+                    moves.append(("c", suit * 13 + h))
+        if self.stock:
+            moves.append(("d",))
+        elif self.waste and self.passes < self.max_passes:
+            moves.append(("r",))
+        return moves
 
-    def play(self, move: Move) -> None:
-        self.state._apply(move)
-        self.log.append(move)
+    def play(self, move: tuple[Any, ...]) -> None:
+        kind = move[0]
+        if kind == "c":
+            card = move[1]
+            self.in_carpet[card] = 0
+            self.height[card // 13] += 1
+            if self.waste and (self.waste_first or not self.stock):
+                fill, source = self.waste.pop(), 1
+            elif self.stock:
+                fill, source = self.stock.pop(), 2
+            else:
+                fill, source = -1, 0
+            if fill >= 0:
+                self.in_carpet[fill] = 1
+            self._undo.append((kind, card, fill, source))
+        elif kind == "w":
+            card = self.waste.pop()
+            self.height[card // 13] += 1
+            self._undo.append((kind, card))
+        elif kind == "d":
+            self.waste.append(self.stock.pop())
+            self._undo.append((kind,))
+        else:
+            self.waste.reverse()
+            self.stock, self.waste = self.waste, self.stock
+            self.passes += 1
+            self._undo.append((kind,))
 
     def undo(self) -> None:
-        self.state.pop()
-        self.log.pop()
+        entry = self._undo.pop()
+        kind = entry[0]
+        if kind == "c":
+            _, card, fill, source = entry
+            if fill >= 0:
+                self.in_carpet[fill] = 0
+                (self.waste if source == 1 else self.stock).append(fill)
+            self.in_carpet[card] = 1
+            self.height[card // 13] -= 1
+        elif kind == "w":
+            card = entry[1]
+            self.waste.append(card)
+            self.height[card // 13] -= 1
+        elif kind == "d":
+            self.stock.append(self.waste.pop())
+        else:
+            self.stock.reverse()
+            self.stock, self.waste = self.waste, self.stock
+            self.passes -= 1
+
+
+def _engine_moves(state: Carpet, line: list[tuple[Any, ...]]) -> list[Move]:
+    """The engine moves of an abstract line, played from (a copy of) ``state``."""
+    s = state.copy()
+    out: list[Move] = []
+    for move in line:
+        kind = move[0]
+        if kind == "c":
+            engine_move = Move(f"c{s.where[move[1]] + 1}", "f")
+        elif kind == "w":
+            engine_move = Move("w", "f")
+        else:
+            engine_move = DRAW if kind == "d" else REDEAL
+        s._apply(engine_move)
+        out.append(engine_move)
+    return out
 
 
 def solve_carpet(state: Carpet, budget: Budget) -> tuple[SearchOutcome, list[Move]]:
@@ -71,9 +159,8 @@ def solve_carpet(state: Carpet, budget: Budget) -> tuple[SearchOutcome, list[Mov
         status = Status.WON if won else Status.UNWINNABLE
         reason = "a winning line" if won else "stuck, and the order of play does not matter in this game"
         return SearchOutcome(status, [], len(moves), 0.0, 0, 0, 0, reason), moves if won else []
-    problem = CarpetWasteProblem(state)
-    outcome = depth_first(problem, budget)
-    return outcome, list(problem.log) if outcome.status is Status.WON else []
+    outcome = depth_first(CarpetWasteProblem(state), budget)
+    return outcome, _engine_moves(state, outcome.line) if outcome.status is Status.WON else []
 
 
 def exact_rate(rows: int, cols: int) -> Fraction:

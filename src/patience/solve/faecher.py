@@ -26,7 +26,7 @@ What the search leaves out, and why that loses nothing:
 Every move is one way (cards only leave the talon, the fan and the waste, and piles only
 merge), so positions never repeat along a line: a position searched to the end is lost for
 good, which lets searches with different move orders share what they learnt
-(:func:`solve_faecher` runs two orders, then the first without limit).
+(:func:`solve_faecher` tries four orders briefly, then the first without limit).
 """
 
 from __future__ import annotations
@@ -62,7 +62,8 @@ class FanProblem:
     """A Der Fächer position in the solver's numbering (see the module docstring).
 
     ``order`` chooses the move order: ``"near"`` plays the nearest talon cards first (like
-    going through the talon by hand), ``"kind"`` tries the kinds of moves in turn.
+    going through the talon by hand), ``"sparing"`` too but fills empty piles last, ``"fan"``
+    tries the fan's cards first, ``"kind"`` tries the kinds of moves in turn.
     """
 
     def __init__(self, state: Faecher, order: str = "near", log: bool = False) -> None:
@@ -99,12 +100,20 @@ class FanProblem:
         first_empty = next((k for k in range(4) if not res[k]), _NONE)
         capacity = 1 << empties
         height = self.height
-        near = self.order == "near"
         items: list[tuple[int, tuple[Any, ...]]] = []
         add = items.append
 
-        def rank(kind: int, dist: int) -> int:
-            return dist * 8 + kind if near else kind * 1000 + dist
+        order = self.order
+
+        def rank(kind: int, dist: int, empty: bool = False, fan: bool = False) -> int:
+            if order == "kind":
+                return kind * 1000 + dist
+            base = dist * 8 + kind
+            if order == "sparing":
+                return base + (100_000 if empty else 0)
+            if order == "fan":
+                return base + (0 if fan else 100_000)
+            return base
 
         # whole piles carried onto the card one above their bottom card
         for q in range(4):
@@ -140,7 +149,7 @@ class FanProblem:
                     if tops[k] == up:
                         add((rank(_ONTO, dist), ("talon", d, redeal, d2, k)))
             if first_empty != _NONE:
-                add((rank(_TO_EMPTY, dist), ("talon", d, redeal, d2, first_empty)))
+                add((rank(_TO_EMPTY, dist, empty=True), ("talon", d, redeal, d2, first_empty)))
         # fan cards as a base for a card one below, taken at once
         for i, card in enumerate(self.fan):
             if card == _NONE or card % 13 == 0:
@@ -157,12 +166,12 @@ class FanProblem:
                 for c2, d, redeal, d2 in reach:
                     if c2 == below:
                         dist = d2 + _REDEAL_COST if redeal else d
-                        add((rank(_FAN_BASE, dist), ("fan", i, slot, ("talon", d, redeal, d2))))
+                        add((rank(_FAN_BASE, dist, slot != fit, True), ("fan", i, slot, ("talon", d, redeal, d2))))
                 if slot == fit:
                     for q in range(4):
                         pile = res[q]
                         if q != fit and pile and pile[0] == below and len(pile) <= capacity:
-                            add((rank(_RELOCATE, 0), ("fan", i, slot, ("relocate", q))))
+                            add((rank(_RELOCATE, 0, False, True), ("fan", i, slot, ("relocate", q))))
         items.sort(key=_FIRST)
         return [m for _, m in items]
 
@@ -262,8 +271,8 @@ class FanProblem:
                     changed = True
 
 
-# (order, share of the node budget) of the searches solve_faecher runs in turn
-_PORTFOLIO = (("near", 0.02), ("kind", 0.05), ("near", None))
+# (order, positions) of the searches solve_faecher runs in turn; the last one has no limit
+_PORTFOLIO = (("near", 20_000), ("sparing", 20_000), ("fan", 20_000), ("kind", 60_000), ("near", None))
 
 
 def solve_faecher(state: Faecher, budget: Budget) -> tuple[SearchOutcome, list[Move]]:
@@ -276,11 +285,9 @@ def solve_faecher(state: Faecher, budget: Budget) -> tuple[SearchOutcome, list[M
     total_nodes = 0
     spent = 0.0
     outcome: SearchOutcome | None = None
-    first_nodes = 20_000
-    for order, share in _PORTFOLIO:
+    for order, cap in _PORTFOLIO:
         left_s = None if budget.seconds is None else max(0.0, budget.seconds - spent)
         left_n = None if budget.nodes is None else max(0, budget.nodes - total_nodes)
-        cap = None if share is None else max(first_nodes, int((left_n or 1_000_000) * share))
         nodes = left_n if cap is None else (cap if left_n is None else min(cap, left_n))
         outcome = depth_first(FanProblem(state, order), Budget(left_s, nodes, budget.memory_mb), lost)
         total_nodes += outcome.nodes

@@ -45,6 +45,7 @@ _SAME_COLOUR_OTHER = (3, 2, 1, 0)
 _PARENTS: tuple[tuple[int, ...], ...] = tuple(
     () if c % 13 == 12 else tuple(s * 13 + c % 13 + 1 for s in _OTHER_COLOUR[c // 13]) for c in range(52)
 )
+_BY_RANK = sorted(range(52), key=lambda c: c % 13)
 # the two cards that may lie on each card (one rank lower, other colour); none for Aces
 _CHILDREN: tuple[tuple[int, ...], ...] = tuple(
     () if c % 13 == 0 else tuple(s * 13 + c % 13 - 1 for s in _OTHER_COLOUR[c // 13]) for c in range(52)
@@ -79,8 +80,7 @@ class KlondikeProblem:
         for card in (*state.stock, *state.waste):
             self.talon[card] = 1
         self._undo: list[Any] = []
-        self.auto: list[tuple[Any, ...]] = []  # safe moves made by the last play (for the line)
-        self.auto_log: list[list[tuple[Any, ...]]] = []
+        self.auto_log: list[list[tuple[Any, ...]]] = []  # the safe moves each play made
         self.initial_auto = self._settle()
 
     # -- the search interface ----------------------------------------------------------
@@ -107,10 +107,7 @@ class KlondikeProblem:
         first_empty = -1
         # where each card is: 1 face-up in the tableau, 2 in the talon, 3 on a foundation
         # (it could come back, after the cards above it), 0 face down
-        at = bytearray(52)
-        for c in range(52):
-            if talon[c]:
-                at[c] = 2
+        at = [2 if t else 0 for t in talon]
         for suit in range(4):
             for c in range(suit * 13, suit * 13 + height[suit]):
                 at[c] = 3
@@ -125,35 +122,24 @@ class KlondikeProblem:
                         king_free = True
             elif first_empty < 0:
                 first_empty = k
-        memo: dict[int, bool] = {}
-
-        def carries(card: int, skip: int = -1) -> bool:
-            """Could a chain of cards built on ``card`` end with a face-up tableau card? Cards
-            laid down from the talon or a foundation help only if one comes to carry a card
-            that was in the tableau, or, from a foundation, to let a card under it come back
-            that does (see :meth:`moves`)."""
-            if skip < 0 and card in memo:
-                return memo[card]
-            found_one = False
-            for child in _CHILDREN[card]:
-                if child == skip:
-                    continue
-                where = at[child]
-                if where == 1 or (where >= 2 and carries(child)) or (where == 3 and digs(child)):
-                    found_one = True
-                    break
-            if skip < 0:
-                memo[card] = found_one
-            return found_one
-
-        def digs(card: int) -> bool:
-            """Would bringing foundation card ``card`` down let a useful card under it come back?"""
-            below = card - 1
-            return card % 13 != 0 and at[below] == 3 and (carries(below) or digs(below))
-
+        # From the Aces up: carry[c], could a chain of cards laid on c end with a face-up
+        # tableau card; dig[c], for a foundation card, would bringing it down let a card
+        # under it come back that carries; good[c], is c worth laying on its parent (it is
+        # a face-up tableau card, or it comes from the talon or a foundation and carries or
+        # digs). Cards from the talon or a foundation help only through such chains.
+        carry = [False] * 52
+        dig = [False] * 52
+        good = [False] * 52
+        for c in _BY_RANK:
+            if c % 13:
+                a, b = _CHILDREN[c]
+                carry[c] = good[a] or good[b]
+                if at[c - 1] == 3:
+                    dig[c] = carry[c - 1] or dig[c - 1]
+            where = at[c]
+            good[c] = where == 1 or (where >= 2 and carry[c]) or (where == 3 and dig[c])
         if not king_free:
-            king_free = any(at[s * 13 + 12] >= 2 and (carries(s * 13 + 12) or digs(s * 13 + 12))
-                            for s in range(4))
+            king_free = any(at[k] >= 2 and (carry[k] or dig[k]) for k in (12, 25, 38, 51))
         found: list[tuple[Any, ...]] = []
         reveal: list[tuple[int, tuple[Any, ...]]] = []
         from_talon: list[tuple[Any, ...]] = []
@@ -178,7 +164,8 @@ class KlondikeProblem:
                     # the run lies on a face-up card: worth it only if that card can then go
                     # to its foundation or take the other card of the run's rank and colour
                     under = pile[j - 1]
-                    if under % 13 != height[under // 13] and not carries(under, card):
+                    a, b = _CHILDREN[under]
+                    if under % 13 != height[under // 13] and not good[b if a == card else a]:
                         continue
                 elif j == 0 and not king_free:
                     continue  # emptying a pile is worth it only for a King to come
@@ -199,12 +186,12 @@ class KlondikeProblem:
         # talon cards onto the tableau, only as a base for a card to come at once
         for top, k in top_of.items():
             for card in _CHILDREN[top]:
-                if talon[card] and carries(card):
+                if talon[card] and carry[card]:
                     from_talon.append(("st", card, k))
         if first_empty >= 0:
             for suit in range(4):
                 king = suit * 13 + 12
-                if talon[king] and carries(king):
+                if talon[king] and carry[king]:
                     from_talon.append(("st", king, first_empty))
         # foundation cards back to the tableau, when they or a card under them (which must
         # then come back first) might carry something useful
@@ -212,7 +199,7 @@ class KlondikeProblem:
             h = height[suit]
             if h >= 3 and not is_safe(suit * 13 + h - 1, height):
                 card = suit * 13 + h - 1
-                if not (carries(card) or digs(card)):
+                if not (carry[card] or dig[card]):
                     continue
                 if card % 13 == 12:
                     if first_empty >= 0:
@@ -272,8 +259,8 @@ class KlondikeProblem:
             self.down[i] -= 1
 
     def _settle(self) -> list[tuple[Any, ...]]:
-        """Make every move to the foundations that cannot hurt; return them (see the docstring)."""
-        piles, _down, height, talon = self.piles, self.down, self.height, self.talon
+        """Make every safe move to the foundations; return them (see the module docstring)."""
+        piles, height, talon = self.piles, self.height, self.talon
         made: list[tuple[Any, ...]] = []
         changed = True
         while changed:

@@ -14,6 +14,7 @@ caught): the search stays complete and its memory bounded, it may only repeat so
 from __future__ import annotations
 
 import enum
+import gc
 import sys
 import time
 from collections.abc import Hashable, Sequence
@@ -93,6 +94,16 @@ def depth_first(problem: Problem, budget: Budget | None = None, lost: set[Hashab
     problem with other move orders, see :attr:`SearchOutcome.lost`); the search adds to it.
     """
     budget = budget or Budget()
+    collecting = gc.isenabled()
+    gc.disable()  # the table holds millions of objects that are never garbage: skip scanning them
+    try:
+        return _depth_first(problem, budget, lost)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _depth_first(problem: Problem, budget: Budget, lost: set[Hashable] | None) -> SearchOutcome:
     start = time.perf_counter()
     deadline = None if budget.seconds is None else start + budget.seconds
     max_nodes = budget.nodes

@@ -30,11 +30,16 @@ from patience.solve.search import Budget, Status
 
 __all__ = ["hint", "visible_deals"]
 
-_SAMPLES = 12
+_SAMPLES = 10  # random deals of the unseen cards a Solitaire Reloaded hint solves
+_SAMPLE_NODES = 2500  # positions each may search: the hint depends on nothing else
 
 
-def hint(target: State | Session, *, budget_s: float = 0.5) -> Move | None:
-    """A good move now, or None when no move is left (see the module docstring)."""
+def hint(target: State | Session, *, budget_s: float = 1.0) -> Move | None:
+    """A good move now, or None when no move is left (see the module docstring).
+
+    ``budget_s`` caps the time; the searches are bounded by positions, so within the cap the
+    hint depends on the position alone (a very tight cap may cut a Solitaire Reloaded vote short).
+    """
     state = target.state if isinstance(target, Session) else target
     if state.is_won() or not state.useful_moves():
         return None
@@ -42,12 +47,33 @@ def hint(target: State | Session, *, budget_s: float = 0.5) -> Move | None:
         return state.legal_moves()[0]  # every order of play is as good as any other
     if isinstance(state, Reloaded):
         return _reloaded_hint(state, budget_s)
+    key = str(state)
+    cached = _NEXT.get(key)
+    if cached is not None:
+        return cached
     from patience.solve import solve
 
     solution = solve(state, Budget(seconds=budget_s, nodes=None, memory_mb=64))
     if solution.status is Status.WON and solution.moves:
+        _remember(state, solution.moves)
         return solution.moves[0]
     return greedy_move(state)
+
+
+# The next move of the last winning lines, by position: a player who follows the hints keeps
+# getting the same line (a fresh search from the next position might choose another line,
+# and hints that switch lines could go round in circles).
+_NEXT: dict[str, Move] = {}
+_NEXT_MAX = 20_000
+
+
+def _remember(state: State, moves: list[Move]) -> None:
+    if len(_NEXT) + len(moves) > _NEXT_MAX:
+        _NEXT.clear()
+    s = state.copy()
+    for move in moves:
+        _NEXT[str(s)] = move
+        s._apply(move)
 
 
 def visible_deals(state: Reloaded, count: int, rng: random.Random) -> list[Reloaded]:
@@ -112,7 +138,7 @@ def _reloaded_hint(state: Reloaded, budget_s: float) -> Move | None:
         if left <= 0:
             break
         problem = KlondikeProblem(sample)
-        outcome = depth_first(problem, Budget(seconds=left, nodes=4000, memory_mb=32))
+        outcome = depth_first(problem, Budget(seconds=left, nodes=_SAMPLE_NODES, memory_mb=32))
         if outcome.status is not Status.WON:
             continue
         first = problem.initial_auto[0] if problem.initial_auto else (outcome.line[0] if outcome.line else None)
