@@ -27,9 +27,7 @@ import json
 import os
 import random
 import secrets
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,6 +37,8 @@ from pathlib import Path
 import httpx
 from argon2 import PasswordHasher
 from websockets.asyncio.client import connect
+
+from loopback import cpu_seconds, percentile, rss_mb, serving
 
 TARGET_P99_MS = 50.0
 FORMAT = "reloaded/standard/300"
@@ -71,12 +71,6 @@ class Level:
     client_cpu: float = 0.0
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def make_players(data_dir: str, count: int, offset: int) -> list[Player]:
     """Accounts and open sessions, written straight into the app's database."""
     from sqlalchemy.orm import Session
@@ -102,42 +96,6 @@ def make_players(data_dir: str, count: int, offset: int) -> list[Player]:
                                   created_ms=now, expires_ms=now + 86_400_000))
     store.close()
     return players
-
-
-def start_server(port: int, data_dir: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "patience", "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).text == "ok":
-                return process
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("the server did not start")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU time of a process so far."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return float("nan")
-
-
-def rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
 
 
 async def play(url: str, p: Player, level: Level, stop_at: list[float], think: float, ready: asyncio.Event,
@@ -251,11 +209,6 @@ async def check_records(base: str, players: list[Player], level: Level) -> None:
                 level.unanswered += p.sent - len(p.answers)
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", default="100,500,1000", help="player counts, comma-separated (even, ≤ 2000)")
@@ -264,12 +217,9 @@ def main() -> int:
     args = parser.parse_args()
     counts = [min(2000, max(2, int(n) // 2 * 2)) for n in args.players.split(",")]
     seconds = min(120.0, max(1.0, args.seconds))
-    port = free_port()
     with tempfile.TemporaryDirectory() as data_dir:
         everyone = make_players(data_dir, sum(counts), 0)
-        server = start_server(port, data_dir)
-        base = f"http://127.0.0.1:{port}"
-        try:
+        with serving(data_dir) as (base, server):
             load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
             print(f"patience serve on {base} ({os.cpu_count()} CPUs, load {load}); Solitaire Reloaded duels, "
                   f"an intent every ~{args.think:g} s per player (2 % sent twice), {seconds:g} s per level; "
@@ -297,12 +247,6 @@ def main() -> int:
                       f"{level.errors:>7} {level.rss_mb:>8.1f} {level.server_cpu:>6.1f} {level.client_cpu:>7.1f}")
             print(f"\ntarget: p99 < {TARGET_P99_MS:g} ms at {max(counts)} players: "
                   f"{'met' if worst < TARGET_P99_MS else 'NOT met'} ({worst:.1f} ms)")
-        finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
     return 0
 
 

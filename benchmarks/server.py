@@ -20,9 +20,7 @@ import json
 import os
 import random
 import re
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,6 +28,8 @@ from dataclasses import dataclass, field
 
 import httpx
 from websockets.asyncio.client import connect
+
+from loopback import percentile, serving
 
 TARGET_P99_MS = 50.0
 TARGET_PAGE_KB = 300.0
@@ -41,29 +41,6 @@ class Result:
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
     connected: int = 0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(port: int, data_dir: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "patience", "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).text == "ok":
-                return process
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("the server did not start")
 
 
 async def player(url: str, number: int, stop_at: list[float], think: float, result: Result,
@@ -118,12 +95,6 @@ async def run_level(url: str, players: int, seconds: float, think: float) -> Res
     return result
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
-    return ordered[index]
-
-
 def page_weight(base: str) -> tuple[int, int, list[tuple[str, int, int]]]:
     """What a browser downloads for a game page: every file, raw and as sent (gzip)."""
     seen: dict[str, tuple[int, int]] = {}
@@ -156,42 +127,32 @@ def main() -> int:
     levels = [min(2000, max(1, int(n))) for n in args.players.split(",")]
     seconds = min(120.0, max(1.0, args.seconds))
 
-    port = free_port()
-    with tempfile.TemporaryDirectory() as data_dir:
-        server = start_server(port, data_dir)
-        try:
-            base = f"http://127.0.0.1:{port}"
-            print(f"patience serve on {base} ({os.cpu_count()} CPUs); Solitaire Reloaded, an intent every "
-                  f"~{args.think:g} s per player, {seconds:g} s per level")
-            print(f"{'players':>8} {'intents':>8} {'per s':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7}")
-            worst_p99 = 0.0
-            for players in levels:
-                # the players' own garbage collections would add pauses the server did not cause
-                gc.disable()
-                result = asyncio.run(run_level(f"ws://127.0.0.1:{port}/ws", players, seconds, args.think))
-                gc.enable()
-                gc.collect()
-                lat = result.latencies
-                p50 = statistics.median(lat) if lat else float("nan")
-                p99 = percentile(lat, 99) if lat else float("nan")
-                worst_p99 = max(worst_p99, p99) if players == max(levels) else worst_p99
-                print(f"{players:>8} {len(lat):>8} {len(lat) / seconds:>7.0f} {p50:>8.2f} {p99:>8.2f} "
-                      f"{max(lat, default=float('nan')):>8.2f} {result.errors:>7}")
-            raw, sent, rows = page_weight(base)
-            print("\ngame page download (what the browser fetches):")
-            for path, r, s in rows:
-                print(f"  {path:<34} {r / 1024:>7.1f} KB  ({s / 1024:.1f} KB sent)")
-            print(f"  {'total':<34} {raw / 1024:>7.1f} KB  ({sent / 1024:.1f} KB sent)")
-            print(f"\ntargets: p99 < {TARGET_P99_MS:g} ms at {max(levels)} players: "
-                  f"{'met' if worst_p99 < TARGET_P99_MS else 'NOT met'} ({worst_p99:.1f} ms); "
-                  f"page < {TARGET_PAGE_KB:g} KB: {'met' if raw / 1024 < TARGET_PAGE_KB else 'NOT met'} "
-                  f"({raw / 1024:.1f} KB)")
-        finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+    with tempfile.TemporaryDirectory() as data_dir, serving(data_dir) as (base, _server):
+        print(f"patience serve on {base} ({os.cpu_count()} CPUs); Solitaire Reloaded, an intent every "
+              f"~{args.think:g} s per player, {seconds:g} s per level")
+        print(f"{'players':>8} {'intents':>8} {'per s':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7}")
+        worst_p99 = 0.0
+        for players in levels:
+            # the players' own garbage collections would add pauses the server did not cause
+            gc.disable()
+            result = asyncio.run(run_level(base.replace("http", "ws", 1) + "/ws", players, seconds, args.think))
+            gc.enable()
+            gc.collect()
+            lat = result.latencies
+            p50 = statistics.median(lat) if lat else float("nan")
+            p99 = percentile(lat, 99) if lat else float("nan")
+            worst_p99 = max(worst_p99, p99) if players == max(levels) else worst_p99
+            print(f"{players:>8} {len(lat):>8} {len(lat) / seconds:>7.0f} {p50:>8.2f} {p99:>8.2f} "
+                  f"{max(lat, default=float('nan')):>8.2f} {result.errors:>7}")
+        raw, sent, rows = page_weight(base)
+        print("\ngame page download (what the browser fetches):")
+        for path, r, s in rows:
+            print(f"  {path:<34} {r / 1024:>7.1f} KB  ({s / 1024:.1f} KB sent)")
+        print(f"  {'total':<34} {raw / 1024:>7.1f} KB  ({sent / 1024:.1f} KB sent)")
+        print(f"\ntargets: p99 < {TARGET_P99_MS:g} ms at {max(levels)} players: "
+              f"{'met' if worst_p99 < TARGET_P99_MS else 'NOT met'} ({worst_p99:.1f} ms); "
+              f"page < {TARGET_PAGE_KB:g} KB: {'met' if raw / 1024 < TARGET_PAGE_KB else 'NOT met'} "
+              f"({raw / 1024:.1f} KB)")
     return 0
 
 

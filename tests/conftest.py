@@ -1,4 +1,5 @@
-"""Fixtures shared by the test modules: a database URL for each backend the app supports.
+"""Fixtures shared by the test modules: a database URL for each backend the app supports, and the
+clock the server tests move (``fake_time``; the other shared helpers are in tests/helpers.py).
 
 A test that takes ``database_url`` runs twice, once on an SQLite file of its own and once on
 PostgreSQL (127.0.0.1:5432, trust authentication; ``PATIENCE_TEST_POSTGRES`` gives another
@@ -26,6 +27,7 @@ import pytest
 from psycopg import sql
 from sqlalchemy.engine import URL, make_url
 
+from helpers import FakeTime
 from patience.server.store import database_url as checked_url
 from patience.server.store import sqlite_url
 
@@ -150,3 +152,9 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return sqlite_url(tmp_path / "db.sqlite3")
     return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def fake_time() -> FakeTime:
+    """The server's clocks, moved by the test (see tests/helpers.py)."""
+    return FakeTime()

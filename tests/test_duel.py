@@ -11,7 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from patience.duel import (
+    DUEL_UNDO_LIMIT,
     FORMATS,
+    LIMITS,
     Format,
     Match,
     Player,
@@ -54,7 +56,8 @@ def test_formats_set_the_time_limit_where_the_game_has_one() -> None:
     assert Format("reloaded", None, 600).options() == {"time_limit": 600}
     assert Format("reloaded", None, 300).options() == {}  # the default: 5 minutes
     assert Format("faecher", "with-undo", 300).options() == {"time_limit": 300, "undo_limit": 3}
-    assert Format("teppich", "waste", 300).options() == {"waste": True}
+    # Teppich has no clock and no undo limit of its own: a duel sets both
+    assert Format("teppich", "waste", 300).options() == {"waste": True, "time_limit": 300, "undo_limit": 3}
     assert Format("faecher", None, 600).key == "faecher/standard/600"
     assert Format("teppich", None, 300).variant_name == "waste"  # never the base carpet
     assert Format.from_key("teppich/5x6-waste/300") == Format("teppich", "5x6-waste", 300)
@@ -130,17 +133,81 @@ def test_time_ends_both_games_at_the_limit_exactly() -> None:
     assert [s.end_ms for s in match.sessions] == [300_000, 300_000]
 
 
-def test_a_carpet_duel_ends_at_the_limit_and_its_record_replays() -> None:
+def test_a_carpet_duel_ends_at_the_limit_as_a_time_out_and_its_record_replays() -> None:
     clock = ManualClock(50.0)
     match = Match("m-carpet", Format("teppich", "waste", 300), 31, NONCE, clock)
     play_useful(match, 0, 4, clock, random.Random(4))
     clock.advance(900)
-    match.tick()
+    assert match.tick() == [0, 1]
     assert match.is_over
     for session in match.sessions:
-        assert session.end_ms == 300_000
-        back = replay(session.record())
-        assert back.score == session.score and back.end_ms == 300_000
+        assert session.end_ms == 300_000 and session.outcome is not None and session.outcome.value == "time_out"
+        record = session.record()
+        assert record["end"] == {"t": 300_000, "outcome": "time_out"}
+        assert all(action["m"] != "giveup" for action in record["actions"])  # nobody gave up
+        back = replay(record)
+        assert back.score == session.score and back.end_ms == 300_000 and back.outcome == session.outcome
+    result, _ = match.finish()
+    assert result.outcomes == ("time_out", "time_out")
+    assert match.record()["result"]["outcomes"] == ["time_out", "time_out"]
+    assert verify_match(match.record()) == result
+
+
+FORMAT_KEYS = [(game, variant, limit) for game, variants in FORMATS.items() for variant in variants
+               for limit in LIMITS]
+
+
+@pytest.mark.parametrize(("game", "variant", "limit"), FORMAT_KEYS)
+def test_every_duel_game_runs_out_of_time_as_a_time_out(game: str, variant: str, limit: int) -> None:
+    clock = ManualClock()
+    match = Match("m-limit", Format(game, variant, limit), 5, NONCE, clock)
+    assert [s.table.time_limit_ms for s in match.sessions] == [limit * 1000] * 2
+    play_useful(match, 0, 2, clock, random.Random(9))
+    match.act(1, "giveup")
+    clock.advance(limit - 3)
+    match.tick()
+    assert not match.sessions[0].is_over
+    clock.advance(10)
+    match.tick()
+    assert match.result().outcomes == ("time_out", "given_up")
+    assert match.sessions[0].end_ms == limit * 1000
+    assert verify_match(match.record()).outcomes == ("time_out", "given_up")
+
+
+@pytest.mark.parametrize(("game", "variant", "limit"), FORMAT_KEYS)
+def test_every_duel_format_limits_undo_to_at_most_three_or_none(game: str, variant: str, limit: int) -> None:
+    match = Match("m-undo", Format(game, variant, limit), 8, NONCE, ManualClock())
+    limits = {s.table.undo_limit for s in match.sessions}
+    assert len(limits) == 1
+    (undo_limit,) = limits
+    assert undo_limit is not None and 0 <= undo_limit <= DUEL_UNDO_LIMIT  # never an unlimited undo
+
+
+def test_draw_look_and_undo_is_refused_past_three_in_a_carpet_duel() -> None:
+    clock = ManualClock()
+    match = Match("m-peek", Format("teppich", "waste", 300), 12, NONCE, clock)
+    session = match.sessions[0]
+    for _ in range(4):
+        clock.advance(1)
+        match.act(0, "draw")
+    stock = len(session.state.stock)
+    for _ in range(3):
+        match.act(0, "undo")
+    with pytest.raises(IllegalMoveError) as refused:
+        match.act(0, "undo")  # a fourth card back would show how deep the player may look
+    assert refused.value.reason == "at most 3 moves back: make a move first"
+    assert len(session.state.stock) == stock + 3 and len(session.state.waste) == 1
+    match.act(0, "draw")  # a new move starts a new row
+    match.act(0, "undo")
+
+
+def test_a_record_of_a_result_without_outcomes_still_checks_out() -> None:
+    record = finished_match().record()
+    del record["result"]["outcomes"]  # as matches ended before results told how each game ended
+    assert verify_match(record).outcomes == ("given_up", "time_out")
+    record["result"]["bonus"] += 1
+    with pytest.raises(RecordError):
+        verify_match(record)
 
 
 def test_giving_up_keeps_the_score_so_far_and_the_other_plays_on() -> None:
@@ -237,7 +304,7 @@ def test_a_finished_match_record_checks_out() -> None:
     assert any(a.get("illegal") for a in record["games"][1]["actions"])
 
 
-@pytest.mark.parametrize("tamper", ["seed", "nonce", "result", "score", "action", "games"])
+@pytest.mark.parametrize("tamper", ["seed", "nonce", "result", "outcome", "score", "action", "games"])
 def test_a_tampered_match_record_is_refused(tamper: str) -> None:
     record = copy.deepcopy(finished_match().record())
     if tamper == "seed":
@@ -248,6 +315,8 @@ def test_a_tampered_match_record_is_refused(tamper: str) -> None:
         record["nonce"] = "00" * 16
     elif tamper == "result":
         record["result"]["finals"][0] += 1
+    elif tamper == "outcome":
+        record["result"]["outcomes"] = ["won", "won"]
     elif tamper == "score":
         record["games"][0]["result"]["score"] += 10
     elif tamper == "action":

@@ -400,3 +400,49 @@ def test_decision_fill_from_stock_option_fills_a_gap_from_the_stock_first() -> N
     assert empty_stock.piles()["s"] == []
     empty_stock.push(Move("c5", "f"))
     assert texts(empty_stock.piles()["c5"]) == ["KC"]
+
+
+# -- the options a duel sets: a clock and an undo limit ---------------------------------------------
+
+
+def test_options_by_default_teppich_has_no_clock_and_any_number_of_undos() -> None:
+    clock = ManualClock()
+    session = Session("teppich", 5, {"waste": True}, clock=clock)
+    for _ in range(6):
+        session.play("draw")
+    for _ in range(6):
+        session.undo()
+    assert session.undos_left() is None and session.undo_reason() == "there is no move to undo"
+    clock.advance(86_400)
+    session.tick()
+    assert not session.is_over and session.time_left_ms() is None
+
+
+def test_options_time_limit_ends_the_game_as_a_time_out_and_the_record_replays() -> None:
+    from patience.record import replay
+
+    clock = ManualClock()
+    session = Session("teppich", 5, {"waste": True, "time_limit": 60}, clock=clock)
+    clock.advance(10)
+    session.play("draw")
+    clock.advance(55)
+    session.tick()
+    assert session.outcome == Outcome.TIME_OUT and session.end_ms == 60_000
+    assert session.score == session.state.foundation_cards()  # the score is what is on the foundations
+    back = replay(session.record())
+    assert back.outcome == Outcome.TIME_OUT and back.score == session.score
+
+
+@pytest.mark.parametrize(("limit", "reason"), [(0, "this game has no undo"),
+                                               (2, "at most 2 moves back: make a move first")])
+def test_options_undo_limit_allows_that_many_in_a_row(limit: int, reason: str) -> None:
+    session = Session("teppich", 5, {"waste": True, "undo_limit": limit}, clock=ManualClock())
+    for _ in range(3):
+        session.play("draw")
+    for _ in range(limit):
+        session.undo()
+    with pytest.raises(IllegalMoveError) as refused:
+        session.undo()
+    assert refused.value.reason == reason
+    with pytest.raises(BadInputError):
+        Session("teppich", 5, {"undo_limit": -2})

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,29 +18,11 @@ import msgspec
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
+from helpers import FakeTime, TestClient, mentioned_cards
 from patience.games import DRAW, REDEAL, get_game
 from patience.server import create_app
-from patience.server.app import COOKIE
+from patience.server.app import COOKIE, WEB_DIR
 from patience.server.hub import OUTBOX_LIMIT, Connection, Hub, LiveGame
-
-with warnings.catch_warnings():  # the test client's note about its HTTP library is not ours to act on
-    warnings.filterwarnings("ignore", message=".*httpx.*")
-    from starlette.testclient import TestClient
-
-
-class FakeTime:
-    """The server's monotonic clock, moved by the test."""
-
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def fake_time() -> FakeTime:
-    return FakeTime()
 
 
 @pytest.fixture
@@ -107,6 +87,29 @@ def test_pages_set_a_private_cookie_once(tmp_path: Path) -> None:
         again = c.get("/play?game=reloaded")
         assert again.status_code == 200 and "set-cookie" not in again.headers
         assert '<main id="board"' in again.text
+
+
+@pytest.mark.parametrize(("path", "title", "script", "hero"), [
+    ("/duel", "Duel", "duel", False), ("/match?id=x", "Match", "replay", False),
+    ("/account", "Account", "account", True), ("/profile", "Player", "profile", True),
+    ("/leaderboard", "Leaderboard", "leaderboard", True), ("/matches", "Matches", "matches", True),
+])
+def test_the_arena_pages_share_one_head_and_header(client: TestClient, path: str, title: str, script: str,
+                                                   hero: bool) -> None:
+    page = client.get(path)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    text = page.text
+    assert text.startswith("<!doctype html>") and text.rstrip().endswith("</html>")
+    assert text.count("<head>") == 1 and text.count("<body") == 1 and text.count("</body>") == 1
+    assert f"<title>{title} · Patience Arena</title>" in text
+    assert f'<script type="module" src="/static/js/{script}.js"></script>' in text
+    assert client.get(f"/static/js/{script}.js").status_code == 200
+    assert ('<header class="hero">' in text) == hero and text.count('id="nav"') == 1
+    name = path[1:].split("?")[0]
+    if name != "matches":  # the page's own part only: the head and the big header are written once, in pages.py
+        own = (WEB_DIR / f"{name}.html").read_text(encoding="utf-8")
+        assert "<head>" not in own and "<html" not in own and 'class="hero"' not in own and own.strip() in text
 
 
 def test_the_client_files_are_served_by_the_package(client: TestClient) -> None:
@@ -407,27 +410,6 @@ def test_a_page_of_another_site_may_not_play(client: TestClient) -> None:
 
 
 # -- no hidden card ever leaves the server ---------------------------------------------------------
-
-_DISPLAY = re.compile(r"(10|[2-9AJQK])([♠♥♦♣])")
-_TEXT = re.compile(r"^(10|[2-9AJQK])([SHDC])$")
-
-
-def mentioned_cards(value: Any) -> set[str]:
-    """Every card a message names: card texts ("QH") and cards in sentences ("Q♥")."""
-    found: set[str] = set()
-    if isinstance(value, str):
-        if _TEXT.match(value):
-            found.add(value)
-        for rank, symbol in _DISPLAY.findall(value):
-            found.add(rank + "SHDC"["♠♥♦♣".index(symbol)])
-    elif isinstance(value, dict):
-        for item in value.values():
-            found |= mentioned_cards(item)
-    elif isinstance(value, list):
-        for item in value:
-            found |= mentioned_cards(item)
-    return found
-
 
 def check_message(msg: dict[str, Any], game: LiveGame, seen: set[str]) -> None:
     """``msg`` names only cards the player has seen face up, or the next card of a foundation

@@ -6,6 +6,7 @@ new migration in ``server/migrations/versions`` makes ``alembic check`` find a d
 
 from __future__ import annotations
 
+import json
 import socket
 from typing import Any
 
@@ -14,7 +15,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import BigInteger, Column, Integer, MetaData, Table, inspect
+from sqlalchemy import BigInteger, Column, Integer, MetaData, Table, inspect, text
 
 from patience.cli import main
 from patience.server.store import Store, StoreError, alembic_config, database_url, metadata, sqlite_url
@@ -61,6 +62,32 @@ def test_the_comparison_sees_a_model_change_without_a_migration(database_url: st
         store.close()
     kinds = {(diff[0], getattr(diff[-1], "name", None)) for diff in diffs if isinstance(diff, tuple)}
     assert kinds == {("add_column", "rating"), ("add_table", "not_migrated")}, diffs
+
+
+def test_migration_0003_fills_in_how_the_games_of_earlier_matches_ended(database_url: str) -> None:
+    config = alembic_config(database_url)
+    command.upgrade(config, "0002")
+    store = Store(database_url)
+    record = {"games": [{"end": {"t": 300000, "outcome": "time_out"}}, {"end": {"t": 9000, "outcome": "given_up"}}]}
+    match = {"game": "teppich", "variant": "waste", "limit_s": 300, "options": "{}", "seed": "7", "nonce": "ab",
+             "commitment": "c" * 64, "a": "u1", "b": "u2", "rating": "1500.0 350.0 0.06", "t": 1}
+    try:
+        with store.engine.begin() as conn:
+            for user in ("u1", "u2"):
+                conn.execute(text("INSERT INTO users (id, login, name, password_hash, created_ms) "
+                                  "VALUES (:id, :id, :id, 'x', 1)"), {"id": user})
+            for match_id, state, kept in (("m-over", "over", json.dumps(record)), ("m-live", "live", None)):
+                conn.execute(text(
+                    "INSERT INTO matches (id, game, variant, limit_s, options, seed, nonce, commitment, player_a, "
+                    "player_b, rating_a, rating_b, state, created_ms, record) VALUES (:id, :game, :variant, "
+                    ":limit_s, :options, :seed, :nonce, :commitment, :a, :b, :rating, :rating, :state, :t, :record)"),
+                    {**match, "id": match_id, "state": state, "record": kept})
+        command.upgrade(config, "head")
+        with store.engine.connect() as conn:
+            rows = conn.execute(text("SELECT id, outcome_a, outcome_b FROM matches ORDER BY id")).all()
+    finally:
+        store.close()
+    assert [tuple(row) for row in rows] == [("m-live", None, None), ("m-over", "time_out", "given_up")]
 
 
 def test_database_urls_are_checked_and_spelled_for_psycopg() -> None:

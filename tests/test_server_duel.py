@@ -12,7 +12,6 @@ import itertools
 import json
 import random
 import re
-import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,37 +19,25 @@ from typing import Any
 import anyio
 import pytest
 from argon2 import PasswordHasher
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from patience.duel import verify_commitment, verify_match
+from helpers import FakeTime, TestClient, mentioned_cards
+from patience.duel import Format as DuelFormat
+from patience.duel import Match, verify_commitment, verify_match
+from patience.duel import Player as DuelPlayer
 from patience.games import DRAW, REDEAL
 from patience.record import replay
 from patience.server import create_app
 from patience.server.accounts import SESSION_COOKIE
 from patience.server.arena import Arena, LiveMatch
-from patience.server.store import MatchMoveRow, UserRow
-
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message=".*httpx.*")
-    from starlette.testclient import TestClient
+from patience.server.league import finish_match, insert_match
+from patience.server.store import ChallengeRow, MatchMoveRow, MatchRow, SigninFailureRow, UserRow
+from patience.session import ManualClock
 
 FAST_HASH = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)  # argon2id, cheap for tests
 PASSWORD = "correct horse battery"
 FORMAT = "reloaded/standard/300"
-
-
-class FakeTime:
-    def __init__(self) -> None:
-        self.t = 5000.0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def fake_time() -> FakeTime:
-    return FakeTime()
 
 
 @pytest.fixture
@@ -63,7 +50,8 @@ def seeds(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
 
 def make_app(where: Path | str, fake_time: FakeTime) -> Any:
     kwargs: dict[str, Any] = {"database_url": where} if isinstance(where, str) else {"data_dir": where}
-    return create_app(now=fake_time, tick_seconds=0.02, save_seconds=0.05, password_hasher=FAST_HASH, **kwargs)
+    return create_app(now=fake_time, wall=fake_time, tick_seconds=0.02, save_seconds=0.05, password_hasher=FAST_HASH,
+                      **kwargs)
 
 
 @contextlib.contextmanager
@@ -265,6 +253,25 @@ def test_wrong_passwords_are_rate_limited(app: Any, fake_time: FakeTime) -> None
     assert post(client, "/account/signin", login="frank", password=PASSWORD).status_code == 200
 
 
+def test_failed_sign_ins_outlive_a_restart(database_url: str, fake_time: FakeTime, seeds: Any) -> None:
+    with running(make_app(database_url, fake_time)) as first:
+        person(first, "frank")
+        client = browser(first)
+        for _ in range(5):
+            assert post(client, "/account/signin", login="frank", password="guess-guess").status_code == 401
+    fake_time.t += 60
+    with running(make_app(database_url, fake_time)) as second:
+        client = browser(second)
+        limited = post(client, "/account/signin", login="frank", password=PASSWORD)
+        assert limited.status_code == 429 and limited.json()["error"] == "rate_limited"
+        assert 230 <= int(limited.headers["retry-after"]) <= 241  # what is left of the 5 minutes
+        with Session(second.state.store.engine) as db:
+            kept = list(db.scalars(select(SigninFailureRow.key_hash)))
+        assert len(kept) == 10 and not any("frank" in key for key in kept)  # login and address, hashed
+        fake_time.t += 241
+        assert post(client, "/account/signin", login="frank", password=PASSWORD).status_code == 200
+
+
 def test_solo_statistics_carry_over_at_sign_up(app: Any) -> None:
     client = browser(app)
     client.get("/")
@@ -350,6 +357,57 @@ def test_a_challenge_link_starts_a_match_with_a_friend(app: Any) -> None:
     friend.close()
 
 
+def test_a_challenge_link_outlives_a_restart(database_url: str, fake_time: FakeTime, seeds: Any) -> None:
+    with running(make_app(database_url, fake_time)) as first:
+        host = Page(person(first, "jana"))
+        host.send("challenge", {"format": "faecher/standard/300"})
+        made = host.until(lambda m: m["t"] == "challenge")["d"]
+        jar = host.client.cookies
+        host.close()
+    fake_time.t += 600
+    with running(make_app(database_url, fake_time)) as second:
+        friend = Page(person(second, "karl"))
+        friend.send("accept", {"code": made["code"]})  # its maker is not here (yet)
+        assert friend.until(lambda m: m["t"] == "err")["d"]["code"] == "challenger_away"
+        client = browser(second)
+        client.cookies = jar
+        host = Page(client)
+        host.send("lobby")  # what the page does when it comes back
+        assert host.until(lambda m: m["t"] == "lobby")["d"]["challenge"] == made["code"]
+        friend.send("accept", {"code": made["code"]})
+        start = friend.until(lambda m: m["t"] == "duel")["d"]
+        assert host.until(lambda m: m["t"] == "duel")["d"]["id"] == start["id"]
+        assert start["format"] == "faecher/standard/300"
+        with Session(second.state.store.engine) as db:
+            assert db.scalar(select(func.count()).select_from(ChallengeRow)) == 0  # taken with the match
+        for page in (host, friend):
+            page.close()
+
+
+def test_a_challenge_lapses_after_an_hour_restart_or_not(database_url: str, fake_time: FakeTime,
+                                                         seeds: Any) -> None:
+    with running(make_app(database_url, fake_time)) as first:
+        host = Page(person(first, "lena"))
+        host.send("challenge", {"format": "reloaded/standard/300"})
+        code = host.until(lambda m: m["t"] == "challenge")["d"]["code"]
+        jar = host.client.cookies
+        host.close()
+    fake_time.t += 3601
+    with running(make_app(database_url, fake_time)) as second:
+        client = browser(second)
+        client.cookies = jar
+        host = Page(client)
+        host.send("lobby")
+        assert host.until(lambda m: m["t"] == "lobby")["d"]["challenge"] is None
+        friend = Page(person(second, "mark"))
+        friend.send("accept", {"code": code})
+        assert friend.until(lambda m: m["t"] == "err")["d"]["code"] == "no_such_challenge"
+        with Session(second.state.store.engine) as db:
+            assert db.scalar(select(func.count()).select_from(ChallengeRow)) == 0
+        for page in (host, friend):
+            page.close()
+
+
 # -- a whole duel ------------------------------------------------------------------------------------
 
 
@@ -409,8 +467,11 @@ def test_a_whole_duel_between_two_websocket_clients(stored_app: Any) -> None:
                              result["nonce"])
     # the result page's data: the record checks out, ratings moved, both games replay step by step
     shown = a.client.get(f"/api/matches/{live.id}").json()
+    assert result["outcomes"] == ["given_up", "given_up"]
     assert shown["state"] == "over" and verify_match(shown["record"]).to_dict() == {
-        "winner": winner, "scores": scores, "finals": result["finals"], "bonus": result["bonus"]}
+        "winner": winner, "scores": scores, "finals": result["finals"], "bonus": result["bonus"],
+        "outcomes": ["given_up", "given_up"]}
+    assert shown["outcomes"] == ["given_up", "given_up"] and shown["record"]["result"]["outcomes"] == shown["outcomes"]
     for side in (0, 1):
         frames = shown["frames"][side]
         assert frames[-1]["score"] == scores[side] and frames[0]["m"] is None
@@ -423,6 +484,46 @@ def test_a_whole_duel_between_two_websocket_clients(stored_app: Any) -> None:
     assert {p["name"] for p in board} == {"Anna", "Bruno"}
     if winner is not None:
         assert board[0]["name"] == ("Anna", "Bruno")[winner] if a.side == 0 else True
+    a.close()
+    b.close()
+
+
+@pytest.mark.parametrize("fmt", ["teppich/waste/300", "faecher/with-undo/300"])
+def test_a_game_still_going_at_the_limit_ends_as_a_time_out(app: Any, fake_time: FakeTime, fmt: str) -> None:
+    a, b, live = pair(app, fmt=fmt)
+    play(a, live, random.Random(2))
+    fake_time.t += 301
+    ends = [end_of(page) for page in (a, b)]
+    for end in ends:
+        assert end["end"]["outcomes"] == ["time_out", "time_out"]
+        assert end["status"]["outcome"] == "time_out" and end["opp"]["outcome"] == "time_out"
+    shown = a.client.get(f"/api/matches/{live.id}").json()
+    assert shown["outcomes"] == ["time_out", "time_out"]
+    record = shown["record"]
+    assert record["result"]["outcomes"] == ["time_out", "time_out"]
+    for game in record["games"]:
+        assert game["end"] == {"t": 300_000, "outcome": "time_out"}
+        assert all(action["m"] != "giveup" for action in game["actions"])
+    assert verify_match(record).outcomes == ("time_out", "time_out")
+    assert [frames[-1]["outcome"] for frames in shown["frames"]] == ["time_out", "time_out"]
+    history = a.client.get("/matches").text
+    assert history.count('data-outcome="time_out"') == 2 and "given_up" not in history
+    a.close()
+    b.close()
+
+
+def test_an_undo_past_the_limit_is_refused_with_the_reason(app: Any) -> None:
+    a, b, live = pair(app, fmt="teppich/waste/300")
+    for _ in range(4):
+        assert a.intent("stock")["d"]["kind"] == "move"
+    for left in (2, 1, 0):
+        done = a.intent("undo")["d"]
+        assert done["kind"] == "undo" and done["status"]["undos_left"] == left
+    version = live.version
+    refused = a.intent("undo")
+    assert refused["t"] == "rej" and refused["d"]["reason"] == "at most 3 moves back: make a move first"
+    assert refused["d"]["why"] == {"k": "undo_row", "p": {"n": "3"}}
+    assert live.version == version and len(live.match.sessions[a.side].state.waste) == 1  # nothing changed
     a.close()
     b.close()
 
@@ -460,6 +561,7 @@ def test_a_player_who_drops_comes_back_where_the_server_has_them(app: Any, fake_
     for _ in range(4):
         play(b, live, rng)
     fake_time.t += 12  # a time penalty while A is away
+    b.until(lambda m: m["t"] == "dev" and m["d"]["kind"] == "tick")  # it has happened: the versions stand still
     again = Page(a.client, "pa2")
     again.v = seen_version
     again.join(live.id, seen_version)
@@ -500,27 +602,99 @@ def test_nobody_else_can_join_or_move_in_a_match(app: Any) -> None:
         page.close()
 
 
+# -- the match history ---------------------------------------------------------------------------------
+
+
+def finished(app: Any, number: int, fmt: str, a: tuple[str, str], b: tuple[str, str]) -> str:
+    """A match of ``a`` and ``b`` (id, name) made and ended straight in the database; returns its id.
+    Its end time is ``number`` (so the newest is the highest number)."""
+    clock = ManualClock()
+    match = Match(f"hist{number:03d}", DuelFormat.from_key(fmt), 40 + number, "ab" * 16, clock,
+                  (DuelPlayer(*a), DuelPlayer(*b)))
+    clock.advance(3)
+    match.act(0, "giveup")
+    match.act(1, "giveup")
+    result, ratings = match.finish()
+    with app.state.store.engine.begin() as connection:
+        insert_match(connection, match)
+        finish_match(connection, match, result, ratings)
+        connection.execute(update(MatchRow).where(MatchRow.id == match.id).values(ended_ms=1_000_000 + number))
+    return match.id
+
+
+def rows_of(page: str) -> list[str]:
+    return re.findall(r'<tr data-match="([^"]+)">', page)
+
+
+def test_the_match_history_pages_newest_first_with_filters(stored_app: Any) -> None:
+    app = stored_app
+    ids = {}
+    for login in ("anna", "bruno", "carla"):
+        client = person(app, login)
+        ids[login] = (client.get("/api/me").json()["user"]["id"], login.title())
+    made = []
+    for number in range(25):  # anna plays bruno in Solitaire Reloaded, carla in Der Fächer every third time
+        if number % 3 == 2:
+            made.append(finished(app, number, "faecher/standard/300", ids["carla"], ids["anna"]))
+        else:
+            made.append(finished(app, number, FORMAT, ids["anna"], ids["bruno"]))
+    going_on = Match("live-one", DuelFormat.from_key(FORMAT), 3, "cd" * 16, ManualClock(),
+                     (DuelPlayer(*ids["bruno"]), DuelPlayer(*ids["carla"])))
+    with app.state.store.engine.begin() as connection:
+        insert_match(connection, going_on)  # not finished: never in the history
+    client = browser(app)
+    first = client.get("/matches")
+    assert first.status_code == 200 and first.headers["content-type"].startswith("text/html")
+    assert rows_of(first.text) == made[::-1][:20]  # newest first, 20 a page
+    assert 'rel="next" href="/matches?page=2"' in first.text and 'rel="prev"' not in first.text
+    assert "Finished matches: 25" in first.text and "page 1 of 2" in first.text
+    assert f'href="/match?id={made[-1]}"' in first.text  # each row opens the replay
+    assert client.get(f"/api/matches/{made[-1]}").json()["frames"]  # and the replay is there
+    second = client.get("/matches?page=2")
+    assert rows_of(second.text) == made[::-1][20:] and 'rel="prev" href="/matches"' in second.text
+    assert 'rel="next"' not in second.text and "live-one" not in first.text + second.text
+
+    by_id = client.get(f"/matches?player={ids['carla'][0]}")  # the profile's link: the form shows the name
+    assert 'name="player" value="Carla"' in by_id.text and ids["carla"][0] not in by_id.text.split("<tbody>")[0]
+    fan = [m for n, m in enumerate(made) if n % 3 == 2]
+    for query in ("player=Carla", "player=carla", f"player={ids['carla'][0]}", "game=faecher", "game=fächer"):
+        page = client.get(f"/matches?{query}")
+        assert page.status_code == 200 and rows_of(page.text) == fan[::-1], query
+    both = client.get("/matches?player=Anna&game=reloaded")
+    assert rows_of(both.text) == [m for n, m in enumerate(made) if n % 3 != 2][::-1][:17]
+    assert "Finished matches: 17" in both.text and 'rel="next"' not in both.text
+    assert 'name="player" value="Anna"' in both.text
+    assert '<option value="reloaded" data-game="reloaded" selected>' in both.text
+    none = client.get("/matches?game=teppich")
+    assert none.status_code == 200 and rows_of(none.text) == [] and "No finished matches." in none.text
+
+    # a profile's recent matches lead here
+    profile_page = client.get("/profile").text
+    assert 'id="all-matches" href="/matches"' in profile_page
+    assert "/matches?player=${encodeURIComponent(data.user.id)}" in client.get("/static/js/profile.js").text
+
+
+@pytest.mark.parametrize(("query", "status", "says"), [
+    ("page=0", 400, "a page number is a whole number from 1 up, not &#x27;0&#x27;"),
+    ("page=-1", 400, "a page number is a whole number"),
+    ("page=two", 400, "a page number is a whole number"),
+    ("page=%C2%B2", 400, "a page number is a whole number"),
+    ("page=99999999999999999999", 400, "a page number is a whole number"),
+    ("page=2", 404, "there is no page 2: the last is 1"),
+    ("player=nobody", 404, "no player &#x27;nobody&#x27;"),
+    ("game=chess", 400, "&#x27;chess&#x27; is not a duel game"),
+    ("player=%3Cscript%3E", 404, "no player &#x27;&lt;script&gt;&#x27;"),
+])
+def test_the_match_history_answers_a_bad_address_with_a_clear_page(app: Any, query: str, status: int,
+                                                                   says: str) -> None:
+    answer = browser(app).get(f"/matches?{query}")
+    assert answer.status_code == status and answer.headers["content-type"].startswith("text/html")
+    assert 'role="alert"' in answer.text and says in answer.text, answer.text
+    assert answer.text.count("<head>") == 1 and "<title>Matches · Patience Arena</title>" in answer.text
+    assert "<script>" not in answer.text
+
+
 # -- what never reaches a player -------------------------------------------------------------------
-
-_DISPLAY = re.compile(r"(10|[2-9AJQK])([♠♥♦♣])")
-_TEXT = re.compile(r"^(10|[2-9AJQK])([SHDC])$")
-
-
-def mentioned_cards(value: Any) -> set[str]:
-    found: set[str] = set()
-    if isinstance(value, str):
-        if _TEXT.match(value):
-            found.add(value)
-        for rank, symbol in _DISPLAY.findall(value):
-            found.add(rank + "SHDC"["♠♥♦♣".index(symbol)])
-    elif isinstance(value, dict):
-        for item in value.values():
-            found |= mentioned_cards(item)
-    elif isinstance(value, list):
-        for item in value:
-            found |= mentioned_cards(item)
-    return found
-
 
 class Watch:
     """Checks every message one player gets, as it arrives, against that player's own game."""

@@ -211,3 +211,13 @@ def test_the_server_and_terminal_hint_is_the_solvers() -> None:
     assert callable(patience.solve.hint)
     session = Session("faecher", 9, clock=ManualClock())
     assert server_hint(session) == hint(session)
+
+
+def test_play_deals_a_winnable_seed_when_asked() -> None:
+    done = subprocess.run([sys.executable, "-m", "patience", "play", "faecher", "--winnable", "--no-colour"],
+                          input="quit\n", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seed = int(done.stdout.split("game ", 1)[1].split()[0])
+    assert seed in winnable.seeds("faecher", {})
+    both = run("play", "faecher", "--winnable", "--seed", "3")
+    assert both.returncode == 2 and "not both" in both.stderr

@@ -10,7 +10,12 @@ played as duels, the seed commitment that proves the deal was fixed in advance, 
     match.act(0, "draw"); match.act(1, "giveup")
     clock.advance(300); match.tick()          # side 0 runs out of time
     match.result().winner                      # 0, 1 or None (a draw)
+    match.result().outcomes                    # ("time_out", "given_up")
     verify_match(match.record())               # anyone can check the deal and replay both games
+
+Every duel game has a ``time_limit`` option, which a format sets to the match's limit, so a game
+that runs out of time ends as a time out (and its record replays to that end); and an undo limit of
+at most :data:`DUEL_UNDO_LIMIT` in a row.
 
 The commitment is ``SHA-256("patience-duel-v1|GAME|OPTIONS|SEED|NONCE")`` with OPTIONS the
 options that differ from the defaults as compact JSON with sorted keys; it is shown when the
@@ -19,7 +24,6 @@ match starts, and the seed and nonce when it ends.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import secrets
@@ -36,9 +40,9 @@ from patience.scoring import match_result
 from patience.session import Session
 
 __all__ = [
-    "FORMATS", "LIMITS", "MATCH_FORMAT", "MATCH_VERSION", "BonusRule", "Format", "Match", "MatchResult", "Player",
-    "Seeker", "closest", "commitment", "new_nonce", "pairs", "pick_seed", "rate", "reach", "verify_commitment",
-    "verify_match",
+    "DUEL_UNDO_LIMIT", "FORMATS", "LIMITS", "MATCH_FORMAT", "MATCH_VERSION", "BonusRule", "Format", "Match",
+    "MatchResult", "Player", "Seeker", "closest", "commitment", "new_nonce", "pairs", "pick_seed", "rate", "reach",
+    "result_of", "verify_commitment", "verify_match",
 ]
 
 MATCH_FORMAT = "patience-match"
@@ -48,12 +52,18 @@ COMMIT_PREFIX = "patience-duel-v1"
 LIMITS = (300, 600)
 """Time limits a duel may have, in seconds (RULES.md §2: 5 minutes by default)."""
 
+DUEL_UNDO_LIMIT = 3
+"""Undos in a row a duel allows at most (Solitaire Reloaded's rule, RULES.md §2), or none. An unlimited
+undo would let a player draw, look and take back to learn the stock, which the opponent does not."""
+
 FORMATS: dict[str, dict[str, dict[str, Any]]] = {
-    "reloaded": {"standard": {}},
-    "faecher": {"standard": {}, "with-undo": {"undo_limit": 3}},
+    "reloaded": {"standard": {}},  # undo_limit=3 is the game's own rule
+    "faecher": {"standard": {}, "with-undo": {"undo_limit": DUEL_UNDO_LIMIT}},  # the game itself has no undo
     # the base carpet's result does not depend on the play at all, so only the waste variants,
-    # where the order of play decides which card fills a gap, can be duels
-    "teppich": {"waste": {"waste": True}, "5x6-waste": {"rows": 5, "cols": 6, "waste": True}},
+    # where the order of play decides which card fills a gap, can be duels; Teppich's own undo
+    # has no limit
+    "teppich": {"waste": {"waste": True, "undo_limit": DUEL_UNDO_LIMIT},
+                "5x6-waste": {"rows": 5, "cols": 6, "waste": True, "undo_limit": DUEL_UNDO_LIMIT}},
 }
 """What may be played as a duel: game id -> variant name -> its options."""
 
@@ -85,10 +95,9 @@ class Format:
         return self.variant or next(iter(FORMATS[self.game]))
 
     def options(self) -> dict[str, Any]:
-        """The game options of this format, the time limit included where the game has one."""
-        opts = dict(FORMATS[self.game][self.variant_name])
-        if "time_limit" in {f.name for f in dataclasses.fields(get_game(self.game).INFO.options)}:
-            opts["time_limit"] = self.limit_s
+        """The game options of this format (those not at their default), its time limit included:
+        every duel game has a ``time_limit`` option, so its game ends by the rules at the match's limit."""
+        opts = {**FORMATS[self.game][self.variant_name], "time_limit": self.limit_s}
         return options_to_dict(get_game(self.game).make_options(opts), only_changed=True)
 
     @classmethod
@@ -170,27 +179,36 @@ class Player:
 
 @dataclass(frozen=True)
 class MatchResult:
-    """Who won (0, 1 or None for a draw), the scores, the scores with the winner's bonus, the bonus."""
+    """Who won (0, 1 or None for a draw), the scores, the scores with the winner's bonus, the bonus,
+    and how each game ended (``won``, ``no_moves``, ``time_out``, ``given_up``)."""
 
     winner: int | None
     scores: tuple[int, int]
     finals: tuple[int, int]
     bonus: int
+    outcomes: tuple[str | None, str | None] = (None, None)
 
     def points(self, side: int) -> float:
         """The rating score of ``side``: 1 for a win, ½ for a draw, 0 for a loss."""
         return 0.5 if self.winner is None else float(self.winner == side)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"winner": self.winner, "scores": list(self.scores), "finals": list(self.finals), "bonus": self.bonus}
+        return {"winner": self.winner, "scores": list(self.scores), "finals": list(self.finals), "bonus": self.bonus,
+                "outcomes": list(self.outcomes)}
 
 
-def result_of(scores: tuple[int, int], options: Any) -> MatchResult:
+def result_of(scores: tuple[int, int], options: Any,
+              outcomes: tuple[str | None, str | None] = (None, None)) -> MatchResult:
     """The match result of two final scores under the game's (or the default) bonus rule."""
     rule = options if hasattr(options, "match_bonus_percent") else BonusRule()
     winner, finals = match_result(scores, rule)
     bonus = 0 if winner is None else finals[winner] - scores[winner]
-    return MatchResult(winner, scores, finals, bonus)
+    return MatchResult(winner, scores, finals, bonus, outcomes)
+
+
+def _outcomes(sessions: Sequence[Session]) -> tuple[str | None, str | None]:
+    a, b = (s.outcome.value if s.outcome else None for s in sessions)
+    return a, b
 
 
 def rate(result: MatchResult, ratings: tuple[Rating, Rating]) -> tuple[Rating, Rating]:
@@ -242,17 +260,15 @@ class Match:
         self.sessions[side].apply_action(action)
 
     def tick(self) -> list[int]:
-        """Bring both games up to the clock; returns the sides whose score or end changed."""
+        """Bring both games up to the clock; returns the sides whose score or end changed.
+
+        A game still going at the limit ends there as a time out, by its own ``time_limit`` option."""
         changed = []
         for side, session in enumerate(self.sessions):
             if session.is_over:
                 continue
             before = len(session.ledger)
             session.tick()
-            if not session.is_over and session.elapsed_ms() >= self.limit_ms:
-                # a game without a clock of its own (Teppich) ends at the match's time limit,
-                # recorded as given up at that moment so that its record replays
-                session.give_up()
             if session.is_over or len(session.ledger) != before:
                 changed.append(side)
         return changed
@@ -269,7 +285,7 @@ class Match:
         if not self.is_over:
             raise BadInputError("the match is not over yet")
         a, b = self.sessions
-        return result_of((a.score, b.score), a.options)
+        return result_of((a.score, b.score), a.options, _outcomes(self.sessions))
 
     def finish(self) -> tuple[MatchResult, tuple[Rating, Rating]]:
         """The result and both new ratings (kept for the record)."""
@@ -318,9 +334,13 @@ def verify_match(record: Mapping[str, Any]) -> MatchResult:
         if session.outcome is None:
             raise RecordError(f"game {side + 1} has not ended")
         sessions.append(session)
-    result = result_of((sessions[0].score, sessions[1].score), sessions[0].options)
-    if "result" in record and record["result"] != result.to_dict():
-        raise RecordError(f"the result should be {result.to_dict()}, the record says {record['result']}")
+    result = result_of((sessions[0].score, sessions[1].score), sessions[0].options, _outcomes(sessions))
+    if "result" in record:
+        expected = result.to_dict()
+        if isinstance(record["result"], Mapping) and "outcomes" not in record["result"]:
+            del expected["outcomes"]  # a record made before results told how each game ended
+        if record["result"] != expected:
+            raise RecordError(f"the result should be {expected}, the record says {record['result']}")
     return result
 
 

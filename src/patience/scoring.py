@@ -51,6 +51,11 @@ class CarpetScore(ScoreTable):
 
     game = "teppich"
 
+    def __init__(self, options: Any) -> None:
+        super().__init__(options)
+        self.undo_limit = None if options.undo_limit < 0 else options.undo_limit
+        self.time_limit_ms = options.time_limit * 1000 if options.time_limit else None
+
     def start(self, state: State) -> list[Line]:
         on = state.foundation_cards()  # type: ignore[attr-defined]
         return [("start", on, f"{on} aces start the foundations")] if on else []

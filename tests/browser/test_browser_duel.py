@@ -7,6 +7,7 @@ Solitaire Reloaded deal with an Ace to move at once.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Iterator
 from typing import Any
@@ -66,6 +67,15 @@ def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_ur
     seed, ace, pile = ace_deal()
     monkeypatch.setattr("patience.server.arena.pick_seed", lambda game, options, winnable=True: seed)
     anna, bruno = two
+    sockets: list[Any] = []
+    through = {"on": True}
+
+    def socket(route: Any) -> None:  # Anna's play connection goes through the test, which may cut it
+        sockets.append(route)
+        if through["on"]:
+            route.connect_to_server()
+
+    anna.route_web_socket(re.compile(r"/ws$"), socket)
     tag = secrets.token_hex(3)
     sign_up(anna, base_url, f"anna{tag}", "Anna")
     sign_up(bruno, base_url, f"bruno{tag}", "Bruno")
@@ -77,6 +87,21 @@ def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_ur
     expect(pool_b.locator(".pool-count")).to_have_text("1 waiting")  # the lobby says who waits
     expect(pool_b.locator(".pool-queue")).to_contain_text("Anna")
     shot(bruno, "duel-lobby")
+
+    # her connection drops (as in a restart): the server lets her go; her page comes back and queues again
+    through["on"] = False
+    cut = len(sockets)
+    sockets[-1].close()
+    expect(pool_b.locator(".pool-count")).to_have_text("Nobody waiting")
+    for _ in range(100):  # her page reconnects, to nowhere for now
+        if len(sockets) > cut:
+            break
+        anna.wait_for_timeout(50)
+    assert len(sockets) > cut
+    through["on"] = True
+    sockets[-1].close()
+    expect(pool_b.locator(".pool-count")).to_have_text("1 waiting")
+    expect(anna.locator("#wait-box")).to_be_visible()
 
     pool_b.locator(".seek").click()
     for page in (anna, bruno):
@@ -115,6 +140,7 @@ def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_ur
         expect(page.locator("#verify")).to_have_text(f"✓ seed {seed} opens the commitment shown at the start")
     expect(anna.locator("#commitment")).to_have_text(commitment)
     you = anna.locator('#result-rows tr[data-side="you"] td')
+    expect(you.nth(0)).to_have_text("Anna (You) · Given up")  # how her game ended
     expect(you.nth(1)).to_have_text("15")
     expect(you.nth(2)).to_have_text("+100")
     expect(you.nth(3)).to_have_text("115")
@@ -138,5 +164,16 @@ def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_ur
     # the profile and the leaderboard know the match
     anna.goto(f"{base_url}/profile")
     expect(anna.locator("#recent li").first).to_contain_text("won")
+    anna.locator("#all-matches").click()  # the whole match history of this player
+    anna.wait_for_url("**/matches?player=*")
+    rows = anna.locator("tr[data-match]")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("Solitaire Reloaded · 5 min")
+    expect(rows.first.locator("[data-outcome]").first).to_have_text("Given up")
+    shot(anna, "duel-history")
+    rows.first.locator("a.replay").click()
+    anna.wait_for_url("**/match?id=*")
+    expect(anna.locator("#verify")).to_contain_text(f"seed {seed}")
+    anna.goto(f"{base_url}/profile")
     anna.goto(f"{base_url}/leaderboard?game=reloaded")
     expect(anna.locator("#rows")).to_contain_text("Anna")

@@ -27,6 +27,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_game_arguments(p)
     p.add_argument("--no-colour", "--no-color", dest="colour", action="store_false", default=None,
                    help="draw without ANSI colours")
+    p.add_argument("--winnable", action="store_true",
+                   help="deal a seed proved winnable (from the shipped list; 'patience winnable' extends it)")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("deal", help="print a whole deal (every card, face-down ones too)")
@@ -185,7 +187,14 @@ def _hint(session: Session) -> str:
 
 def cmd_play(args: argparse.Namespace) -> int:
     cls, options = game_options(args)
-    seed = _seed(args)
+    if args.winnable and args.seed is not None:
+        raise BadInputError("--winnable picks the seed itself: give --seed or --winnable, not both")
+    if args.winnable:
+        from patience.solve.winnable import pick
+
+        seed = pick(cls.INFO.id, options)
+    else:
+        seed = _seed(args)
     session = Session(cls, seed, options)
     return play_loop(session, sys.stdin, sys.stdout, colour=args.colour)
 

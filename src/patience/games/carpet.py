@@ -30,7 +30,8 @@ _EMPTY = -1
 
 @dataclass(frozen=True)
 class CarpetOptions:
-    """Options of Teppich. ``rows=5 cols=6`` is the larger carpet; ``waste=yes`` the waste-pile variant."""
+    """Options of Teppich. ``rows=5 cols=6`` is the larger carpet; ``waste=yes`` the waste-pile variant;
+    ``time_limit`` and ``undo_limit`` are what a duel sets (the game itself has neither a clock nor an undo limit)."""
 
     rows: int = option(4, "rows of the carpet", low=1, high=8)
     cols: int = option(5, "columns of the carpet", low=1, high=8)
@@ -42,6 +43,8 @@ class CarpetOptions:
         "waste", "waste variant: what fills a carpet gap first (Decision: the waste's top card)",
         choices=("waste", "stock"),
     )
+    time_limit: int = option(0, "time limit in seconds, 0 for none (duels: the match's limit)", low=0, high=86400)
+    undo_limit: int = option(-1, "undos allowed in a row, -1 for any number (duels: 3)", low=-1, high=1000)
 
     def check(self) -> None:
         cells = self.rows * self.cols

@@ -5,8 +5,9 @@
   over HTTPS); the database keeps only the token's SHA-256, so a leaked table opens no session.
 - Every form post carries a CSRF token: an HMAC of the browser's id under a server secret kept in
   the database (so tokens outlive a restart). A post from another site has neither.
-- Failed sign-ins are counted per login name and per address; past the limit, sign-in answers
-  429 with the seconds to wait, without looking at the password.
+- Failed sign-ins are counted per login name and per address, in the database (a restart does not
+  forget them); past the limit, sign-in answers 429 with the seconds to wait, without looking at
+  the password.
 - The browser's solo games count for the account: the browser is linked at sign-up (and at
   sign-in, if no account has it yet).
 
@@ -21,7 +22,6 @@ import hmac
 import re
 import secrets
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +35,7 @@ from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-from patience.server.store import AuthSessionRow, SecretRow, Store, UserBrowserRow, UserRow
+from patience.server.store import AuthSessionRow, SecretRow, SigninFailureRow, Store, UserBrowserRow, UserRow
 
 __all__ = [
     "SESSION_COOKIE", "AccountError", "Accounts", "RateLimiter", "User", "current_user", "me_api", "name_post",
@@ -71,40 +71,47 @@ class User:
 
 
 class RateLimiter:
-    """At most ``limit`` failures per key in ``window`` seconds; the next try must wait."""
+    """At most ``limit`` failures per key in ``window`` seconds; the next try must wait.
 
-    def __init__(self, limit: int, window: float, now: Callable[[], float] = time.monotonic) -> None:
+    The failures are rows of the store (table ``signin_failures``: the SHA-256 of the key and the
+    time on ``now``, a wall clock), so that a restart of the server does not reset the count;
+    rows older than the window are deleted as new failures come."""
+
+    def __init__(self, store: Store, limit: int, window: float, now: Callable[[], float] = time.time) -> None:
+        self.store = store
         self.limit = limit
         self.window = window
         self.now = now
-        self._failures: dict[str, deque[float]] = {}
 
-    def _recent(self, key: str) -> deque[float]:
-        times = self._failures.get(key)
-        if times is None:
-            return deque()
-        edge = self.now() - self.window
-        while times and times[0] <= edge:
-            times.popleft()
-        if not times:
-            del self._failures[key]
-        return times
+    @staticmethod
+    def _key(key: str) -> str:
+        return hashlib.sha256(key.encode()).hexdigest()
+
+    def _ms(self, seconds: float) -> int:
+        return round(seconds * 1000)
 
     def wait(self, key: str) -> int:
         """Seconds until ``key`` may try again (0: now)."""
-        times = self._recent(key)
+        now = self.now()
+        edge = self._ms(now - self.window)
+        with Session(self.store.engine) as db:
+            times = list(db.scalars(select(SigninFailureRow.at_ms)
+                                    .where(SigninFailureRow.key_hash == self._key(key), SigninFailureRow.at_ms > edge)
+                                    .order_by(SigninFailureRow.at_ms.desc()).limit(self.limit)))
         if len(times) < self.limit:
             return 0
-        return max(1, int(times[0] + self.window - self.now() + 0.999))
+        # the oldest of the last ``limit`` failures must leave the window
+        return max(1, int(times[-1] / 1000 + self.window - now + 0.999))
 
     def fail(self, key: str) -> None:
-        self._recent(key)
-        self._failures.setdefault(key, deque()).append(self.now())
-        if len(self._failures) > 100_000:  # a flood of made-up names must not fill the memory
-            self._failures.pop(next(iter(self._failures)))
+        now = self._ms(self.now())
+        with Session(self.store.engine) as db, db.begin():
+            db.execute(delete(SigninFailureRow).where(SigninFailureRow.at_ms <= now - self._ms(self.window)))
+            db.add(SigninFailureRow(key_hash=self._key(key), at_ms=now))
 
     def forget(self, key: str) -> None:
-        self._failures.pop(key, None)
+        with Session(self.store.engine) as db, db.begin():
+            db.execute(delete(SigninFailureRow).where(SigninFailureRow.key_hash == self._key(key)))
 
 
 def clean_name(name: str) -> str:
@@ -126,13 +133,14 @@ def _token_hash(token: str) -> str:
 class Accounts:
     """Users, their sessions and browsers in the store; the CSRF key; the sign-in rate limits."""
 
-    def __init__(self, store: Store, *, now: Callable[[], float] = time.monotonic,
+    def __init__(self, store: Store, *, now: Callable[[], float] = time.time,
                  hasher: PasswordHasher | None = None, login_limit: int = 5, address_limit: int = 20,
                  window: float = 300.0) -> None:
         self.store = store
         self.hasher = hasher or PasswordHasher()
-        self.by_login = RateLimiter(login_limit, window, now)
-        self.by_address = RateLimiter(address_limit, window, now)
+        # ``now`` is a wall clock: the failures are kept across restarts
+        self.by_login = RateLimiter(store, login_limit, window, now)
+        self.by_address = RateLimiter(store, address_limit, window, now)
         self._csrf_key: bytes | None = None
         # a hash to check against when the login is unknown, so that the answer takes as long
         self._dummy = self.hasher.hash(secrets.token_hex(8))

@@ -4,11 +4,12 @@ Pages and statistics are plain HTTP; play (solo games and duels) goes over one w
 (see :mod:`patience.server.protocol`). A browser is known by a random id in an HttpOnly cookie;
 its games and statistics are kept in the database under that id, and count for the account it
 signs up with (:mod:`patience.server.accounts`). Duels live in :mod:`patience.server.arena`,
-their tables and pages' data in :mod:`patience.server.league`.
+their tables and pages' data in :mod:`patience.server.league`, the arena's pages in
+:mod:`patience.server.pages`.
 
 >>> [route.path for route in create_app(database_url="sqlite://").routes]  # doctest: +NORMALIZE_WHITESPACE
-['/', '/play', '/duel', '/account', '/profile', '/leaderboard', '/match', '/account/signup', '/account/signin',
- '/account/signout', '/account/name', '/api/games', '/api/stats', '/api/me', '/api/leaderboard',
+['/', '/play', '/duel', '/account', '/profile', '/leaderboard', '/match', '/matches', '/account/signup',
+ '/account/signin', '/account/signout', '/account/name', '/api/games', '/api/stats', '/api/me', '/api/leaderboard',
  '/api/profile/{user}', '/api/matches', '/api/matches/{id}', '/healthz', '/ws', '/static']
 """
 
@@ -39,7 +40,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from patience.games import GAMES
 from patience.options import describe_options
-from patience.server import league
+from patience.server import league, pages
 from patience.server.accounts import Accounts, current_user, me_api, name_post, signin_post, signout_post, signup_post
 from patience.server.arena import Arena
 from patience.server.hub import Connection, Hub
@@ -79,6 +80,7 @@ def create_app(
     *,
     database_url: str | None = None,
     now: Callable[[], float] = time.monotonic,
+    wall: Callable[[], float] = time.time,
     tick_seconds: float = 0.5,
     save_seconds: float = 5.0,
     password_hasher: Any = None,
@@ -86,6 +88,8 @@ def create_app(
 ) -> Starlette:
     """The app, storing in ``database_url`` (default: an SQLite file in ``data_dir``).
 
+    ``now`` is the clock of games and matches (monotonic); ``wall`` the clock, in seconds since
+    the epoch, of what is kept across restarts: failed sign-ins and open challenge links.
     ``password_hasher`` is an ``argon2.PasswordHasher`` (default: argon2-cffi's parameters);
     ``winnable_duels`` deals duels from proved-winnable seeds when such a list exists."""
     if database_url is None:
@@ -98,8 +102,8 @@ def create_app(
         store = Store(database_url)
         await anyio.to_thread.run_sync(store.migrate)
         hub = Hub(store, now=now)
-        accounts = await anyio.to_thread.run_sync(lambda: Accounts(store, now=now, hasher=password_hasher))
-        arena = Arena(store, now=now, winnable=winnable_duels)
+        accounts = await anyio.to_thread.run_sync(lambda: Accounts(store, now=wall, hasher=password_hasher))
+        arena = Arena(store, now=now, wall=wall, winnable=winnable_duels)
         hub.arena = arena
         await arena.restore()
         app.state.store = store
@@ -126,11 +130,12 @@ def create_app(
     routes = [
         Route("/", start_page),
         Route("/play", play_page),
-        Route("/duel", page_of("duel.html")),
-        Route("/account", page_of("account.html")),
-        Route("/profile", page_of("profile.html")),
-        Route("/leaderboard", page_of("leaderboard.html")),
-        Route("/match", page_of("match.html")),
+        Route("/duel", pages.page_of("duel")),
+        Route("/account", pages.page_of("account")),
+        Route("/profile", pages.page_of("profile")),
+        Route("/leaderboard", pages.page_of("leaderboard")),
+        Route("/match", pages.page_of("match")),
+        Route("/matches", pages.matches_page),
         Route("/account/signup", signup_post, methods=["POST"]),
         Route("/account/signin", signin_post, methods=["POST"]),
         Route("/account/signout", signout_post, methods=["POST"]),
@@ -203,16 +208,6 @@ async def start_page(request: Request) -> Response:
 
 async def play_page(request: Request) -> Response:
     return _page(request, "play.html")
-
-
-def page_of(name: str) -> Callable[[Request], Any]:
-    """The handler of a static page of the app (the page asks the API for its data)."""
-
-    async def page(request: Request) -> Response:
-        return _page(request, name)
-
-    page.__name__ = name.removesuffix(".html") + "_page"
-    return page
 
 
 def _page(request: Request, name: str) -> Response:

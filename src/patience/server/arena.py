@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-import msgspec
 
 from patience.duel import (
     FORMATS,
@@ -44,10 +43,14 @@ from patience.server.explain import why
 from patience.server.hub import Connection, GameClock, LiveGame, _line
 from patience.server.league import (
     MoveRow,
+    OpenChallenge,
+    delete_challenges,
     finish_match,
+    insert_challenge,
     insert_match,
     insert_moves,
     load_rating,
+    open_challenges,
     parse_rating,
     saved_matches,
 )
@@ -55,7 +58,6 @@ from patience.server.protocol import (
     AcceptIntent,
     ChallengeIntent,
     ChallengeMsg,
-    Clock,
     DuelEvent,
     DuelMsg,
     DuelPlayer,
@@ -211,11 +213,7 @@ class LiveMatch:
         return None
 
     def status(self, side: int) -> Status:
-        status = self.views[side].status()
-        if status.clock.limit is None:  # a game without its own clock (Teppich) shows the match's
-            status = msgspec.structs.replace(status, clock=Clock(status.clock.ms, self.match.limit_ms,
-                                                                 status.clock.running))
-        return status
+        return self.views[side].status()  # every duel game has its own clock: the match's limit
 
     def progress(self, side: int) -> Progress:
         return Progress(**self.match.progress(side))
@@ -278,6 +276,7 @@ class LiveMatch:
             seed=str(self.match.seed), nonce=self.match.nonce,
             ratings=[DuelPlayer(p.id, p.name, round(r.rating), r.provisional)
                      for p, r in zip(self.match.players, after, strict=True)],
+            outcomes=list(result.outcomes),
         )
 
     def _row(self, kind: str, side: int | None, action: str | None, t_ms: int, cid: str | None = None,
@@ -398,30 +397,45 @@ class _Challenge:
     code: str
     user: str
     format: Format
-    conn: Connection
-    made: float
+    made: float  # on the wall clock: the challenge is in the database and outlives a restart
     taken: bool = field(default=False)
 
 
 class Arena:
-    """Every duel: the pools of the lobby, open challenges, live matches and their log."""
+    """Every duel: the pools of the lobby, open challenges, live matches and their log.
 
-    def __init__(self, store: Store, *, now: Now = time.monotonic, winnable: bool = True) -> None:
+    The pools are in memory only: a player waits with an open page, and a page that reconnects
+    (after a restart, say) joins its pool again. Open challenges are kept in the database too
+    (made and lapsed on ``wall``, the clock of seconds since the epoch), so a link passed on
+    still works after a restart."""
+
+    def __init__(self, store: Store, *, now: Now = time.monotonic, wall: Now = time.time,
+                 winnable: bool = True) -> None:
         self.store = store
         self.now = now
+        self.wall = wall
         self.winnable = winnable
         self.writer = LogWriter(store)
         self.matches: dict[str, LiveMatch] = {}
         self.playing: dict[str, LiveMatch] = {}  # user id -> their match going on
         self.pools: dict[str, dict[str, _Seeking]] = {key: {} for key in FORMAT_KEYS}
-        self.challenges: dict[str, _Challenge] = {}
+        self.challenges: dict[str, _Challenge] = {}  # code -> the challenge
+        self.challenge_of: dict[str, str] = {}  # user id -> the code of their open challenge
         self.watchers: set[Connection] = set()
         self._lobby_later: asyncio.TimerHandle | None = None
 
     # -- starting and stopping ---------------------------------------------------------------
 
     async def restore(self) -> int:
-        """Rebuild every live match from its move log (after a restart); returns how many."""
+        """Rebuild every live match from its move log and take up the open challenges (after a
+        restart); returns how many matches."""
+        lapsed_ms = round((self.wall() - CHALLENGE_SECONDS) * 1000)
+        for kept in await anyio.to_thread.run_sync(open_challenges, self.store.engine, lapsed_ms):
+            try:
+                fmt = Format.from_key(kept.format)
+            except PatienceError:  # a format that is no longer played: the link lapses
+                continue
+            self._keep_challenge(_Challenge(kept.code, kept.user, fmt, kept.made_ms / 1000))
         saved = await anyio.to_thread.run_sync(saved_matches, self.store.engine)
         for row, names, moves in saved:
             try:
@@ -493,9 +507,10 @@ class Arena:
         for live in list(self.matches.values()):
             if live.over_at is not None and now - live.over_at > OVER_KEEP_SECONDS and not any(live.conns):
                 del self.matches[live.id]
-        for code, challenge in list(self.challenges.items()):
-            if challenge.taken or now - challenge.made > CHALLENGE_SECONDS:
-                del self.challenges[code]
+        wall = self.wall()
+        for challenge in list(self.challenges.values()):
+            if not challenge.taken and wall - challenge.made > CHALLENGE_SECONDS:
+                self._drop_challenge(challenge)  # its row goes at the next restart or challenge of its maker
 
     # -- connections -------------------------------------------------------------------------
 
@@ -551,7 +566,7 @@ class Arena:
             self._unseek(conn.user.id)
             conn.send(self._lobby_for(conn))
         elif isinstance(message, ChallengeIntent):
-            self.challenge(conn, message)
+            await self.challenge(conn, message)
         elif isinstance(message, AcceptIntent):
             await self.accept(conn, message)
 
@@ -616,25 +631,48 @@ class Arena:
             if pool.pop(user_id, None) is not None:
                 self._lobby_changed()
 
-    def challenge(self, conn: Connection, message: ChallengeIntent) -> None:
+    def _keep_challenge(self, challenge: _Challenge) -> None:
+        old = self.challenge_of.get(challenge.user)
+        if old is not None:
+            self.challenges.pop(old, None)  # one open challenge each: the newest
+        self.challenges[challenge.code] = challenge
+        self.challenge_of[challenge.user] = challenge.code
+
+    def _drop_challenge(self, challenge: _Challenge) -> None:
+        self.challenges.pop(challenge.code, None)
+        if self.challenge_of.get(challenge.user) == challenge.code:
+            del self.challenge_of[challenge.user]
+
+    async def challenge(self, conn: Connection, message: ChallengeIntent) -> None:
         user = conn.user
         assert user is not None
         fmt = self._format(conn, message.format)
         if fmt is None or self._busy(conn):
             return
-        for code, old in list(self.challenges.items()):
-            if old.user == user.id:
-                del self.challenges[code]  # one open challenge each: the newest
-        code = secrets.token_urlsafe(9)
-        self.challenges[code] = _Challenge(code, user.id, fmt, conn, self.now())
+        made = _Challenge(secrets.token_urlsafe(9), user.id, fmt, self.wall())
+        kept = OpenChallenge(made.code, user.id, fmt.key, round(made.made * 1000))
+        try:
+            # the link is in the database before it is handed out: it works after a restart too
+            await self.writer.write(before=[functools.partial(insert_challenge, challenge=kept)])
+        except Exception:
+            conn.error("server_error", "the challenge could not be saved: try again")
+            return
+        self._keep_challenge(made)
         self.watchers.add(conn)
-        conn.send(encode(ChallengeMsg(code, fmt.key, f"/duel?c={code}")))
+        conn.send(encode(ChallengeMsg(made.code, fmt.key, f"/duel?c={made.code}")))
+
+    def _lobby_page(self, user_id: str) -> Connection | None:
+        """A page of this player's that shows the lobby now (not a match), if any."""
+        for conn in self.watchers:
+            if not conn.dropped and conn.match is None and conn.user is not None and conn.user.id == user_id:
+                return conn
+        return None
 
     async def accept(self, conn: Connection, message: AcceptIntent) -> None:
         user = conn.user
         assert user is not None
         challenge = self.challenges.get(message.code)
-        if challenge is None or challenge.taken or self.now() - challenge.made > CHALLENGE_SECONDS:
+        if challenge is None or challenge.taken or self.wall() - challenge.made > CHALLENGE_SECONDS:
             conn.error("no_such_challenge", "this challenge is no longer open")
             return
         if challenge.user == user.id:
@@ -642,24 +680,31 @@ class Arena:
             return
         if self._busy(conn):
             return
-        host = challenge.conn
-        if host.dropped or host.user is None or host not in self.watchers:
+        host = self._lobby_page(challenge.user)
+        if host is None or host.user is None:
             conn.error("challenger_away", "the player who made this challenge is not here right now")
             return
         if self.playing.get(challenge.user) is not None and not self.playing[challenge.user].match.is_over:
             conn.error("challenger_away", "the player who made this challenge is playing another match")
             return
         challenge.taken = True
-        del self.challenges[message.code]
         fmt = challenge.format
         host_rating = await self._rating(challenge.user, fmt.game)
         rating = await self._rating(user.id, fmt.game)
         self._unseek(user.id)
         self._unseek(challenge.user)
-        await self._start(fmt, (challenge.user, host.user.name, host_rating, host), (user.id, user.name, rating, conn))
+        # the challenge goes in the transaction that makes the match: taken exactly when the match exists
+        live = await self._start(fmt, (challenge.user, host.user.name, host_rating, host),
+                                 (user.id, user.name, rating, conn),
+                                 also=[functools.partial(delete_challenges, codes=[challenge.code])])
+        if live is None:
+            challenge.taken = False  # nothing was written: the link is still open
+        else:
+            self._drop_challenge(challenge)
 
     async def _start(self, fmt: Format, a: tuple[str, str, Rating, Connection],
-                     b: tuple[str, str, Rating, Connection]) -> LiveMatch | None:
+                     b: tuple[str, str, Rating, Connection],
+                     also: Iterable[Callable[[Any], None]] = ()) -> LiveMatch | None:
         options = fmt.options()
         seed = await anyio.to_thread.run_sync(lambda: pick_seed(fmt.game, options, winnable=self.winnable))
         clock = GameClock(self.now)
@@ -669,7 +714,7 @@ class Arena:
         live = LiveMatch(match, clock, self.now)
         try:
             # the match exists in the database before anyone is told of it
-            await self.writer.write(before=[lambda connection: insert_match(connection, match)])
+            await self.writer.write(before=[lambda connection: insert_match(connection, match), *also])
         except Exception:
             for conn in (a[3], b[3]):
                 conn.error("server_error", "the match could not be started: try again")
@@ -826,4 +871,6 @@ class Arena:
             live = self.playing.get(user.id)
             match = live.id if live is not None and not live.match.is_over else None
         playing = sum(1 for live in self.matches.values() if not live.match.is_over)
-        return encode(LobbyMsg(pools if pools is not None else self._pools(), you, seeking, match, playing))
+        challenge = self.challenge_of.get(user.id) if user is not None else None
+        return encode(LobbyMsg(pools if pools is not None else self._pools(), you, seeking, match, playing,
+                               challenge))

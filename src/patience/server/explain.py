@@ -60,7 +60,7 @@ _FORMS: list[tuple[str, str]] = [
     (r"a card from a foundation may only go back to the tableau", "foundation_to_tableau"),
     (r"this game has no undo", "no_undo_game"),
     (r"there is no move to undo", "no_undo_move"),
-    (r"at most (?P<n>\d+) undos in a row: make a move first", "undo_row"),
+    (r"at most (?P<n>\d+) moves? back: make a move first", "undo_row"),
     (r"the game is over.*", "game_over"),
     # ledger lines
     (r"(?P<n>\d+) aces start the foundations", "l_start"),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
-from sqlalchemy import case, func, insert, or_, select, update
+from sqlalchemy import case, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 from starlette.requests import Request
@@ -26,6 +26,7 @@ from patience.games import get_game
 from patience.ratings import PROVISIONAL_DEVIATION, Rating
 from patience.record import replay
 from patience.server.store import (
+    ChallengeRow,
     GameRow,
     MatchMoveRow,
     MatchRow,
@@ -39,11 +40,13 @@ from patience.session import ManualClock
 from patience.session import Session as GameSession
 
 __all__ = [
-    "DUEL_GAMES", "MoveRow", "finish_match", "insert_match", "insert_moves", "leaderboard_api", "load_rating",
-    "match_api", "matches_api", "profile_api", "saved_matches",
+    "DUEL_GAMES", "HISTORY_PAGE", "History", "MoveRow", "OpenChallenge", "delete_challenges", "finish_match",
+    "insert_challenge", "insert_match", "insert_moves", "leaderboard_api", "load_rating", "match_api",
+    "match_history", "matches_api", "open_challenges", "profile_api", "saved_matches",
 ]
 
 DUEL_GAMES = tuple(FORMATS)
+HISTORY_PAGE = 20  # finished matches a page of the match history
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,8 @@ def finish_match(connection: Connection, match: Match, result: MatchResult, afte
     now = _now_ms()
     connection.execute(update(MatchRow).where(MatchRow.id == match.id).values(
         state="over", ended_ms=now, winner=result.winner, score_a=result.scores[0], score_b=result.scores[1],
-        final_a=result.finals[0], final_b=result.finals[1], record=json.dumps(match.record())))
+        final_a=result.finals[0], final_b=result.finals[1], outcome_a=result.outcomes[0],
+        outcome_b=result.outcomes[1], record=json.dumps(match.record())))
     pairs = list(zip(match.players, after, strict=True))
     rows = [{"user_id": p.id, "game": match.game, "rating": r.rating, "deviation": r.deviation,
              "volatility": r.volatility, "matches": 1, "updated_ms": now} for p, r in pairs]
@@ -121,7 +125,39 @@ def finish_match(connection: Connection, match: Match, result: MatchResult, afte
          "at_ms": now} for p, r in pairs])
 
 
+@dataclass(frozen=True)
+class OpenChallenge:
+    """A challenge link waiting for a friend: its code, who made it, the format key, when (wall clock, ms)."""
+
+    code: str
+    user: str
+    format: str
+    made_ms: int
+
+
+def insert_challenge(connection: Connection, challenge: OpenChallenge) -> None:
+    """Keep a new challenge; a player has one open challenge, so an older one of theirs goes."""
+    connection.execute(delete(ChallengeRow).where(ChallengeRow.user_id == challenge.user))
+    connection.execute(insert(ChallengeRow), [{"code": challenge.code, "user_id": challenge.user,
+                                               "format": challenge.format, "created_ms": challenge.made_ms}])
+
+
+def delete_challenges(connection: Connection, codes: Iterable[str]) -> None:
+    wanted = list(codes)
+    if wanted:
+        connection.execute(delete(ChallengeRow).where(ChallengeRow.code.in_(wanted)))
+
+
 # -- reads ---------------------------------------------------------------------------------------
+
+
+def open_challenges(engine: Engine, made_after_ms: int) -> list[OpenChallenge]:
+    """The challenges made after ``made_after_ms`` (older ones have lapsed and are deleted here)."""
+    with engine.begin() as connection:
+        connection.execute(delete(ChallengeRow).where(ChallengeRow.created_ms <= made_after_ms))
+        rows = connection.execute(select(ChallengeRow.code, ChallengeRow.user_id, ChallengeRow.format,
+                                         ChallengeRow.created_ms)).all()
+    return [OpenChallenge(code, user, fmt, made) for code, user, fmt, made in rows]
 
 
 def load_rating(engine: Engine, user_id: str, game: str) -> Rating:
@@ -165,7 +201,8 @@ def _match_summary(row: MatchRow, names: Mapping[str, str]) -> dict[str, Any]:
             "created_ms": row.created_ms, "ended_ms": row.ended_ms, "winner": row.winner,
             "players": [{"id": row.player_a, "name": names.get(row.player_a, "?")},
                         {"id": row.player_b, "name": names.get(row.player_b, "?")}],
-            "scores": [row.score_a, row.score_b], "finals": [row.final_a, row.final_b]}
+            "scores": [row.score_a, row.score_b], "finals": [row.final_a, row.final_b],
+            "outcomes": [row.outcome_a, row.outcome_b]}
 
 
 def _names(db: Session, ids: Iterable[str]) -> dict[str, str]:
@@ -186,6 +223,48 @@ def recent_matches(engine: Engine, user_id: str | None, limit: int = 20, before_
         rows = list(db.scalars(query))
         names = _names(db, [p for r in rows for p in (r.player_a, r.player_b)])
         return [_match_summary(r, names) for r in rows]
+
+
+def find_players(engine: Engine, player: str) -> list[tuple[str, str]]:
+    """``(id, name)`` of the account whose id is ``player``, else of every account whose display name
+    it is (names need not be unique; letters' case aside)."""
+    with Session(engine) as db:
+        row = db.get(UserRow, player)
+        if row is not None:
+            return [(row.id, row.name)]
+        named = or_(UserRow.name == player, func.lower(UserRow.name) == player.lower())
+        return [(user_id, name) for user_id, name in db.execute(
+            select(UserRow.id, UserRow.name).where(named).order_by(UserRow.created_ms))]
+
+
+@dataclass(frozen=True)
+class History:
+    """One page of the match history: its matches (newest first), its number, how many pages and matches."""
+
+    matches: list[dict[str, Any]]
+    page: int
+    pages: int  # 1 when there is no match at all
+    total: int
+
+
+def match_history(engine: Engine, *, player_ids: Iterable[str] | None = None, game: str | None = None,
+                  page: int = 1, per_page: int = HISTORY_PAGE) -> History:
+    """Page ``page`` (from 1) of the finished matches, newest first, of these players and this game."""
+    where = [MatchRow.state == "over"]
+    if player_ids is not None:
+        ids = list(player_ids)
+        where.append(or_(MatchRow.player_a.in_(ids), MatchRow.player_b.in_(ids)))
+    if game is not None:
+        where.append(MatchRow.game == game)
+    with Session(engine) as db:
+        total = int(db.scalar(select(func.count()).select_from(MatchRow).where(*where)) or 0)
+        pages = max(1, -(-total // per_page))
+        rows = [] if page > pages else list(db.scalars(
+            select(MatchRow).where(*where).order_by(MatchRow.ended_ms.desc(), MatchRow.id.desc())
+            .offset((page - 1) * per_page).limit(per_page)))
+        names = _names(db, [p for r in rows for p in (r.player_a, r.player_b)])
+        matches = [_match_summary(r, names) for r in rows]
+    return History(matches, page, pages, total)
 
 
 def profile(engine: Engine, user_id: str) -> dict[str, Any] | None:

@@ -360,7 +360,8 @@ class DuelPlayer(Struct, frozen=True):
 
 class MatchEnd(Struct, frozen=True):
     """A finished match: ``winner`` (side 0 or 1, null: a draw), the scores, the scores with the
-    bonus, the bonus; the seed and nonce that open the commitment; both ratings after the match."""
+    bonus, the bonus; the seed and nonce that open the commitment; both ratings after the match;
+    how each game ended (``won``, ``no_moves``, ``time_out``, ``given_up``)."""
 
     winner: int | None
     scores: list[int]
@@ -369,6 +370,7 @@ class MatchEnd(Struct, frozen=True):
     seed: str
     nonce: str
     ratings: list[DuelPlayer]
+    outcomes: list[str | None]
 
 
 class DuelMsg(_Msg, frozen=True):
@@ -428,7 +430,8 @@ class PoolInfo(Struct, frozen=True):
 
 class LobbyMsg(_Msg, frozen=True):
     """The lobby: every pool with how many wait (and who, the first few), the pool this player
-    waits in, their match going on, and how many matches are being played."""
+    waits in, their match going on, how many matches are being played, and the code of this
+    player's open challenge."""
 
     T = "lobby"
     pools: list[PoolInfo]
@@ -436,6 +439,7 @@ class LobbyMsg(_Msg, frozen=True):
     seeking: str | None
     match: str | None
     playing: int
+    challenge: str | None = None
 
 
 class ChallengeMsg(_Msg, frozen=True):

@@ -196,11 +196,14 @@ class MatchRow(Base):
     final_a: Mapped[int | None] = mapped_column(Integer)
     final_b: Mapped[int | None] = mapped_column(Integer)
     record: Mapped[str | None] = mapped_column(Text)  # the match record (JSON), once over
+    outcome_a: Mapped[str | None] = mapped_column(String(16))  # how each game ended (migration 0003)
+    outcome_b: Mapped[str | None] = mapped_column(String(16))
 
     __table_args__ = (
         Index("ix_matches_state", "state"),
         Index("ix_matches_player_a", "player_a", "created_ms"),
         Index("ix_matches_player_b", "player_b", "created_ms"),
+        Index("ix_matches_state_ended", "state", "ended_ms"),  # the match history, newest first
     )
 
 
@@ -221,6 +224,37 @@ class MatchMoveRow(Base):
     t_ms: Mapped[int] = mapped_column(BigInteger)
     cid: Mapped[str | None] = mapped_column(String(40))
     ack: Mapped[int | None] = mapped_column(BigInteger)
+
+
+# -- what outlives a restart of the lobby and the sign-in (migration 0003) -------------------------
+
+
+class ChallengeRow(Base):
+    """An open challenge link: its code, who made it, the duel format and when (wall clock).
+    One a player; it is deleted when taken up or an hour after it was made."""
+
+    __tablename__ = "challenges"
+
+    code: Mapped[str] = mapped_column(String(24), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), unique=True)
+    format: Mapped[str] = mapped_column(String(40))
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class SigninFailureRow(Base):
+    """A failed sign-in, counted against a login name and an address: the SHA-256 of the key
+    (``login:NAME`` or ``addr:ADDRESS``, so that no typed name is kept) and when (wall clock)."""
+
+    __tablename__ = "signin_failures"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    key_hash: Mapped[str] = mapped_column(String(64))
+    at_ms: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        Index("ix_signin_failures_key_at", "key_hash", "at_ms"),
+        Index("ix_signin_failures_at", "at_ms"),
+    )
 
 
 metadata = Base.metadata

@@ -39,7 +39,8 @@ __all__ = ["Entry", "default_path", "entry", "extend", "pick", "seeds", "variant
 FORMAT = "patience-winnable"
 VERSION = 1
 # the options that change what can be played, per game (None: all of them)
-RULE_OPTIONS: dict[str, tuple[str, ...] | None] = {"teppich": None, "faecher": ("passes",), "reloaded": ()}
+RULE_OPTIONS: dict[str, tuple[str, ...] | None] = {
+    "teppich": ("rows", "cols", "waste", "waste_passes", "fill_from"), "faecher": ("passes",), "reloaded": ()}
 
 
 def default_path() -> Path:

@@ -1,9 +1,10 @@
-// The words of duels, accounts, profiles, the leaderboard and the replay viewer, in German,
+// The words of duels, accounts, profiles, the leaderboard, the match history and the replay viewer, in German,
 // English and Italian (i18n.js merges them into its tables).
 
 export const ARENA_TEXT = {
   en: {
-    nav: { duel: "Duel", leaderboard: "Leaderboard", profile: "Profile", account: "Account", games: "Solo games" },
+    nav: { duel: "Duel", leaderboard: "Leaderboard", matches: "Matches", profile: "Profile", account: "Account",
+      games: "Solo games" },
     duel: {
       title: "Duel", intro: "Two people play the same deal at the same time. The higher score wins and gets a " +
         "bonus. Never a bot: if nobody is waiting, you wait in the queue.",
@@ -49,9 +50,21 @@ export const ARENA_TEXT = {
       recent: "Recent matches", none: "No matches yet.", won: "Won", lost: "Lost", drawn: "Drawn", played: "Played",
       since: "Playing since {date}", matches: "Matches", best: "Best", unrated: "not rated yet",
       result_won: "won", result_lost: "lost", result_draw: "draw", live: "going on", against: "vs {name}",
+      all_matches: "All matches of this player",
     },
     board: { title: "Leaderboard", rank: "#", player: "Player", rating: "Rating", matches: "Matches",
       empty: "No rated player yet.", provisional: "? = provisional: the rating is still unsure" },
+    matches: {
+      title: "Matches", player: "Player", game: "Game", all_games: "All games", show: "Show", ended: "Ended",
+      format: "Duel", side_a: "Player 1", side_b: "Player 2", replay: "Replay", winner: "winner",
+      count: "Finished matches: {n}", page: "page {page} of {pages}", newer: "← Newer", older: "Older →",
+      none: "No finished matches.", all: "All matches",
+      err: {
+        bad_page: "A page number is a whole number from 1 up, not “{page}”.",
+        no_page: "There is no page {page}: the last is {pages}.", no_player: "No player “{player}”.",
+        bad_game: "“{game}” is not a duel game.",
+      },
+    },
     replay: {
       title: "Match", live: "This match is going on. The seed is shown when it ends.", step: "Step {i} of {n}",
       first: "Start", prev: "Back", next: "Forward", last: "End", play: "Play", pause: "Pause", deal: "the deal",
@@ -59,7 +72,8 @@ export const ARENA_TEXT = {
     },
   },
   de: {
-    nav: { duel: "Duell", leaderboard: "Rangliste", profile: "Profil", account: "Konto", games: "Einzelspiele" },
+    nav: { duel: "Duell", leaderboard: "Rangliste", matches: "Duelle", profile: "Profil", account: "Konto",
+      games: "Einzelspiele" },
     duel: {
       title: "Duell", intro: "Zwei Menschen spielen gleichzeitig dasselbe Spiel. Wer mehr Punkte hat, gewinnt und " +
         "bekommt einen Bonus. Nie ein Bot: Wartet niemand, wartest du in der Schlange.",
@@ -107,9 +121,21 @@ export const ARENA_TEXT = {
       recent: "Letzte Duelle", none: "Noch keine Duelle.", won: "Gewonnen", lost: "Verloren", drawn: "Remis",
       played: "Gespielt", since: "Spielt seit {date}", matches: "Duelle", best: "Bestwert", unrated: "noch ohne Wertung",
       result_won: "gewonnen", result_lost: "verloren", result_draw: "remis", live: "läuft", against: "gegen {name}",
+      all_matches: "Alle Duelle dieses Spielers",
     },
     board: { title: "Rangliste", rank: "#", player: "Spieler", rating: "Wertung", matches: "Duelle",
       empty: "Noch niemand hat eine Wertung.", provisional: "? = vorläufig: die Wertung ist noch unsicher" },
+    matches: {
+      title: "Duelle", player: "Spieler", game: "Spiel", all_games: "Alle Spiele", show: "Zeigen", ended: "Ende",
+      format: "Duell", side_a: "Spieler 1", side_b: "Spieler 2", replay: "Wiederholung", winner: "Sieger",
+      count: "Beendete Duelle: {n}", page: "Seite {page} von {pages}", newer: "← Neuere", older: "Ältere →",
+      none: "Keine beendeten Duelle.", all: "Alle Duelle",
+      err: {
+        bad_page: "Eine Seitenzahl ist eine ganze Zahl ab 1, nicht „{page}“.",
+        no_page: "Es gibt keine Seite {page}: die letzte ist {pages}.", no_player: "Kein Spieler „{player}“.",
+        bad_game: "„{game}“ ist kein Duellspiel.",
+      },
+    },
     replay: {
       title: "Duell", live: "Dieses Duell läuft noch. Die Spielnummer wird am Ende gezeigt.",
       step: "Schritt {i} von {n}", first: "Anfang", prev: "Zurück", next: "Weiter", last: "Ende", play: "Abspielen",
@@ -117,7 +143,8 @@ export const ARENA_TEXT = {
     },
   },
   it: {
-    nav: { duel: "Sfida", leaderboard: "Classifica", profile: "Profilo", account: "Account", games: "Partite da solo" },
+    nav: { duel: "Sfida", leaderboard: "Classifica", matches: "Sfide", profile: "Profilo", account: "Account",
+      games: "Partite da solo" },
     duel: {
       title: "Sfida", intro: "Due persone giocano la stessa smazzata nello stesso momento. Vince chi fa più punti e " +
         "riceve un bonus. Mai un bot: se nessuno aspetta, aspetti tu in coda.",
@@ -164,10 +191,21 @@ export const ARENA_TEXT = {
       solo: "Partite da solo", recent: "Ultime sfide", none: "Ancora nessuna sfida.", won: "Vinte", lost: "Perse",
       drawn: "Pari", played: "Giocate", since: "Gioca dal {date}", matches: "Sfide", best: "Record",
       unrated: "ancora senza punteggio", result_won: "vinta", result_lost: "persa", result_draw: "pari",
-      live: "in corso", against: "contro {name}",
+      live: "in corso", against: "contro {name}", all_matches: "Tutte le sfide di questo giocatore",
     },
     board: { title: "Classifica", rank: "#", player: "Giocatore", rating: "Punteggio", matches: "Sfide",
       empty: "Ancora nessun giocatore con punteggio.", provisional: "? = provvisorio: il punteggio è ancora incerto" },
+    matches: {
+      title: "Sfide", player: "Giocatore", game: "Gioco", all_games: "Tutti i giochi", show: "Mostra", ended: "Fine",
+      format: "Sfida", side_a: "Giocatore 1", side_b: "Giocatore 2", replay: "Rivedi", winner: "vincitore",
+      count: "Sfide finite: {n}", page: "pagina {page} di {pages}", newer: "← Più recenti", older: "Meno recenti →",
+      none: "Nessuna sfida finita.", all: "Tutte le sfide",
+      err: {
+        bad_page: "Un numero di pagina è un intero da 1 in su, non «{page}».",
+        no_page: "Non c'è la pagina {page}: l'ultima è la {pages}.", no_player: "Nessun giocatore «{player}».",
+        bad_game: "«{game}» non è un gioco da sfida.",
+      },
+    },
     replay: {
       title: "Sfida", live: "Questa sfida è in corso. Il numero della smazzata si vede alla fine.",
       step: "Passo {i} di {n}", first: "Inizio", prev: "Indietro", next: "Avanti", last: "Fine", play: "Avvia",

@@ -1,7 +1,7 @@
 // Pieces the arena's pages share: who is signed in, the navigation, names of games and duel
 // formats, posting a form with its CSRF token.
 
-import { lang, t } from "./i18n.js";
+import { lang, setLang, t } from "./i18n.js";
 import { languageSwitch } from "./ui.js";
 
 let me = null;
@@ -39,10 +39,20 @@ export function formatName(key) {
   return parts.join(" · ");
 }
 
+/** What every arena page does first: the language of `?lang=`, who is signed in and the games'
+ * names, the navigation. Resolves to the signed-in user or null. */
+export async function openPage() {
+  const chosen = new URLSearchParams(location.search).get("lang");
+  if (chosen) setLang(chosen);
+  const [who] = await Promise.all([fetchMe(), fetchGames()]);
+  navBar(document.querySelector("#nav"), who.user);
+  return who.user;
+}
+
 /** Links between the pages (and the language switch). */
 export function navBar(container, user) {
   const links = [["/", "nav.games"], ["/duel", "nav.duel"], ["/leaderboard", "nav.leaderboard"],
-    user ? ["/profile", "nav.profile"] : ["/account", "nav.account"]];
+    ["/matches", "nav.matches"], user ? ["/profile", "nav.profile"] : ["/account", "nav.account"]];
   container.replaceChildren(...links.map(([href, key]) => {
     const a = document.createElement("a");
     a.href = href;

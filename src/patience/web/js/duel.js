@@ -3,8 +3,8 @@
 // commitment. Every action is an intent the server answers; no rule lives here.
 
 import { Board } from "./board.js";
-import { commitmentText, el, fetchGames, fetchMe, formatName, navBar, sha256 } from "./arena.js";
-import { onLang, say, setLang, t } from "./i18n.js";
+import { commitmentText, el, formatName, openPage, sha256 } from "./arena.js";
+import { onLang, say, t } from "./i18n.js";
 import { $, applyText, confirmDialog, formatTime, signed, toast } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
@@ -39,6 +39,8 @@ const net = {
   matchId: params.get("m"),
   v: 0,
   retry: 0,
+  seeking: null, // the pool this page waits in: a page that reconnects (a restart, say) joins it again
+  pinger: null,
 
   open() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
@@ -51,7 +53,9 @@ const net = {
         this.raw("match", { id: this.matchId, v: this.v, cid: this.cid });
         for (const [type, body] of [...this.pending.values()].sort((a, b) => a[1].ack - b[1].ack)) this.raw(type, body);
       } else {
+        const again = this.seeking;
         this.raw("lobby", { cid: this.cid });
+        if (again) this.raw("seek", { format: again, cid: this.cid }); // back into the queue
       }
     };
     ws.onmessage = (e) => this.receive(e.data);
@@ -60,7 +64,7 @@ const net = {
       $("#banner").hidden = false;
       setTimeout(() => this.open(), Math.min(5000, 300 * 2 ** this.retry++));
     };
-    setInterval(() => this.raw("ping", {}), 25000);
+    if (!this.pinger) this.pinger = setInterval(() => this.raw("ping", {}), 25000); // one timer, not one a reconnect
   },
 
   raw(type, data) {
@@ -118,6 +122,8 @@ const net = {
 
 function onLobby(d) {
   view.lobby = d;
+  net.seeking = d.seeking;
+  if (d.challenge && $("#challenge-box").hidden) onChallenge({ url: `/duel?c=${d.challenge}` });
   if (d.match && !net.matchId) {
     net.matchId = d.match; // a match of mine is going on: back to it
     net.raw("match", { id: d.match, v: 0, cid: net.cid });
@@ -180,6 +186,7 @@ const board = new Board($("#board"), {
 
 function onDuel(d) {
   const same = view.duel && view.duel.id === d.id;
+  net.seeking = null;
   view.duel = d;
   view.end = d.end;
   $("#lobby").hidden = true;
@@ -321,7 +328,8 @@ async function showResult() {
     tr.dataset.side = side === mine ? "you" : "opp";
     const before = d.players[side];
     const after = end.ratings[side];
-    tr.insertCell().textContent = side === mine ? `${before.name} (${t("duel.you")})` : before.name;
+    const how = end.outcomes && end.outcomes[side] ? ` · ${t(`outcome.${end.outcomes[side]}`)}` : "";
+    tr.insertCell().textContent = `${side === mine ? `${before.name} (${t("duel.you")})` : before.name}${how}`;
     tr.insertCell().textContent = String(end.scores[side]);
     tr.insertCell().textContent = end.winner === side ? signed(end.bonus) : "";
     tr.insertCell().textContent = String(end.finals[side]);
@@ -386,10 +394,7 @@ function relabel() {
 }
 
 async function main() {
-  if (params.get("lang")) setLang(params.get("lang"));
-  const [who] = await Promise.all([fetchMe(), fetchGames()]);
-  view.user = who.user;
-  navBar($("#nav"), who.user);
+  view.user = await openPage();
   onLang(relabel);
   bind();
   relabel();

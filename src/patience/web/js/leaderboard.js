@@ -1,7 +1,7 @@
 // The leaderboard of each duel game: established ratings first, provisional ones (marked ?) after.
 
-import { el, fetchGames, fetchMe, gameName, navBar } from "./arena.js";
-import { onLang, setLang } from "./i18n.js";
+import { el, gameName, openPage } from "./arena.js";
+import { onLang } from "./i18n.js";
 import { $, applyText } from "./ui.js";
 
 const GAMES = ["reloaded", "faecher", "teppich"];
@@ -41,9 +41,7 @@ async function render() {
 }
 
 async function main() {
-  if (params.get("lang")) setLang(params.get("lang"));
-  const [{ user }] = await Promise.all([fetchMe(), fetchGames()]);
-  navBar($("#nav"), user);
+  await openPage();
   onLang(render);
   render();
 }

@@ -1,7 +1,7 @@
 // A player's page: ratings per game with their history, duel and solo statistics, recent matches.
 
-import { el, fetchGames, fetchMe, formatName, gameName, navBar } from "./arena.js";
-import { lang, onLang, setLang, t } from "./i18n.js";
+import { el, formatName, gameName, openPage } from "./arena.js";
+import { lang, onLang, t } from "./i18n.js";
 import { $, applyText } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
@@ -61,13 +61,12 @@ function render() {
       textContent: `${formatName(`${m.game}/${m.variant}/${m.limit_s}`)} · ${t("profile.against", { name: other.name })} · ${result}${scores}` }));
   }));
   if (!data.recent.length) $("#recent").append(el("li", { textContent: t("profile.none") }));
+  $("#all-matches").href = `/matches?player=${encodeURIComponent(data.user.id)}`;
   document.title = `${data.user.name} · Patience Arena`;
 }
 
 async function main() {
-  if (params.get("lang")) setLang(params.get("lang"));
-  const [{ user }] = await Promise.all([fetchMe(), fetchGames()]);
-  navBar($("#nav"), user);
+  const user = await openPage();
   onLang(render);
   const id = params.get("u") || (user && user.id);
   if (!id) {

@@ -3,8 +3,8 @@
 // page only draws them. While a match goes on, it shows who plays and the commitment, never the seed.
 
 import { Board } from "./board.js";
-import { commitmentText, fetchGames, fetchMe, formatName, navBar, sha256 } from "./arena.js";
-import { moveName, onLang, setLang, t } from "./i18n.js";
+import { commitmentText, formatName, openPage, sha256 } from "./arena.js";
+import { moveName, onLang, t } from "./i18n.js";
 import { $, applyText, formatTime } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
@@ -36,7 +36,8 @@ function show(k) {
     boards[side].update({ piles: frame.piles, counters: frame.counters, stock_action: null });
     const head = document.querySelector(`.side[data-side="${side}"]`);
     head.querySelector(".side-score").textContent = `${t("score")} ${frame.score}`;
-    const what = frame.m == null ? t("replay.deal") : frame.m === "end" ? t("replay.end")
+    const ended = frame.outcome ? ` · ${t(`outcome.${frame.outcome}`)}` : "";
+    const what = frame.m == null ? t("replay.deal") : frame.m === "end" ? `${t("replay.end")}${ended}`
       : frame.m === "draw" || frame.m === "redeal" ? t(frame.m === "draw" ? "stock_draw" : "stock_redeal")
         : frame.m === "giveup" ? t("give_up") : frame.m === "undo" ? t("undo") : moveName(frame.m, match.game);
     head.querySelector(".side-step").textContent = `${formatTime(frame.t)} · ${what}${frame.ok ? "" : " ✗"}`;
@@ -84,9 +85,7 @@ async function render() {
 }
 
 async function main() {
-  if (params.get("lang")) setLang(params.get("lang"));
-  const [{ user }] = await Promise.all([fetchMe(), fetchGames()]);
-  navBar($("#nav"), user);
+  await openPage();
   onLang(render);
   const response = await fetch(`/api/matches/${encodeURIComponent(params.get("id") || "")}`);
   if (!response.ok) {

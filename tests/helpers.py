@@ -1,0 +1,53 @@
+"""What the server tests share: the test client, a clock the test moves, and the cards a message names.
+
+The ``fake_time`` fixture (tests/conftest.py) is a :class:`FakeTime`; an app under test takes it as
+its clock of games (``now``) and, where accounts or challenges matter, as its wall clock (``wall``)
+too, so that a test moves time for everything at once.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+with warnings.catch_warnings():  # the test client's note about its HTTP library is not ours to act on
+    warnings.filterwarnings("ignore", message=".*httpx.*")
+    from starlette.testclient import TestClient
+
+__all__ = ["FakeTime", "TestClient", "mentioned_cards"]
+
+
+class FakeTime:
+    """The server's clocks, moved by the test."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.t = start
+
+    def __call__(self) -> float:
+        return self.t
+
+
+_DISPLAY = re.compile(r"(10|[2-9AJQK])([♠♥♦♣])")
+_TEXT = re.compile(r"^(10|[2-9AJQK])([SHDC])$")
+
+
+def mentioned_cards(value: Any) -> set[str]:
+    """Every card a message names: card texts ("QH") and cards in sentences ("Q♥").
+
+    >>> sorted(mentioned_cards({"a": ["QH", "7♣ cannot go on 8♣"], "b": "nothing"}))
+    ['7C', '8C', 'QH']
+    """
+    found: set[str] = set()
+    if isinstance(value, str):
+        if _TEXT.match(value):
+            found.add(value)
+        for rank, symbol in _DISPLAY.findall(value):
+            found.add(rank + "SHDC"["♠♥♦♣".index(symbol)])
+    elif isinstance(value, dict):
+        for item in value.values():
+            found |= mentioned_cards(item)
+    elif isinstance(value, list):
+        for item in value:
+            found |= mentioned_cards(item)
+    return found
