@@ -23,6 +23,7 @@ from patience.games import DRAW, REDEAL, get_game
 from patience.server import create_app
 from patience.server.app import COOKIE, WEB_DIR
 from patience.server.hub import OUTBOX_LIMIT, Connection, Hub, LiveGame
+from patience.solve import winnable
 
 
 @pytest.fixture
@@ -155,6 +156,58 @@ def test_options_name_their_variant(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
         d = new_game(ws, "reloaded", options={"time_limit": "600"})
     assert d["variant"] == "10min" and d["status"]["clock"]["limit"] == 600_000
+
+
+@pytest.mark.parametrize(("game", "data", "options"), [
+    ("faecher", {}, {}), ("faecher", {"variant": "with-undo"}, {"undo_limit": 3}),
+    ("teppich", {"variant": "5x6"}, {"rows": 5, "cols": 6}), ("teppich", {}, {}),
+])
+def test_a_winnable_deal_is_a_seed_of_the_list(client: TestClient, game: str, data: dict[str, Any],
+                                               options: dict[str, Any]) -> None:
+    with client.websocket_connect("/ws") as ws:
+        dealt = [new_game(ws, game, winnable=True, **data) for _ in range(3)]
+    listed = {str(seed) for seed in winnable.seeds(game, options)}
+    assert listed and all(d["seed"] in listed for d in dealt)
+    assert all(d["changed"] == options for d in dealt)  # the share link: the plain seed and options
+
+
+def test_a_winnable_deal_asked_wrongly_is_refused(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        for wrong, says in [({"seed": "7", "winnable": True}, "give a seed or ask for a winnable deal, not both"),
+                            ({"winnable": "yes"}, "Expected `bool`, got `str` - at `$.winnable`"),
+                            ({"winnable": 1}, "Expected `bool`, got `int`"),
+                            ({"winnable": None}, "Expected `bool`, got `null`")]:
+            send(ws, "new", {"game": "faecher", **wrong})
+            err = recv(ws)
+            assert err["t"] == "err" and err["d"]["code"] == "bad_message", (wrong, err)
+            assert says in err["d"]["msg"]
+        assert not hub_of(client).games
+        assert new_game(ws, "faecher", seed="7", winnable=False)["seed"] == "7"
+
+
+def test_a_variant_without_a_list_has_no_winnable_deal(client: TestClient, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    shipped = json.loads(winnable.default_path().read_text(encoding="utf-8"))
+    only_faecher = {**shipped, "lists": {"faecher": shipped["lists"]["faecher"]}}
+    path = tmp_path / "winnable.json"
+    path.write_text(json.dumps(only_faecher), encoding="utf-8")
+    monkeypatch.setattr(winnable, "default_path", lambda: path)
+    with client.websocket_connect("/ws") as ws:
+        first = new_game(ws, "faecher", winnable=True)
+        send(ws, "stock", {"ack": 1})
+        reply_to(ws, 1)
+        for data, variant in [({"game": "reloaded"}, "reloaded"),
+                              ({"game": "teppich", "variant": "waste"}, "teppich waste=yes")]:
+            send(ws, "new", {**data, "winnable": True, "cid": "page1"})
+            err = recv(ws)
+            assert err["t"] == "err" and err["d"]["code"] == "no_winnable", err
+            assert variant in err["d"]["msg"]
+            assert err["d"]["why"] == {"k": "no_winnable", "p": {"variant": variant}}
+        # nothing changed: no game made, and the begun one was not given up
+        assert list(hub_of(client).games) == [first["id"]]
+        assert live(client, first["id"]).session.outcome is None
+        send(ws, "stock", {"ack": 2})
+        assert reply_to(ws, 2)["d"]["v"] == 2
 
 
 def test_moves_undo_and_giving_up(stored_client: TestClient) -> None:

@@ -33,6 +33,7 @@ def msg(t: str, d: object = None) -> str:
 def test_every_intent_reads_back() -> None:
     assert decode(msg("new", {"game": "teppich", "variant": "5x6", "seed": "42", "cid": "abc"})) == NewIntent(
         game="teppich", cid="abc", variant="5x6", seed="42")
+    assert decode(msg("new", {"game": "faecher", "winnable": True})) == NewIntent(game="faecher", winnable=True)
     assert decode(msg("join", {"id": "abcdefgh12", "v": 7})) == JoinIntent(id="abcdefgh12", v=7)
     assert decode(msg("move", {"ack": 1, "src": "t6", "dst": "t1", "n": 3})) == MoveIntent(1, "t6", "t1", 3)
     assert decode(msg("move", {"ack": 2, "src": "w", "dst": "fh"})).n is None
@@ -78,6 +79,8 @@ def test_options_keep_their_types() -> None:
         (msg("new", {"game": "teppich", "seed": 12}), "bad_message"),
         (msg("new", {"game": "teppich", "options": {f"k{i}": 1 for i in range(40)}}), "bad_message"),
         (msg("new", {"game": "x" * 41}), "bad_message"),
+        (msg("new", {"game": "faecher", "winnable": "yes"}), "bad_message"),
+        (msg("new", {"game": "faecher", "seed": "7", "winnable": True}), "bad_message"),
         (msg("join", {"id": "short"}), "bad_message"),
         (msg("join", {"id": "../../etc/passwd"}), "bad_message"),
     ],
@@ -99,7 +102,7 @@ def test_oversized_messages_are_refused_unread() -> None:
 def test_server_messages_are_t_and_d() -> None:
     data = json.loads(encode(Rejected(3, "t1>t2", "no", None)))
     assert data == {"t": "rej", "d": {"ack": 3, "move": "t1>t2", "reason": "no", "why": None}}
-    assert json.loads(encode(ErrorMsg("x", "y")))["d"] == {"code": "x", "msg": "y", "ack": None}
+    assert json.loads(encode(ErrorMsg("x", "y")))["d"] == {"code": "x", "msg": "y", "ack": None, "why": None}
 
 
 def test_engine_sentences_get_translation_keys() -> None:

@@ -6,13 +6,16 @@ say which card to pick and where to put it; the browser itself holds no rule.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
 from patience.games import Move, State, get_game
+from patience.solve import winnable
 
 pytestmark = pytest.mark.slow
 
@@ -288,3 +291,46 @@ def test_time_runs_out_on_its_own(page: Any, base_url: str, shot: Any) -> None:
     expect(page.locator("#end-title")).to_have_text("Time is up", timeout=8000)
     expect(page.locator("#clock")).to_have_text("0:00")
     shot(page, "reloaded-desktop-time-out")
+
+
+def test_winnable_deals_only_is_one_choice_the_pages_keep(page: Any, base_url: str, shot: Any, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # the server runs in this process: it reads a list of Der Fächer only, so Solitaire Reloaded has none
+    shipped = json.loads(winnable.default_path().read_text(encoding="utf-8"))
+    path = tmp_path / "winnable.json"
+    path.write_text(json.dumps({**shipped, "lists": {"faecher": shipped["lists"]["faecher"]}}), encoding="utf-8")
+    monkeypatch.setattr(winnable, "default_path", lambda: path)
+    listed = {str(seed) for seed in winnable.seeds("faecher", {})}
+
+    page.goto(base_url)
+    faecher = page.locator('.game-tile[data-game="faecher"]')
+    box = faecher.get_by_label("Winnable deals only")
+    expect(box).not_to_be_checked()
+    box.check()
+    expect(page.locator('.game-tile[data-game="reloaded"] input[name=winnable]')).to_be_checked()  # one choice
+    faecher.scroll_into_view_if_needed()
+    shot(page, "start-desktop-winnable")
+    faecher.locator(".play-btn").click()
+    page.wait_for_selector(".card.up")
+    seed = re.search(r"[?&]seed=(\d+)", page.url)[1]  # type: ignore[index]
+    assert seed in listed
+    expect(page.locator("#variant-name")).to_have_text(f"Standard · #{seed}")
+    # a winnable deal is an ordinary seed: the share link is the plain deal
+    assert page.locator("#share-url").input_value() == f"{base_url}/play?game=faecher&seed={seed}"
+
+    page.locator("#menu-btn").click()
+    expect(page.locator("#winnable")).to_be_checked()  # kept by the browser
+    shot(page, "menu-desktop-winnable")
+    first = re.search(r"[?&]id=([\w-]+)", page.url)[1]  # type: ignore[index]
+    page.locator("#m-new").click()
+    page.wait_for_function(f"!location.search.includes({json.dumps(first)})")
+    assert re.search(r"[?&]seed=(\d+)", page.url)[1] in listed  # type: ignore[index]
+
+    # no list for the variant: the server says so in the page's language, and no game is dealt
+    page.goto(f"{base_url}/play?game=reloaded&lang=de")
+    expect(page.locator("#toast")).to_have_text("Für reloaded sind noch keine lösbaren Spiele bekannt")
+    shot(page, "reloaded-desktop-no-winnable-de")
+    expect(page.locator(".card")).to_have_count(0)
+    page.wait_for_url(f"{base_url}/")
+    expect(page.locator('.game-tile[data-game="faecher"] input[name=winnable]')).to_be_checked()
+    expect(page.locator('.game-tile[data-game="faecher"] .winnable-label')).to_have_text("Nur lösbare Spiele")

@@ -52,10 +52,12 @@ from patience.server.protocol import (
     TargetsAsk,
     TargetsMsg,
     UndoIntent,
+    Why,
     encode,
 )
 from patience.server.store import SavedGame, Store
 from patience.session import LedgerEntry, ManualClock, Session
+from patience.solve import winnable
 
 if TYPE_CHECKING:
     from patience.server.accounts import User
@@ -121,8 +123,8 @@ class Connection:
             return
         self.outbox.put_nowait(data)
 
-    def error(self, code: str, message: str, ack: int | None = None) -> bytes:
-        data = encode(ErrorMsg(code, message, ack))
+    def error(self, code: str, message: str, ack: int | None = None, why: Why | None = None) -> bytes:
+        data = encode(ErrorMsg(code, message, ack, why))
         self.send(data)
         return data
 
@@ -358,6 +360,17 @@ def _line(entry: LedgerEntry) -> Line:
     return Line(entry.t_ms, entry.kind, entry.points, entry.applied, entry.total, entry.reason, why(entry.reason))
 
 
+def winnable_seed(conn: Connection, game: str, options: dict[str, Any]) -> int | None:
+    """A seed from the list of proved-winnable deals of this variant; None (and the error sent)
+    when no list covers it."""
+    try:
+        return winnable.pick(game, options)
+    except BadInputError as exc:  # no list for this variant (or one made for other deals)
+        variant = winnable.variant_key(game, options)
+        conn.error("no_winnable", str(exc), why=Why("no_winnable", {"variant": variant}))
+        return None
+
+
 def restore(saved: SavedGame, now: Now) -> LiveGame:
     """Rebuild a saved game by playing its log again; an unfinished one then goes on from where it stood."""
     record = saved.record
@@ -465,7 +478,12 @@ class Hub:
                 chosen.update(variants[message.variant])
             chosen.update(message.options)
             options = cls.make_options(chosen)
-            seed = int(message.seed) if message.seed is not None else 1 + secrets.randbelow(SEED_RANGE - 1)
+            if message.winnable:
+                seed = winnable_seed(conn, cls.INFO.id, chosen)
+                if seed is None:
+                    return None
+            else:
+                seed = int(message.seed) if message.seed is not None else 1 + secrets.randbelow(SEED_RANGE - 1)
             clock = GameClock(self.now)
             clock.go_live()
             session = Session(cls, seed, options, clock=clock)

@@ -62,7 +62,8 @@ class _Msg(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=False)
 
 
 class NewIntent(_Msg, frozen=True):
-    """Start a game: ``game`` id or name, a named ``variant``, ``options`` on top, ``seed`` or a random one."""
+    """Start a game: ``game`` id or name, a named ``variant``, ``options`` on top, and ``seed``, or
+    ``winnable`` for a seed proved winnable (patience.solve.winnable), or else a random one."""
 
     T = "new"
     game: Word
@@ -70,6 +71,11 @@ class NewIntent(_Msg, frozen=True):
     variant: Word | None = None
     options: Options = {}
     seed: Seed | None = None
+    winnable: bool = False
+
+    def __post_init__(self) -> None:
+        if self.winnable and self.seed is not None:
+            raise ValueError("give a seed or ask for a winnable deal, not both")
 
 
 class JoinIntent(_Msg, frozen=True):
@@ -320,12 +326,14 @@ class TargetsMsg(_Msg, frozen=True):
 
 
 class ErrorMsg(_Msg, frozen=True):
-    """Input the server could not take: ``code`` for programs, ``msg`` for people."""
+    """Input the server could not take: ``code`` for programs, ``msg`` for people (``why``: its
+    translation key, where the browser has one)."""
 
     T = "err"
     code: str
     msg: str
     ack: int | None = None
+    why: Why | None = None
 
 
 class Pong(_Msg, frozen=True):

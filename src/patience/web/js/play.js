@@ -7,6 +7,7 @@ import { cardName, lang, moveName, onLang, pileName, say, setLang, t } from "./i
 import { Net } from "./net.js";
 import {
   $, applyText, confirmDialog, fetchStats, formatTime, fourColour, languageSwitch, renderStats, signed, toast,
+  winnableOnly,
 } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
@@ -26,6 +27,7 @@ function dealFromParams() {
   const deal = { game: params.get("game") || "reloaded" };
   if (params.get("variant")) deal.variant = params.get("variant");
   if (/^\d{1,19}$/.test(params.get("seed") || "")) deal.seed = params.get("seed");
+  else if (winnableOnly()) deal.winnable = true;
   const options = {};
   for (const [key, value] of params) if (!RESERVED.has(key)) options[key] = value;
   if (Object.keys(options).length) deal.options = options;
@@ -127,8 +129,9 @@ function onError(d) {
     net.newGame(dealFromParams());
     return;
   }
-  if (d.code === "unknown_game" || d.code === "bad_options") {
-    toast(d.msg, "bad");
+  if (d.code === "unknown_game" || d.code === "bad_options" || d.code === "no_winnable") {
+    // nothing changed: the game on the table (if any) goes on
+    toast(say(d.why, d.msg), "bad");
     if (!view.game) setTimeout(() => (location.href = "/"), 2500);
     return;
   }
@@ -305,6 +308,7 @@ async function startNew(seed) {
   const deal = { game: g.game };
   if (Object.keys(g.changed).length) deal.options = g.changed;
   if (seed) deal.seed = String(seed);
+  else if (winnableOnly()) deal.winnable = true;
   net.newGame(deal);
 }
 
@@ -354,6 +358,8 @@ function bindControls() {
   $("#share-copy").addEventListener("click", copyShare);
   $("#four").checked = fourColour();
   $("#four").addEventListener("change", (e) => fourColour(e.target.checked));
+  $("#winnable").checked = winnableOnly();
+  $("#winnable").addEventListener("change", (e) => winnableOnly(e.target.checked));
   $("#again").addEventListener("click", () => {
     $("#end").close();
     startNew(null);

@@ -2,7 +2,7 @@
 
 import { faceSvg, installDefs } from "./cards.js";
 import { lang, onLang, t } from "./i18n.js";
-import { $, applyText, fetchStats, languageSwitch, renderStats } from "./ui.js";
+import { $, applyText, fetchStats, languageSwitch, renderStats, winnableOnly } from "./ui.js";
 
 const ORDER = ["teppich", "reloaded", "faecher"];
 const ART = {
@@ -28,10 +28,17 @@ function tile(game) {
       <label><span class="label variant-label"></span><select name="variant"></select></label>
       <label><span class="label seed-label"></span>
         <input name="seed" inputmode="numeric" pattern="[0-9]*" maxlength="19" autocomplete="off"></label>
+      <label class="check"><input type="checkbox" name="winnable"> <span class="winnable-label"></span></label>
       <button type="submit" class="btn primary play-btn"></button>
     </form>
     <div class="tile-stats"></div>`;
   const form = $(".tile-form", el);
+  // one choice for every game, kept by the browser: the game page asks for a winnable deal with it
+  form.winnable.checked = winnableOnly();
+  form.winnable.addEventListener("change", (e) => {
+    const on = winnableOnly(e.target.checked);
+    for (const box of document.querySelectorAll(".tile-form input[name=winnable]")) box.checked = on;
+  });
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const query = new URLSearchParams({ game: game.id });
@@ -64,6 +71,7 @@ function fill() {
     $(".variant-label", el).textContent = t("variant");
     $(".seed-label", el).textContent = t("game_no");
     $("input[name=seed]", el).placeholder = t("random");
+    $(".winnable-label", el).textContent = t("winnable_only");
     $(".play-btn", el).textContent = t("play");
     const select = $("select", el);
     const chosen = select.value;

@@ -108,22 +108,29 @@ export async function fetchStats() {
   }
 }
 
-const FOUR_KEY = "patience.four";
-
-export function fourColour(on) {
+/** A yes/no choice kept in localStorage under ``key``: set it when ``on`` is given; returns it. */
+function storedChoice(key, on) {
   if (on !== undefined) {
     try {
-      localStorage.setItem(FOUR_KEY, on ? "1" : "0");
+      localStorage.setItem(key, on ? "1" : "0");
     } catch {
       // kept for this page only
     }
   }
-  let value = false;
   try {
-    value = localStorage.getItem(FOUR_KEY) === "1";
+    return localStorage.getItem(key) === "1";
   } catch {
-    value = !!on;
+    return !!on;
   }
+}
+
+export function fourColour(on) {
+  const value = storedChoice("patience.four", on);
   document.body.classList.toggle("four", value);
   return value;
+}
+
+/** "Winnable deals only": a new game without a game number asks the server for a proved-winnable one. */
+export function winnableOnly(on) {
+  return storedChoice("patience.winnable", on);
 }
