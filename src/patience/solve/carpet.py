@@ -5,9 +5,14 @@ cards are the carpet's plus the first k of the stock, whatever was played. So an
 that plays while it can decides the deal, and a stuck playout proves it unwinnable.
 
 With a waste it matters which card is on the waste when a gap opens, so the waste variant is
-searched depth first (:mod:`patience.solve.search`). The carpet's places are folded away:
-which place a card lies in never changes what can be played, so a position's key is the
-foundations, the stock, the waste and the passes used (the carpet holds the other cards).
+searched depth first. The carpet's places are folded away: which place a card lies in never
+changes what can be played, so a position's key is the foundations, the stock, the waste and
+the passes used (the carpet holds the other cards). :class:`CarpetWasteProblem` is that
+search in Python on :func:`patience.solve.search.depth_first`, the reference; the compiled
+core ``patience.solve._carpet`` (``_core/carpet.cpp``, built by ``pip install``) runs the very
+same search, move for move, on a position packed into an exact 128-bit key, some hundred
+times faster, and :func:`solve_carpet` uses it. A test checks that both list the same moves
+and search the same number of positions.
 
 :func:`exact_rate` gives the exact share of won base-game deals of a carpet size by counting,
 not sampling (see there).
@@ -21,7 +26,8 @@ from typing import Any
 
 from patience.games.base import DRAW, REDEAL, Move
 from patience.games.carpet import Carpet
-from patience.solve.search import Budget, SearchOutcome, Status, depth_first
+from patience.solve import _carpet
+from patience.solve.search import Budget, SearchOutcome, Status
 
 __all__ = ["CarpetWasteProblem", "exact_rate", "playout", "solve_carpet"]
 
@@ -46,6 +52,19 @@ class CarpetWasteProblem:
     turn a card, ``("r",)`` redeal. With the gap filled from the waste first, a carpet card
     is not played while the waste is empty and the stock is not: turning a card first and
     then playing it leads to the very same position, so that order is enough.
+
+    Once no card is left to turn and no pass is left, the waste's top card goes to its
+    foundation at once when it fits, without branching. Proof sketch: let X be the position
+    and Y the same with that card played. Whatever X does next, Y can follow so that Y's
+    waste stays a bottom part of X's, every card of X's carpet is in Y's carpet or on Y's
+    foundations, and Y's foundations hold all of X's: Y plays the same card when it still
+    has it (from the waste, or from its carpet where X took it from the waste), and does
+    nothing for a card it played already. When X lays its waste's top card into a gap, Y
+    has that card too (it is then Y's top card as well, and Y plays the same carpet card), or
+    has it in its carpet or on its foundations: for if both wastes are alike, both have had
+    cards all along, so every gap either made was filled at once, both carpets hold as many
+    cards, and so do both foundations, so the carpet card X plays cannot be one Y played
+    already. So when X wins, so does Y (``test_carpet_core`` also checks it by brute force).
     """
 
     def __init__(self, state: Carpet) -> None:
@@ -73,6 +92,8 @@ class CarpetWasteProblem:
         if self.waste:
             top = self.waste[-1]
             if top % 13 == height[top // 13]:
+                if not self.stock and self.passes >= self.max_passes:
+                    return [("w",)]  # safe: see the class docstring
                 moves.append(("w",))
         if self.waste or not self.stock or not self.waste_first:
             for suit in range(4):
@@ -159,8 +180,27 @@ def solve_carpet(state: Carpet, budget: Budget) -> tuple[SearchOutcome, list[Mov
         status = Status.WON if won else Status.UNWINNABLE
         reason = "a winning line" if won else "stuck, and the order of play does not matter in this game"
         return SearchOutcome(status, [], len(moves), 0.0, 0, 0, 0, reason), moves if won else []
-    outcome = depth_first(CarpetWasteProblem(state), budget)
+    outcome = search_waste(state, budget)
     return outcome, _engine_moves(state, outcome.line) if outcome.status is Status.WON else []
+
+
+_STATUS = (Status.WON, Status.UNWINNABLE, Status.UNKNOWN)
+
+
+def core_arguments(state: Carpet) -> tuple[list[int], list[int], list[int], list[int], int, int, bool]:
+    """A waste-variant position as the compiled core takes it."""
+    return (list(state.carpet), [int(c) for c in state.stock], [int(c) for c in state.waste], list(state.height),
+            state.passes_used, state.options.waste_passes, state.options.fill_from == "waste")
+
+
+def search_waste(state: Carpet, budget: Budget) -> SearchOutcome:
+    """The waste variant's search (:class:`CarpetWasteProblem`'s), run by the compiled core."""
+    seconds = -1.0 if budget.seconds is None else budget.seconds
+    nodes = -1 if budget.nodes is None else budget.nodes
+    status, reason, line, searched, peak, table_bytes, resets = _carpet.solve(
+        *core_arguments(state), seconds, nodes, float(budget.memory_mb))
+    abstract = [(kind,) if card < 0 else (kind, card) for kind, card in line]
+    return SearchOutcome(_STATUS[status], abstract, searched, 0.0, peak, table_bytes, resets, reason)
 
 
 def exact_rate(rows: int, cols: int) -> Fraction:

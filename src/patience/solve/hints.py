@@ -125,8 +125,7 @@ def _first_engine_move(state: Reloaded, abstract: tuple[Any, ...]) -> Move:
 
 
 def _reloaded_hint(state: Reloaded, budget_s: float) -> Move | None:
-    from patience.solve.klondike import KlondikeProblem
-    from patience.solve.search import depth_first
+    from patience.solve.klondike import search_klondike
 
     seed = int.from_bytes(hashlib.blake2b(str(state.view()).encode(), digest_size=8).digest(), "big")
     rng = random.Random(seed)
@@ -137,14 +136,10 @@ def _reloaded_hint(state: Reloaded, budget_s: float) -> Move | None:
         left = deadline - time.perf_counter()
         if left <= 0:
             break
-        problem = KlondikeProblem(sample)
-        outcome = depth_first(problem, Budget(seconds=left, nodes=_SAMPLE_NODES, memory_mb=32))
-        if outcome.status is not Status.WON:
+        outcome = search_klondike(sample, Budget(seconds=left, nodes=_SAMPLE_NODES, memory_mb=32))
+        if outcome.status is not Status.WON or not outcome.line:
             continue
-        first = problem.initial_auto[0] if problem.initial_auto else (outcome.line[0] if outcome.line else None)
-        if first is None:
-            continue
-        move = _first_engine_move(state, first)
+        move = _first_engine_move(state, outcome.line[0])
         if move in legal:
             votes[move] += 1
     if votes:

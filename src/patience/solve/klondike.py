@@ -19,11 +19,30 @@ Depth-first search with a transposition table, as in Bjarnason, Fern & Tadepalli
   5♦ off a face-down card.)
 - **Moves back from a foundation** are tried only for cards that are not safe (the others
   could carry nothing useful), and last.
+- **Moves that only prepare are made just in time.** A talon card is put onto the tableau,
+  a run leaves a face-up card, and a pile is emptied only to be used by the very next move:
+  a card laid on the talon card; the uncovered card taken to its foundation or given a card;
+  a King moved into the empty pile. In any winning line such a move can wait until just
+  before its use (until then it only covers its target, and the card it would uncover or
+  the pile it would empty stays as it was), so the search keeps it "pending" and lets only
+  such a use follow. A position with something pending allows a subset of the moves of the
+  same position with less pending, so it is skipped when that one is in the table.
 - **Symmetry:** the tableau piles are sorted in the key, and a King goes only to the first
   empty pile; a King that is already a pile's bottom card never moves to another empty pile.
+- **Order:** runs that turn a card face up (deeper piles first) or empty a pile, then moves
+  to the foundations, talon cards, the other runs, and last the cards back from the foundations.
 
 Face-down cards count in the key (a pile is its face-down count and its cards), the
-foundations are their heights, and the talon is whatever is left.
+foundations are their heights, the talon is whatever is left, and what is pending is added.
+
+:class:`KlondikeProblem` is this search in Python, on :func:`patience.solve.search.depth_first`:
+the reference. :func:`solve_klondike` runs the same search in the compiled core
+(``src/patience/solve/_core/klondike.cpp``, the module ``patience.solve._klondike``): the same
+moves in the same order and the same keys, tens of times faster, with a table of whole
+keys (a hash collision can never pass a position off as searched) that is bounded by the
+budget's memory and then gives up the positions whose search was cheapest. The tests check the
+core against the rules engine (legal moves) and against this module (moves, safe moves, keys,
+and the very same search, node for node).
 """
 
 from __future__ import annotations
@@ -34,9 +53,9 @@ from typing import Any
 from patience.games.base import DRAW, REDEAL, Move
 from patience.games.common import FOUNDATION_NAMES
 from patience.games.reloaded import TABLEAU, Reloaded
-from patience.solve.search import Budget, SearchOutcome, Status, depth_first
+from patience.solve.search import Budget, SearchOutcome, Status
 
-__all__ = ["KlondikeProblem", "abstract_to_moves", "is_safe", "solve_klondike"]
+__all__ = ["KlondikeProblem", "abstract_to_moves", "core_position", "is_safe", "search_klondike", "solve_klondike"]
 
 _RED = (False, True, True, False)
 _OTHER_COLOUR = ((1, 2), (0, 3), (0, 3), (1, 2))
@@ -68,6 +87,11 @@ def is_safe(card: int, height: list[int]) -> bool:
 #   ("st", card, k)  a talon card onto pile k
 #   ("ft", suit, k)  a foundation's top card back onto pile k
 
+# What a move that only prepares leaves pending (see the module docstring): the next move
+# must lay a card on the talon card just placed (COVER), use the face-up card a run left
+# (USE: lay a card on it or play it to its foundation), or bring a King into an empty pile (KING).
+COVER, USE, KING = 1, 2, 3
+
 
 class KlondikeProblem:
     """A Solitaire Reloaded position for the search (see the module docstring)."""
@@ -79,6 +103,7 @@ class KlondikeProblem:
         self.talon = bytearray(52)
         for card in (*state.stock, *state.waste):
             self.talon[card] = 1
+        self.pending: tuple[int, int, int] | None = None  # (COVER/USE/KING, pile, card)
         self._undo: list[Any] = []
         self.auto_log: list[list[tuple[Any, ...]]] = []  # the safe moves each play made
         self.initial_auto = self._settle()
@@ -86,8 +111,25 @@ class KlondikeProblem:
     # -- the search interface ----------------------------------------------------------
 
     def key(self) -> Hashable:
-        return bytes(self.height) + b"\xff".join(
+        key = bytes(self.height) + b"\xff".join(
             sorted(bytes((self.down[i], *self.piles[i])) for i in range(7)))
+        if self.pending is None:
+            return key
+        kind, _, card = self.pending
+        return key + bytes((0xFE, kind, max(card, 0)))
+
+    def stronger_keys(self) -> tuple[Hashable, ...]:
+        """Keys of this position with less pending (more moves allowed): nothing pending, and
+        for a talon card to cover, that card to use (cover it or play it to its foundation)."""
+        if self.pending is None:
+            return ()
+        kind, pile, card = self.pending
+        self.pending = None
+        plain = self.key()
+        self.pending = (kind, pile, card)
+        if kind == COVER:
+            return plain, plain + bytes((0xFE, USE, card))
+        return (plain,)
 
     def is_won(self) -> bool:
         return self.height == [13, 13, 13, 13]
@@ -100,7 +142,8 @@ class KlondikeProblem:
         goes onto the tableau, a foundation card comes back, and a run leaves a face-up card
         only when a chain of cards can at once come to rest on it that ends with a face-up
         tableau card (or the uncovered card can go to its foundation); a pile is emptied only
-        when a King is ready to move into it.
+        when a King is ready to move into it. When the last move left something pending, only
+        the moves that use it.
         """
         piles, down, height, talon = self.piles, self.down, self.height, self.talon
         top_of: dict[int, int] = {}
@@ -209,7 +252,14 @@ class KlondikeProblem:
                         if p in top_of:
                             back.append(("ft", suit, top_of[p]))
         reveal.sort(key=lambda item: item[0])
-        return found + [m for _, m in reveal] + from_talon + other + back
+        moves = [m for _, m in reveal] + found + from_talon + other + back
+        if self.pending is None:
+            return moves
+        kind, pile, _ = self.pending
+        if kind == KING:  # only Kings go to empty piles
+            return [m for m in moves if m[0] in ("tt", "st", "ft") and not piles[m[2]]]
+        return [m for m in moves if (m[0] in ("tt", "st", "ft") and m[2] == pile)
+                or (kind == USE and m == ("tf", pile))]
 
     def _king_at_bottom(self, king: int) -> bool:
         """Is ``king`` the bottom card of a pile with nothing face down (it needs no empty pile)?"""
@@ -221,8 +271,17 @@ class KlondikeProblem:
 
     def play(self, move: tuple[Any, ...]) -> None:
         piles, down, height = self.piles, self.down, self.height
-        self._undo.append(([p[:] for p in piles], down[:], height[:], self.talon[:]))
+        self._undo.append(([p[:] for p in piles], down[:], height[:], self.talon[:], self.pending))
         kind = move[0]
+        self.pending = None
+        if kind == "st":
+            self.pending = (COVER, move[2], move[1])
+        elif kind == "tt":
+            _, i, _, n = move
+            if n < len(piles[i]) - down[i]:
+                self.pending = (USE, i, piles[i][-n - 1])
+            elif n == len(piles[i]):
+                self.pending = (KING, i, -1)
         if kind == "tf":
             i = move[1]
             card = piles[i].pop()
@@ -247,9 +306,13 @@ class KlondikeProblem:
             height[suit] -= 1
             piles[k].append(suit * 13 + height[suit])
         self.auto_log.append(self._settle())
+        if self.pending is not None and self.pending[0] != KING:
+            _, pile, card = self.pending
+            if not piles[pile] or piles[pile][-1] != card:
+                self.pending = None  # the safe moves played the card left for use
 
     def undo(self) -> None:
-        self.piles, self.down, self.height, self.talon = self._undo.pop()
+        self.piles, self.down, self.height, self.talon, self.pending = self._undo.pop()
         self.auto_log.pop()
 
     # -- helpers -----------------------------------------------------------------------
@@ -327,17 +390,35 @@ def abstract_to_moves(state: Reloaded, line: list[tuple[Any, ...]]) -> list[Move
     return out
 
 
+def core_position(state: Reloaded, settle: bool = True) -> Any:
+    """The position of ``state`` in the compiled core (:class:`patience.solve._klondike.Klondike`);
+    with ``settle`` the safe moves are made at once, as :class:`KlondikeProblem` makes them."""
+    from patience.solve._klondike import Klondike
+
+    return Klondike([[int(c) for c in pile] for pile in state.tableau], list(state.down), list(state.height),
+                    [int(c) for c in (*state.stock, *state.waste)], settle)
+
+
+def search_klondike(state: Reloaded, budget: Budget) -> SearchOutcome:
+    """Search ``state`` with the compiled core. When it is won, the outcome's line is the whole
+    abstract line from ``state``: every move followed by the safe moves it brought."""
+    core = core_position(state)
+    found = core.solve(seconds=budget.seconds, nodes=budget.nodes, memory_mb=budget.memory_mb)
+    status = Status(found["status"])
+    return SearchOutcome(
+        status,
+        [*core.initial_auto, *found["line"]] if status is Status.WON else [],
+        nodes=found["nodes"],
+        seconds=found["seconds"],
+        table_peak=found["table_peak"],
+        table_bytes=found["table_bytes"],
+        reason=found["reason"],
+    )
+
+
 def solve_klondike(state: Reloaded, budget: Budget) -> tuple[SearchOutcome, list[Move]]:
     """Decide a Solitaire Reloaded position; the moves are the whole winning line when it is won."""
-    problem = KlondikeProblem(state)
-    outcome = depth_first(problem, budget)
+    outcome = search_klondike(state, budget)
     if outcome.status is not Status.WON:
         return outcome, []
-    # the abstract line with the safe moves that followed each move
-    replay = KlondikeProblem(state)
-    line = list(replay.initial_auto)
-    for move in outcome.line:
-        replay.play(move)
-        line.append(move)
-        line.extend(replay.auto_log[-1])
-    return outcome, abstract_to_moves(state, line)
+    return outcome, abstract_to_moves(state, outcome.line)

@@ -6,7 +6,10 @@ safe moves that follow (so they never branch), and whose ``key()`` is the same f
 that play alike (symmetric piles folded together). :func:`depth_first` walks it.
 
 The transposition table only holds positions that are on the current line or were searched
-to the end without a win, so finding a key there means "nothing new below". When it grows
+to the end without a win, so finding a key there means "nothing new below". A problem may
+also name, for a position, the keys of stronger positions (``stronger_keys()``: positions
+with every move this one has, and more); when one of those is in the table, so is all this
+position could reach, and it is skipped too. When it grows
 past its bound it is emptied (the current line's keys are put back, so cycles are still
 caught): the search stays complete and its memory bounded, it may only repeat some work.
 """
@@ -107,6 +110,7 @@ def _depth_first(problem: Problem, budget: Budget, lost: set[Hashable] | None) -
     start = time.perf_counter()
     deadline = None if budget.seconds is None else start + budget.seconds
     max_nodes = budget.nodes
+    stronger = getattr(problem, "stronger_keys", None)
     if problem.is_won():
         return SearchOutcome(Status.WON, [], 0, time.perf_counter() - start)
     root = problem.key()
@@ -141,7 +145,7 @@ def _depth_first(problem: Problem, budget: Budget, lost: set[Hashable] | None) -
             status, reason = Status.WON, "a winning line"
             break
         key = problem.key()
-        if key in table:
+        if key in table or (stronger is not None and any(k in table for k in stronger())):
             problem.undo()
         else:
             if len(table) >= table_cap:

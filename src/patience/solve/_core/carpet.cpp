@@ -1,0 +1,380 @@
+// The search core of the Teppich waste-pile variant (see src/patience/solve/carpet.py).
+//
+// The same search as CarpetWasteProblem + depth_first in Python, on a position packed into
+// numbers. The cards of the stock and the waste, read in the order they would come onto the
+// waste (the waste from its bottom up, then the stock from its top down), form the *talon
+// sequence*. Playing takes cards out of it and nothing ever adds one; turning a card only
+// moves the border between waste and stock; and turning the waste over into a new stock
+// leaves the sequence as it was (the waste read bottom up is the new stock read top down).
+// So a position is exactly: the four foundation heights, the passes used, the border, and
+// which cards of the root's talon sequence are still there (a bit mask). The carpet holds
+// every other card. That makes an exact 128-bit key: the transposition table needs no hash
+// check and can never mistake one position for another.
+//
+// Abstract moves, in the order they are tried: 'w' the waste's top card to its foundation;
+// 'c' a carpet card to its foundation (the gap filled as the rules say); 'd' turn a card;
+// 'r' turn the waste over. With the gap filled from the waste first, a carpet card is not
+// played while the waste is empty and the stock is not: turning a card first and then
+// playing leads to the very same position. Once no card is left to turn and no pass is
+// left, a waste top card that fits its foundation goes there without branching (safe; the
+// proof is in CarpetWasteProblem's docstring).
+
+#include "mix.hpp"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace nb = nanobind;
+
+namespace {
+
+using u64 = std::uint64_t;
+
+struct Key {
+    u64 lo;  // the talon mask
+    u64 hi;  // heights (4 x 4 bits), passes (4 bits, at least 1: so hi == 0 marks an empty slot), border
+    bool operator==(const Key& o) const { return lo == o.lo && hi == o.hi; }
+};
+
+using patience_core::mix;
+
+// An open-addressing set of keys. It starts small and doubles while it may; at its bound,
+// `full()` tells the search to clear it (the search keeps its memory bounded that way).
+class Table {
+  public:
+    explicit Table(std::size_t max_entries) : max_slots_(1024) {
+        while (max_slots_ < max_entries * 2) max_slots_ <<= 1;
+        resize(std::min<std::size_t>(max_slots_, 1 << 12));
+    }
+    bool contains(const Key& k) const {
+        std::size_t i = index(k);
+        while (slots_[i].hi) {
+            if (slots_[i] == k) return true;
+            i = (i + 1) & mask_;
+        }
+        return false;
+    }
+    void add(const Key& k) {
+        if (size_ >= slots_.size() / 2 && slots_.size() < max_slots_) grow();
+        insert(k);
+    }
+    void clear() {
+        std::fill(slots_.begin(), slots_.end(), Key{0, 0});
+        size_ = 0;
+    }
+    bool full() const { return slots_.size() >= max_slots_ && size_ >= slots_.size() / 2; }
+    std::size_t size() const { return size_; }
+    std::size_t bytes() const { return slots_.size() * sizeof(Key); }
+
+  private:
+    std::size_t index(const Key& k) const { return mix(k.lo ^ mix(k.hi)) & mask_; }
+    void insert(const Key& k) {
+        std::size_t i = index(k);
+        while (slots_[i].hi) {
+            if (slots_[i] == k) return;
+            i = (i + 1) & mask_;
+        }
+        slots_[i] = k;
+        ++size_;
+    }
+    void resize(std::size_t slots) {
+        slots_.assign(slots, Key{0, 0});
+        mask_ = slots - 1;
+        size_ = 0;
+    }
+    void grow() {
+        std::vector<Key> old_slots = std::move(slots_);
+        resize(old_slots.size() * 2);
+        for (const Key& k : old_slots)
+            if (k.hi) insert(k);
+    }
+    std::vector<Key> slots_;
+    std::size_t max_slots_;
+    std::size_t mask_ = 0;
+    std::size_t size_ = 0;
+};
+
+struct Move {
+    char kind;  // 'w', 'c', 'd', 'r'
+    int card;   // the card for 'c', else -1
+};
+
+struct Moves {  // at most 'w', four 'c' and one of 'd' or 'r'
+    Move move[6];
+    int count = 0;
+    void push(Move m) { move[count++] = m; }
+};
+
+struct Undo {
+    Move move;
+    int fill_index;  // talon index of the card that filled the gap, or -1
+    int old_border;
+};
+
+class Position {
+  public:
+    Position(const std::vector<int>& carpet, const std::vector<int>& stock, const std::vector<int>& waste,
+             const std::vector<int>& heights, int passes, int max_passes, bool waste_first)
+        : passes_(passes), max_passes_(max_passes), waste_first_(waste_first) {
+        if (heights.size() != 4) throw std::invalid_argument("four foundation heights are needed");
+        for (int s = 0; s < 4; ++s) {
+            if (heights[s] < 0 || heights[s] > 13) throw std::invalid_argument("a height is out of 0..13");
+            height_[s] = heights[s];
+        }
+        // the talon sequence: the waste bottom up, then the stock top down (the stock's top is its last)
+        for (int c : waste) talon_.push_back(c);
+        for (auto it = stock.rbegin(); it != stock.rend(); ++it) talon_.push_back(*it);
+        if (talon_.size() > 60) throw std::invalid_argument("too many talon cards");
+        for (int c : talon_) check_card(c);
+        for (std::size_t i = 0; i < talon_.size(); ++i) mask_ |= 1ULL << i;
+        border_ = static_cast<int>(waste.size());
+        for (int c : carpet) {
+            if (c < 0) continue;
+            check_card(c);
+            carpet_ |= 1ULL << c;
+        }
+        if (passes_ < 1 || passes_ > 15 || max_passes_ < 1 || max_passes_ > 15)
+            throw std::invalid_argument("passes are out of 1..15");
+    }
+
+    bool won() const { return height_[0] == 13 && height_[1] == 13 && height_[2] == 13 && height_[3] == 13; }
+
+    Key key() const {
+        u64 hi = 0;
+        for (int s = 0; s < 4; ++s) hi |= static_cast<u64>(height_[s]) << (4 * s);
+        hi |= static_cast<u64>(passes_) << 16;
+        // the border right above the waste's top card: borders that split the talon alike
+        // (the cards between them gone) are one position
+        hi |= static_cast<u64>(waste_top() + 1) << 20;
+        return Key{mask_, hi};
+    }
+
+    int waste_top() const {  // talon index, or -1
+        u64 below = border_ >= 64 ? mask_ : (mask_ & ((1ULL << border_) - 1));
+        return below ? 63 - __builtin_clzll(below) : -1;
+    }
+    int stock_top() const {
+        u64 above = border_ >= 64 ? 0 : (mask_ >> border_);
+        return above ? border_ + __builtin_ctzll(above) : -1;
+    }
+
+    void moves(Moves& out) const {
+        out.count = 0;
+        int w = waste_top();
+        int s = stock_top();
+        if (w >= 0 && playable(talon_[w])) {
+            out.push({'w', -1});
+            if (s < 0 && passes_ >= max_passes_) return;  // safe: see the comment at the top
+        }
+        if (w >= 0 || s < 0 || !waste_first_) {
+            for (int suit = 0; suit < 4; ++suit) {
+                int h = height_[suit];
+                if (h < 13 && (carpet_ >> (suit * 13 + h) & 1)) out.push({'c', suit * 13 + h});
+            }
+        }
+        if (s >= 0)
+            out.push({'d', -1});
+        else if (w >= 0 && passes_ < max_passes_)
+            out.push({'r', -1});
+    }
+
+    Undo play(const Move& m) {
+        Undo u{m, -1, border_};
+        switch (m.kind) {
+            case 'c': {
+                carpet_ &= ~(1ULL << m.card);
+                ++height_[m.card / 13];
+                int w = waste_top();
+                int s = stock_top();
+                int fill = -1;
+                if (waste_first_)
+                    fill = w >= 0 ? w : s;
+                else
+                    fill = s >= 0 ? s : w;
+                if (fill >= 0) {
+                    mask_ &= ~(1ULL << fill);
+                    carpet_ |= 1ULL << talon_[fill];
+                    u.fill_index = fill;
+                }
+                break;
+            }
+            case 'w': {
+                int w = waste_top();
+                mask_ &= ~(1ULL << w);
+                ++height_[talon_[w] / 13];
+                u.fill_index = w;
+                break;
+            }
+            case 'd':
+                border_ = stock_top() + 1;
+                break;
+            default:  // 'r'
+                border_ = 0;
+                ++passes_;
+        }
+        return u;
+    }
+
+    void undo(const Undo& u) {
+        switch (u.move.kind) {
+            case 'c':
+                if (u.fill_index >= 0) {
+                    mask_ |= 1ULL << u.fill_index;
+                    carpet_ &= ~(1ULL << talon_[u.fill_index]);
+                }
+                --height_[u.move.card / 13];
+                carpet_ |= 1ULL << u.move.card;
+                break;
+            case 'w':
+                mask_ |= 1ULL << u.fill_index;
+                --height_[talon_[u.fill_index] / 13];
+                break;
+            case 'd':
+                border_ = u.old_border;
+                break;
+            default:
+                border_ = u.old_border;
+                --passes_;
+        }
+    }
+
+  private:
+    static void check_card(int c) {
+        if (c < 0 || c >= 52) throw std::invalid_argument("a card is out of 0..51");
+    }
+    bool playable(int card) const { return card % 13 == height_[card / 13]; }
+
+    std::vector<int> talon_;
+    u64 mask_ = 0;
+    u64 carpet_ = 0;
+    int border_ = 0;
+    int height_[4] = {0, 0, 0, 0};
+    int passes_;
+    int max_passes_;
+    bool waste_first_;
+};
+
+using Line = std::vector<std::tuple<std::string, int>>;
+
+// status: 0 won, 1 unwinnable, 2 unknown; then reason, line, nodes, peak entries, table bytes, resets
+std::tuple<int, std::string, Line, u64, u64, u64, u64> solve(const std::vector<int>& carpet,
+                                                             const std::vector<int>& stock,
+                                                             const std::vector<int>& waste,
+                                                             const std::vector<int>& heights, int passes,
+                                                             int max_passes, bool waste_first, double seconds,
+                                                             long long max_nodes, double memory_mb) {
+    Position pos(carpet, stock, waste, heights, passes, max_passes, waste_first);
+    if (pos.won()) return {0, "a winning line", {}, 0, 0, 0, 0};
+    std::size_t entries = static_cast<std::size_t>(memory_mb * 1024 * 1024 / (2 * sizeof(Key)));
+    if (entries < 1024) entries = 1024;
+    Table table(entries);
+
+    nb::gil_scoped_release release;
+    auto start = std::chrono::steady_clock::now();
+    struct Frame {
+        Moves moves;
+        int next = 0;
+    };
+    std::vector<Frame> frames;
+    std::vector<Undo> line;
+    std::vector<Key> path;
+    frames.reserve(1024);  // a line is at most 52 plays and a turn per talon card and pass
+    line.reserve(1024);
+    path.reserve(1024);
+    table.add(pos.key());
+    path.push_back(pos.key());
+    frames.emplace_back();
+    pos.moves(frames.back().moves);
+    u64 nodes = 0, peak = 1, resets = 0;
+    int status = 1;
+    std::string reason = "every line searched";
+    while (!frames.empty()) {
+        Frame& top = frames.back();
+        if (top.next == top.moves.count) {
+            frames.pop_back();
+            path.pop_back();
+            if (!line.empty()) {
+                pos.undo(line.back());
+                line.pop_back();
+            }
+            continue;
+        }
+        Move m = top.moves.move[top.next++];
+        Undo u = pos.play(m);
+        ++nodes;
+        if (pos.won()) {
+            line.push_back(u);
+            status = 0;
+            reason = "a winning line";
+            break;
+        }
+        Key k = pos.key();
+        if (table.contains(k)) {
+            pos.undo(u);
+        } else {
+            if (table.full()) {
+                peak = std::max<u64>(peak, table.size());
+                table.clear();
+                for (const Key& p : path) table.add(p);
+                ++resets;
+            }
+            table.add(k);
+            path.push_back(k);
+            line.push_back(u);
+            frames.emplace_back();
+            pos.moves(frames.back().moves);
+        }
+        if ((nodes & 4095) == 0) {
+            if (seconds >= 0) {
+                double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                if (spent > seconds) {
+                    status = 2;
+                    reason = "time";
+                    break;
+                }
+            }
+        }
+        if (max_nodes >= 0 && nodes >= static_cast<u64>(max_nodes)) {
+            status = 2;
+            reason = "nodes";
+            break;
+        }
+    }
+    peak = std::max<u64>(peak, table.size());
+    Line out;
+    if (status == 0)
+        for (const Undo& u : line) out.emplace_back(std::string(1, u.move.kind), u.move.card);
+    return {status, reason, out, nodes, peak, table.bytes(), resets};
+}
+
+// The abstract moves of a position, for the differential test against the Python problem.
+Line moves(const std::vector<int>& carpet, const std::vector<int>& stock, const std::vector<int>& waste,
+           const std::vector<int>& heights, int passes, int max_passes, bool waste_first) {
+    Position pos(carpet, stock, waste, heights, passes, max_passes, waste_first);
+    Moves ms;
+    pos.moves(ms);
+    Line out;
+    for (int i = 0; i < ms.count; ++i) out.emplace_back(std::string(1, ms.move[i].kind), ms.move[i].card);
+    return out;
+}
+
+}  // namespace
+
+NB_MODULE(_carpet, m) {
+    m.doc() = "The search core of the Teppich waste-pile variant (see patience.solve.carpet).";
+    m.def("solve", &solve, nb::arg("carpet"), nb::arg("stock"), nb::arg("waste"), nb::arg("heights"),
+          nb::arg("passes"), nb::arg("max_passes"), nb::arg("waste_first"), nb::arg("seconds"), nb::arg("max_nodes"),
+          nb::arg("memory_mb"));
+    m.def("moves", &moves, nb::arg("carpet"), nb::arg("stock"), nb::arg("waste"), nb::arg("heights"),
+          nb::arg("passes"), nb::arg("max_passes"), nb::arg("waste_first"));
+}

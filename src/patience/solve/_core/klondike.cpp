@@ -1,0 +1,934 @@
+// The compiled search core of the Solitaire Reloaded solver (Klondike draw-one, unlimited
+// redeals, every card known): the extension module patience.solve._klondike.
+//
+// It is a port of patience.solve.klondike.KlondikeProblem and of the depth-first search of
+// patience.solve.search: the same position (piles with their face-down counts, foundation
+// heights, the stock and waste as one set of talon cards, what the last move left pending),
+// the same safe moves made without branching (settle), the same pruned and ordered moves,
+// the same key (piles folded together), the same skipping of positions whose stronger form
+// (less pending) is known. The Python module's docstring says why each rule is sound; the
+// tests compare the two move by move and node by node. What is new here is the machinery:
+//
+// - A position key of 256 bits that holds the whole position (each face-up card: which of
+//   its two parents it lies on, or that it heads a pile; each pile's face-down count and
+//   the card on them; the foundation heights; what is pending). Equal keys are exactly the
+//   positions the Python key folds together, and the table stores whole keys: a hash
+//   collision can never make a position count as searched.
+// - A transposition table of positions searched to the end without a win (open addressing)
+//   that grows up to a memory cap and then gives up the entry whose subtree was smallest.
+//   Forgetting a position only means it may be searched again, so the search stays
+//   complete. The positions on the current line are kept apart: they are never forgotten,
+//   or a cycle could be walked again and again.
+// - The children of a position are made together when it is entered, so that their table
+//   slots are fetched from memory at once.
+// - Budgets of nodes and seconds; the answer is won (with the line), unwinnable or unknown.
+
+#include "mix.hpp"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+
+namespace {
+
+constexpr int kPiles = 7;
+constexpr int kCards = 52;
+constexpr int kKingRank = 12;
+
+// -- card relations ------------------------------------------------------------------------
+
+constexpr int kOtherColour[4][2] = {{1, 2}, {0, 3}, {0, 3}, {1, 2}};
+constexpr int kSameColourOther[4] = {3, 2, 1, 0};
+
+struct Relations {
+    int8_t parents[kCards][2];   // the cards a card may lie on in the tableau; -1 for Kings
+    int8_t children[kCards][2];  // the cards that may lie on a card; -1 for Aces
+    uint8_t by_rank[kCards];     // Aces first, suits in order within a rank
+
+    Relations() {
+        for (int c = 0; c < kCards; ++c) {
+            int rank = c % 13, suit = c / 13;
+            for (int x = 0; x < 2; ++x) {
+                int s = kOtherColour[suit][x];
+                parents[c][x] = static_cast<int8_t>(rank == kKingRank ? -1 : s * 13 + rank + 1);
+                children[c][x] = static_cast<int8_t>(rank == 0 ? -1 : s * 13 + rank - 1);
+            }
+        }
+        int k = 0;
+        for (int rank = 0; rank < 13; ++rank)
+            for (int suit = 0; suit < 4; ++suit) by_rank[k++] = static_cast<uint8_t>(suit * 13 + rank);
+    }
+};
+
+const Relations R;
+
+inline bool fits_on(int card, int target) {
+    return target % 13 == card % 13 + 1 && ((card >= 13 && card < 39) != (target >= 13 && target < 39));
+}
+
+// -- positions and moves -------------------------------------------------------------------
+
+enum Kind : uint8_t { TF, SF, TT, ST, FT };
+const char* const kKindNames[] = {"tf", "sf", "tt", "st", "ft"};
+
+// ("tf", i) pile i's top to its foundation; ("sf", card) a talon card to its foundation;
+// ("tt", i, k, n) the top n cards of pile i onto pile k; ("st", card, k) a talon card onto
+// pile k; ("ft", suit, k) a foundation's top card back onto pile k.
+struct Move {
+    uint8_t kind, a, b, n;
+};
+
+struct Position {
+    uint8_t cards[kPiles][kCards];  // bottom to top
+    uint8_t len[kPiles];
+    uint8_t down[kPiles];  // face-down cards at the bottom of each pile
+    uint8_t height[4];     // cards on each suit's foundation
+    uint64_t talon;        // bit c: card c is in the stock or the waste
+    uint8_t pending;       // what the last move left pending: 0 nothing, or kCover, kUse, kKing
+    uint8_t pending_pile, pending_card;
+
+    bool won() const { return height[0] == 13 && height[1] == 13 && height[2] == 13 && height[3] == 13; }
+    bool in_talon(int c) const { return (talon >> c) & 1; }
+    int top(int i) const { return len[i] ? cards[i][len[i] - 1] : -1; }
+};
+
+// What a move that only prepares leaves pending (as in KlondikeProblem): the next move must
+// lay a card on the talon card just placed, use the face-up card a run left (lay a card on
+// it or play it to its foundation), or bring a King into an empty pile.
+constexpr uint8_t kCover = 1, kUse = 2, kKing = 3;
+
+bool is_safe(int card, const uint8_t* height) {
+    int rank = card % 13 + 1;
+    if (rank <= 2) return true;
+    int suit = card / 13;
+    return height[kOtherColour[suit][0]] >= rank - 1 && height[kOtherColour[suit][1]] >= rank - 1 &&
+           height[kSameColourOther[suit]] >= rank - 2;
+}
+
+inline void flip(Position& p, int i) {
+    if (p.len[i] && p.down[i] == p.len[i]) --p.down[i];
+}
+
+// Make every safe move to the foundations (as KlondikeProblem._settle); append them to *made.
+template <class Out>
+void settle(Position& p, Out* made) {
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (int suit = 0; suit < 4; ++suit) {
+            int h = p.height[suit];
+            if (h == 13) continue;
+            int card = suit * 13 + h;
+            if (p.in_talon(card)) {
+                if (is_safe(card, p.height)) {
+                    p.talon &= ~(uint64_t{1} << card);
+                    ++p.height[suit];
+                    if (made) made->push_back(Move{SF, static_cast<uint8_t>(card), 0, 0});
+                    changed = true;
+                }
+                continue;
+            }
+            for (int i = 0; i < kPiles; ++i) {
+                if (p.len[i] && p.cards[i][p.len[i] - 1] == card) {
+                    if (is_safe(card, p.height)) {
+                        --p.len[i];
+                        ++p.height[suit];
+                        flip(p, i);
+                        if (made) made->push_back(Move{TF, static_cast<uint8_t>(i), 0, 0});
+                        changed = true;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    if ((p.pending == kCover || p.pending == kUse) && p.top(p.pending_pile) != p.pending_card)
+        p.pending = 0;  // the safe moves played the card left for use
+}
+
+// Play a move (assumed legal), without the safe moves that follow.
+void apply(Position& p, const Move& m) {
+    p.pending = 0;
+    if (m.kind == ST) {
+        p.pending = kCover, p.pending_pile = m.b, p.pending_card = m.a;
+    } else if (m.kind == TT) {
+        if (m.n < p.len[m.a] - p.down[m.a])
+            p.pending = kUse, p.pending_pile = m.a, p.pending_card = p.cards[m.a][p.len[m.a] - m.n - 1];
+        else if (m.n == p.len[m.a])
+            p.pending = kKing, p.pending_pile = m.a, p.pending_card = 0;
+    }
+    switch (m.kind) {
+        case TF: {
+            int card = p.cards[m.a][--p.len[m.a]];
+            ++p.height[card / 13];
+            flip(p, m.a);
+            break;
+        }
+        case SF:
+            p.talon &= ~(uint64_t{1} << m.a);
+            ++p.height[m.a / 13];
+            break;
+        case TT: {
+            std::memcpy(&p.cards[m.b][p.len[m.b]], &p.cards[m.a][p.len[m.a] - m.n], m.n);
+            p.len[m.a] -= m.n;
+            p.len[m.b] += m.n;
+            flip(p, m.a);
+            break;
+        }
+        case ST:
+            p.talon &= ~(uint64_t{1} << m.a);
+            p.cards[m.b][p.len[m.b]++] = m.a;
+            break;
+        default: {
+            int card = m.a * 13 + --p.height[m.a];
+            p.cards[m.b][p.len[m.b]++] = static_cast<uint8_t>(card);
+            break;
+        }
+    }
+}
+
+// A fixed-capacity list of moves (the pruned moves of a position are at most 7*13*2 runs,
+// 11 to the foundations, 18 from the talon and 8 back from the foundations).
+struct MoveList {
+    std::array<Move, 256> items;
+    int size = 0;
+    void push_back(const Move& m) { items[size++] = m; }
+};
+
+// The moves worth trying, best first: a port of KlondikeProblem.moves() (see its docstring).
+void pruned_moves(const Position& p, MoveList& out) {
+    int8_t top_of[kCards];
+    std::memset(top_of, -1, sizeof top_of);
+    int first_empty = -1;
+    // where each card is: 1 face-up in the tableau, 2 in the talon, 3 on a foundation, 0 face down
+    uint8_t at[kCards];
+    for (int c = 0; c < kCards; ++c) at[c] = p.in_talon(c) ? 2 : 0;
+    for (int suit = 0; suit < 4; ++suit)
+        for (int c = suit * 13; c < suit * 13 + p.height[suit]; ++c) at[c] = 3;
+    bool king_free = false;
+    for (int k = 0; k < kPiles; ++k) {
+        if (p.len[k]) {
+            top_of[p.cards[k][p.len[k] - 1]] = static_cast<int8_t>(k);
+            for (int j = p.down[k]; j < p.len[k]; ++j) {
+                at[p.cards[k][j]] = 1;
+                if (j && p.cards[k][j] % 13 == kKingRank) king_free = true;
+            }
+        } else if (first_empty < 0) {
+            first_empty = k;
+        }
+    }
+    bool carry[kCards] = {}, dig[kCards] = {}, good[kCards] = {};
+    for (int x = 0; x < kCards; ++x) {
+        int c = R.by_rank[x];
+        if (c % 13) {
+            carry[c] = good[R.children[c][0]] || good[R.children[c][1]];
+            if (at[c - 1] == 3) dig[c] = carry[c - 1] || dig[c - 1];
+        }
+        int where = at[c];
+        good[c] = where == 1 || (where >= 2 && carry[c]) || (where == 3 && dig[c]);
+    }
+    if (!king_free) {
+        for (int k : {12, 25, 38, 51})
+            if (at[k] >= 2 && (carry[k] || dig[k])) king_free = true;
+    }
+    // tableau runs: those that turn a card up or empty a pile first (deeper piles first), then
+    // the foundations; the other runs after the talon cards
+    struct Keyed {
+        int order;
+        Move move;
+    };
+    Keyed reveal[2 * kPiles];
+    int n_reveal = 0;
+    Move other[2 * kPiles * 13];
+    int n_other = 0;
+    for (int i = 0; i < kPiles; ++i) {
+        int size = p.len[i], d = p.down[i];
+        for (int j = d; j < size; ++j) {
+            int card = p.cards[i][j];
+            if (j > d) {
+                int under = p.cards[i][j - 1];
+                int a = R.children[under][0], b = R.children[under][1];
+                if (under % 13 != p.height[under / 13] && !good[a == card ? b : a]) continue;
+            } else if (j == 0 && !king_free) {
+                continue;
+            }
+            int targets[2];
+            int n_targets = 0;
+            if (card % 13 == kKingRank) {
+                if (first_empty < 0 || j == 0) continue;
+                targets[n_targets++] = first_empty;
+            } else {
+                for (int x = 0; x < 2; ++x) {
+                    int t = top_of[R.parents[card][x]];
+                    if (t >= 0) targets[n_targets++] = t;
+                }
+            }
+            for (int x = 0; x < n_targets; ++x) {
+                Move move{TT, static_cast<uint8_t>(i), static_cast<uint8_t>(targets[x]), static_cast<uint8_t>(size - j)};
+                if (j == d && j > 0) {
+                    reveal[n_reveal++] = Keyed{-j, move};
+                } else if (j == 0) {
+                    reveal[n_reveal++] = Keyed{0, move};
+                } else {
+                    other[n_other++] = move;
+                }
+            }
+        }
+    }
+    // a stable sort of the few reveals
+    for (int x = 1; x < n_reveal; ++x) {
+        Keyed item = reveal[x];
+        int y = x;
+        while (y > 0 && reveal[y - 1].order > item.order) {
+            reveal[y] = reveal[y - 1];
+            --y;
+        }
+        reveal[y] = item;
+    }
+    for (int x = 0; x < n_reveal; ++x) out.push_back(reveal[x].move);
+    // to the foundations (the safe ones were made already), after the runs that turn a card up
+    for (int i = 0; i < kPiles; ++i) {
+        int top = p.top(i);
+        if (top >= 0 && top % 13 == p.height[top / 13]) out.push_back(Move{TF, static_cast<uint8_t>(i), 0, 0});
+    }
+    for (int suit = 0; suit < 4; ++suit) {
+        int h = p.height[suit];
+        if (h < 13 && p.in_talon(suit * 13 + h)) out.push_back(Move{SF, static_cast<uint8_t>(suit * 13 + h), 0, 0});
+    }
+    // talon cards onto the tableau, only as a base for a card to come at once
+    for (int k = 0; k < kPiles; ++k) {
+        int top = p.top(k);
+        if (top < 0) continue;
+        for (int x = 0; x < 2; ++x) {
+            int card = R.children[top][x];
+            if (card >= 0 && p.in_talon(card) && carry[card])
+                out.push_back(Move{ST, static_cast<uint8_t>(card), static_cast<uint8_t>(k), 0});
+        }
+    }
+    if (first_empty >= 0) {
+        for (int suit = 0; suit < 4; ++suit) {
+            int king = suit * 13 + kKingRank;
+            if (p.in_talon(king) && carry[king])
+                out.push_back(Move{ST, static_cast<uint8_t>(king), static_cast<uint8_t>(first_empty), 0});
+        }
+    }
+    for (int x = 0; x < n_other; ++x) out.push_back(other[x]);
+    // foundation cards back to the tableau, when they or a card under them might carry
+    for (int suit = 0; suit < 4; ++suit) {
+        int h = p.height[suit];
+        int card = suit * 13 + h - 1;
+        if (h < 3 || is_safe(card, p.height) || !(carry[card] || dig[card])) continue;
+        if (card % 13 == kKingRank) {
+            if (first_empty >= 0)
+                out.push_back(Move{FT, static_cast<uint8_t>(suit), static_cast<uint8_t>(first_empty), 0});
+        } else {
+            for (int x = 0; x < 2; ++x) {
+                int t = top_of[R.parents[card][x]];
+                if (t >= 0) out.push_back(Move{FT, static_cast<uint8_t>(suit), static_cast<uint8_t>(t), 0});
+            }
+        }
+    }
+    if (p.pending) {  // keep the moves that do what is pending
+        int kept = 0;
+        for (int x = 0; x < out.size; ++x) {
+            const Move& m = out.items[x];
+            bool onto = m.kind == TT || m.kind == ST || m.kind == FT;
+            bool keep = p.pending == kKing ? onto && p.len[m.b] == 0
+                                           : (onto && m.b == p.pending_pile) ||
+                                                 (p.pending == kUse && m.kind == TF && m.a == p.pending_pile);
+            if (keep) out.items[kept++] = m;
+        }
+        out.size = kept;
+    }
+}
+
+// Every legal move by the rules, any talon card standing for the waste's top (no pruning).
+std::vector<Move> legal_moves(const Position& p) {
+    std::vector<Move> out;
+    auto targets = [&](int card, int from, auto&& emit) {
+        for (int k = 0; k < kPiles; ++k) {
+            if (k == from) continue;
+            int top = p.top(k);
+            if (top < 0 ? card % 13 == kKingRank : fits_on(card, top)) emit(k);
+        }
+    };
+    for (int i = 0; i < kPiles; ++i) {
+        int top = p.top(i);
+        if (top < 0) continue;
+        if (top % 13 == p.height[top / 13]) out.push_back(Move{TF, static_cast<uint8_t>(i), 0, 0});
+        for (int j = p.down[i]; j < p.len[i]; ++j) {
+            targets(p.cards[i][j], i, [&](int k) {
+                out.push_back(Move{TT, static_cast<uint8_t>(i), static_cast<uint8_t>(k), static_cast<uint8_t>(p.len[i] - j)});
+            });
+        }
+    }
+    for (int c = 0; c < kCards; ++c) {
+        if (!p.in_talon(c)) continue;
+        if (c % 13 == p.height[c / 13]) out.push_back(Move{SF, static_cast<uint8_t>(c), 0, 0});
+        targets(c, -1, [&](int k) { out.push_back(Move{ST, static_cast<uint8_t>(c), static_cast<uint8_t>(k), 0}); });
+    }
+    for (int suit = 0; suit < 4; ++suit) {
+        if (!p.height[suit]) continue;
+        targets(suit * 13 + p.height[suit] - 1, -1, [&](int k) {
+            out.push_back(Move{FT, static_cast<uint8_t>(suit), static_cast<uint8_t>(k), 0});
+        });
+    }
+    return out;
+}
+
+// -- keys ----------------------------------------------------------------------------------
+
+// w[0..1]: two bits a card (face-up cards only: 1 or 2 lies on its first or second parent, 3
+// heads the face-up part of a pile) and the foundation heights at bits 104..119 of the pair;
+// w[2..3]: for each pile with face-down cards, 12 bits: how many, and the card on them;
+// bits 24..31 of w[3]: what is pending (its kind and, but for kKing, its card).
+// The top bits of w[1] are not part of the key (the table keeps a weight and a mark there).
+struct Key {
+    uint64_t w[4];
+};
+
+constexpr int kPendingShift = 24;
+constexpr uint64_t kPendingClear = (uint64_t{1} << kPendingShift) - 1;
+
+constexpr uint64_t kKeyMask1 = (uint64_t{1} << 56) - 1;
+
+inline bool same_key(const Key& a, const Key& b) {
+    return a.w[0] == b.w[0] && ((a.w[1] ^ b.w[1]) & kKeyMask1) == 0 && a.w[2] == b.w[2] && a.w[3] == b.w[3];
+}
+
+Key key_of(const Position& p) {
+    Key key{{0, 0, 0, 0}};
+    for (int i = 0; i < kPiles; ++i) {
+        int d = p.down[i];
+        for (int j = d; j < p.len[i]; ++j) {
+            int card = p.cards[i][j];
+            uint64_t state = j == d ? 3 : (R.parents[card][0] == p.cards[i][j - 1] ? 1 : 2);
+            key.w[card >> 5] |= state << (2 * (card & 31));
+        }
+        if (d) {
+            uint64_t pile = static_cast<uint64_t>(d) | static_cast<uint64_t>(p.cards[i][d]) << 6;
+            key.w[2 + i / 5] |= pile << (12 * (i % 5));
+        }
+    }
+    for (int suit = 0; suit < 4; ++suit) key.w[1] |= static_cast<uint64_t>(p.height[suit]) << (40 + 4 * suit);
+    if (p.pending) key.w[3] |= (uint64_t{p.pending} | uint64_t{p.pending == kKing ? 0u : p.pending_card} << 2) << kPendingShift;
+    return key;
+}
+
+using patience_core::mix;
+
+inline uint64_t hash_of(const Key& k) {
+    return mix(k.w[0] ^ mix(k.w[1] & kKeyMask1) * 3 ^ mix(k.w[2] + 0x9e3779b97f4a7c15ULL) * 5 ^ mix(k.w[3]) * 7);
+}
+
+// -- the transposition table ---------------------------------------------------------------
+
+// Positions searched to the end without a win: open addressing, an entry within a window of
+// kWindow slots from its home. The table doubles when half full, as long as the old and the
+// new slots together stay within the memory cap; then it fills up, and an insertion into a
+// full window gives up the entry there whose subtree was smallest (its weight, a bit length).
+// Whole keys are stored.
+class LostTable {
+  public:
+    static constexpr size_t kWindow = 16;
+
+    explicit LostTable(size_t max_bytes) {
+        size_t slots = 1024;  // doubling from n slots holds 3n slots at once
+        while (slots * 3 * sizeof(Key) <= max_bytes) slots *= 2;
+        max_slots_ = slots;
+        resize(std::min<size_t>(max_slots_, 1 << 14));
+    }
+
+    bool contains(const Key& k, uint64_t h) const {
+        for (size_t x = 0, i = h & mask_; x < kWindow; ++x, i = (i + 1) & mask_) {
+            const Key& e = slots_[i];
+            if (!(e.w[1] >> 63)) return false;
+            if (same_key(e, k)) return true;
+        }
+        return false;
+    }
+
+    void insert(const Key& k, uint64_t h, unsigned weight) {
+        // under the cap nothing is given up: the table doubles when half full or a window is full
+        while (slots_.size() < max_slots_ && (size_ * 2 >= slots_.size() || window_full(h))) resize(slots_.size() * 2);
+        place(k, h, weight);
+    }
+
+    void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & mask_]); }
+
+    size_t size() const { return size_; }
+    size_t bytes() const { return peak_bytes_; }
+    uint64_t replaced() const { return replaced_; }
+
+  private:
+    bool window_full(uint64_t h) const {
+        for (size_t x = 0, i = h & mask_; x < kWindow; ++x, i = (i + 1) & mask_)
+            if (!(slots_[i].w[1] >> 63)) return false;
+        return true;
+    }
+
+    void place(const Key& k, uint64_t h, unsigned weight) {
+        Key entry = k;
+        entry.w[1] = (entry.w[1] & kKeyMask1) | uint64_t{1} << 63 | static_cast<uint64_t>(std::min(weight, 127u)) << 56;
+        size_t victim = h & mask_;
+        unsigned least = ~0u;
+        for (size_t x = 0, i = h & mask_; x < kWindow; ++x, i = (i + 1) & mask_) {
+            Key& e = slots_[i];
+            if (!(e.w[1] >> 63)) {
+                e = entry;
+                ++size_;
+                return;
+            }
+            unsigned w = (e.w[1] >> 56) & 127;
+            if (w < least) least = w, victim = i;
+        }
+        slots_[victim] = entry;
+        ++replaced_;
+    }
+
+    void resize(size_t n) {
+        std::vector<Key> old;
+        old.swap(slots_);
+        slots_.assign(n, Key{{0, 0, 0, 0}});
+        peak_bytes_ = std::max(peak_bytes_, (old.size() + n) * sizeof(Key));
+        mask_ = n - 1;
+        size_ = 0;
+        for (const Key& e : old)
+            if (e.w[1] >> 63) place(e, hash_of(e), (e.w[1] >> 56) & 127);
+    }
+
+    std::vector<Key> slots_;
+    size_t mask_ = 0, size_ = 0, max_slots_ = 0, peak_bytes_ = 0;
+    uint64_t replaced_ = 0;
+};
+
+// The keys of the positions on the current line: open addressing, removal by backward shift.
+class PathSet {
+  public:
+    PathSet() : slots_(64), used_(64, 0) {}
+
+    bool contains(const Key& k, uint64_t h) const {
+        for (size_t x = h & (slots_.size() - 1);; x = (x + 1) & (slots_.size() - 1)) {
+            if (!used_[x]) return false;
+            if (same_key(slots_[x], k)) return true;
+        }
+    }
+
+    void insert(const Key& k, uint64_t h) {
+        if ((size_ + 1) * 2 > slots_.size()) grow();
+        size_t x = h & (slots_.size() - 1);
+        while (used_[x]) x = (x + 1) & (slots_.size() - 1);
+        slots_[x] = k;
+        used_[x] = 1;
+        ++size_;
+    }
+
+    void erase(const Key& k, uint64_t h) {
+        size_t m = slots_.size() - 1, x = h & m;
+        while (!same_key(slots_[x], k)) x = (x + 1) & m;
+        used_[x] = 0;
+        --size_;
+        for (size_t y = (x + 1) & m; used_[y]; y = (y + 1) & m) {
+            size_t home = hash_of(slots_[y]) & m;
+            // move y back into the hole at x unless its home lies cyclically in (x, y]
+            bool stays = x <= y ? (x < home && home <= y) : (x < home || home <= y);
+            if (!stays) {
+                slots_[x] = slots_[y];
+                used_[x] = 1;
+                used_[y] = 0;
+                x = y;
+            }
+        }
+    }
+
+    size_t size() const { return size_; }
+    size_t bytes() const { return slots_.size() * (sizeof(Key) + 1); }
+
+  private:
+    void grow() {
+        std::vector<Key> old_slots(slots_.size() * 2);
+        std::vector<uint8_t> old_used(slots_.size() * 2, 0);
+        old_slots.swap(slots_);
+        old_used.swap(used_);
+        size_ = 0;
+        for (size_t x = 0; x < old_slots.size(); ++x)
+            if (old_used[x]) insert(old_slots[x], hash_of(old_slots[x]));
+    }
+
+    std::vector<Key> slots_;
+    std::vector<uint8_t> used_;
+    size_t size_ = 0;
+};
+
+// -- the search ----------------------------------------------------------------------------
+
+struct Outcome {
+    std::string status;  // won, unwinnable, unknown
+    std::string reason;
+    std::vector<Move> line;  // the moves searched, each followed by its safe moves
+    uint64_t nodes = 0;
+    double seconds = 0;
+    uint64_t table_peak = 0;
+    uint64_t table_bytes = 0;
+    uint64_t replaced = 0;
+};
+
+constexpr uint64_t kCheckEvery = 1024;
+
+Outcome depth_first(const Position& root, std::optional<double> seconds, std::optional<uint64_t> max_nodes,
+                    double memory_mb) {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    Outcome out;
+    if (root.won()) {
+        out.status = "won";
+        out.reason = "a winning line";
+        out.seconds = elapsed();
+        return out;
+    }
+    // A position is entered once all its children are made: each child's table slots are
+    // fetched from memory together, and children already known are marked then; the others
+    // are looked up again when their turn comes (a sibling's search may have met them).
+    struct Child {
+        Position pos;
+        Key key;
+        uint64_t hash;
+        Move move;
+        bool won, known;
+    };
+    struct Frame {
+        Key key;
+        uint64_t hash;
+        uint64_t nodes_at_entry;
+        uint32_t begin, end, next;  // its children in `children`
+        Move via;
+    };
+    LostTable lost(static_cast<size_t>(std::max(0.0, memory_mb) * 1024 * 1024));
+    PathSet path;
+    std::vector<Frame> frames;
+    std::vector<Child> children;
+    MoveList list;
+    auto known = [&](const Key& k, uint64_t h) { return path.contains(k, h) || lost.contains(k, h); };
+    // a position with something pending is skipped when the same position with less pending
+    // (so every move it has, and more) is known: nothing pending, or a card to use, not only to cover
+    auto stronger = [](const Key& key, uint8_t kind) {
+        Key k = key;
+        k.w[3] &= ~(uint64_t{3} << kPendingShift);
+        if (kind == kUse) k.w[3] |= uint64_t{kUse} << kPendingShift;
+        if (kind != kUse) k.w[3] &= kPendingClear;
+        return k;
+    };
+    auto seen = [&](const Child& c) {
+        if (known(c.key, c.hash)) return true;
+        if (!c.pos.pending) return false;
+        Key plain = stronger(c.key, 0);
+        if (known(plain, hash_of(plain))) return true;
+        if (c.pos.pending != kCover) return false;
+        Key use = stronger(c.key, kUse);
+        return known(use, hash_of(use));
+    };
+    auto push = [&](const Position& at, const Key key, uint64_t h, Move via) {
+        const Position pos = at;  // `at` may lie in `children`, which grows
+        list.size = 0;
+        pruned_moves(pos, list);
+        auto begin = static_cast<uint32_t>(children.size());
+        children.resize(begin + list.size);
+        path.insert(key, h);
+        for (int x = 0; x < list.size; ++x) {
+            Child& c = children[begin + x];
+            c.move = list.items[x];
+            c.pos = pos;
+            apply(c.pos, c.move);
+            settle<std::vector<Move>>(c.pos, nullptr);
+            c.won = c.pos.won();
+            c.key = key_of(c.pos);
+            c.hash = hash_of(c.key);
+            lost.prefetch(c.hash);
+            if (c.pos.pending) {
+                Key plain = stronger(c.key, 0);
+                lost.prefetch(hash_of(plain));
+            }
+        }
+        for (int x = 0; x < list.size; ++x) {
+            Child& c = children[begin + x];
+            c.known = !c.won && seen(c);
+        }
+        frames.push_back(Frame{key, h, out.nodes, begin, static_cast<uint32_t>(children.size()), begin, via});
+    };
+    {
+        Key key = key_of(root);
+        push(root, key, hash_of(key), Move{});
+    }
+    out.table_peak = 1;
+    out.status = "unwinnable";
+    out.reason = "every line searched";
+    const bool timed = seconds.has_value();
+    const double limit = timed ? *seconds : 0;
+    while (!frames.empty()) {
+        Frame& f = frames.back();
+        if (f.next == f.end) {
+            path.erase(f.key, f.hash);
+            unsigned weight = 0;
+            for (uint64_t n = out.nodes - f.nodes_at_entry; n; n >>= 1) ++weight;
+            lost.insert(f.key, f.hash, weight);
+            children.resize(f.begin);
+            frames.pop_back();
+            continue;
+        }
+        const uint32_t at = f.next++;
+        ++out.nodes;
+        if (children[at].won) {
+            // the line from the root, each move followed by the safe moves it brought
+            Position replay = root;
+            for (size_t x = 1; x < frames.size(); ++x) {
+                out.line.push_back(frames[x].via);
+                apply(replay, frames[x].via);
+                settle(replay, &out.line);
+            }
+            out.line.push_back(children[at].move);
+            apply(replay, children[at].move);
+            settle(replay, &out.line);
+            out.status = "won";
+            out.reason = "a winning line";
+            break;
+        }
+        if (!children[at].known && !seen(children[at])) {
+            const Child& c = children[at];
+            push(c.pos, c.key, c.hash, c.move);
+            out.table_peak = std::max<uint64_t>(out.table_peak, lost.size() + path.size());
+        }
+        if (timed && out.nodes % kCheckEvery == 0 && elapsed() > limit) {
+            out.status = "unknown";
+            out.reason = "time";
+            break;
+        }
+        if (max_nodes && out.nodes >= *max_nodes) {
+            out.status = "unknown";
+            out.reason = "nodes";
+            break;
+        }
+    }
+    out.table_peak = std::max<uint64_t>(out.table_peak, lost.size() + path.size());
+    out.table_bytes = lost.bytes() + path.bytes() + children.capacity() * sizeof(Child) + frames.capacity() * sizeof(Frame);
+    out.replaced = lost.replaced();
+    out.seconds = elapsed();
+    return out;
+}
+
+// -- Python ----------------------------------------------------------------------------------
+
+nb::tuple move_to_python(const Move& m) {
+    const char* kind = kKindNames[m.kind];
+    switch (m.kind) {
+        case TF:
+        case SF:
+            return nb::make_tuple(kind, int{m.a});
+        case TT:
+            return nb::make_tuple(kind, int{m.a}, int{m.b}, int{m.n});
+        default:
+            return nb::make_tuple(kind, int{m.a}, int{m.b});
+    }
+}
+
+template <class Moves>
+nb::list moves_to_python(const Moves& moves, size_t n) {
+    nb::list out;
+    for (size_t x = 0; x < n; ++x) out.append(move_to_python(moves[x]));
+    return out;
+}
+
+std::vector<int> int_list(nb::handle seq, const char* what) {
+    std::vector<int> out;
+    for (nb::handle item : seq) {
+        if (!nb::isinstance<nb::int_>(item)) throw nb::type_error((std::string(what) + " must hold whole numbers").c_str());
+        out.push_back(nb::cast<int>(item));
+    }
+    return out;
+}
+
+bool same_move(const Move& a, const Move& b) {
+    return a.kind == b.kind && a.a == b.a && a.b == b.b && (a.kind != TT || a.n == b.n);
+}
+
+// A position for Python: what KlondikeProblem offers (moves, play, undo, key), the legal
+// moves by the rules for the tests, and solve().
+class Klondike {
+  public:
+    Klondike(nb::sequence piles, nb::sequence down, nb::sequence height, nb::sequence talon, bool settle_now) {
+        std::memset(&pos_, 0, sizeof pos_);
+        std::vector<int> downs = int_list(down, "down"), heights = int_list(height, "height"),
+                         talon_cards = int_list(talon, "talon");
+        if (nb::len(piles) != kPiles || downs.size() != kPiles) throw nb::value_error("a position has 7 piles");
+        if (heights.size() != 4) throw nb::value_error("a position has 4 foundations");
+        bool seen[kCards] = {};
+        auto take = [&](int card) {
+            if (card < 0 || card >= kCards) throw nb::value_error(("no card " + std::to_string(card)).c_str());
+            if (seen[card]) throw nb::value_error(("card " + std::to_string(card) + " is there twice").c_str());
+            seen[card] = true;
+        };
+        for (int suit = 0; suit < 4; ++suit) {
+            if (heights[suit] < 0 || heights[suit] > 13) throw nb::value_error("a foundation holds 0 to 13 cards");
+            pos_.height[suit] = static_cast<uint8_t>(heights[suit]);
+            for (int r = 0; r < heights[suit]; ++r) take(suit * 13 + r);
+        }
+        int i = 0;
+        for (nb::handle pile : piles) {
+            std::vector<int> cards = int_list(pile, "a pile");
+            for (int card : cards) take(card);
+            if (downs[i] < 0 || downs[i] > static_cast<int>(cards.size()) || (!cards.empty() && downs[i] == static_cast<int>(cards.size())))
+                throw nb::value_error("a pile's top card is face up, the face-down ones lie under it");
+            for (size_t j = downs[i] + 1; j < cards.size(); ++j)
+                if (!fits_on(cards[j], cards[j - 1])) throw nb::value_error("face-up cards build down in alternating colours");
+            pos_.len[i] = static_cast<uint8_t>(cards.size());
+            pos_.down[i] = static_cast<uint8_t>(downs[i]);
+            std::copy(cards.begin(), cards.end(), pos_.cards[i]);
+            ++i;
+        }
+        for (int card : talon_cards) {
+            take(card);
+            pos_.talon |= uint64_t{1} << card;
+        }
+        for (int c = 0; c < kCards; ++c)
+            if (!seen[c]) throw nb::value_error(("card " + std::to_string(c) + " is missing").c_str());
+        if (settle_now) settle(pos_, &initial_auto_);
+    }
+
+    nb::list initial_auto() const { return moves_to_python(initial_auto_, initial_auto_.size()); }
+
+    nb::list moves() const {
+        MoveList list;
+        pruned_moves(pos_, list);
+        return moves_to_python(list.items, list.size);
+    }
+
+    nb::list legal() const {
+        std::vector<Move> moves = legal_moves(pos_);
+        return moves_to_python(moves, moves.size());
+    }
+
+    nb::list play(nb::tuple move) {
+        Move m = parse(move);
+        std::vector<Move> legal = legal_moves(pos_);
+        if (std::none_of(legal.begin(), legal.end(), [&](const Move& x) { return same_move(x, m); }))
+            throw nb::value_error(("not a legal move here: " + nb::cast<std::string>(nb::repr(move))).c_str());
+        undo_.push_back(pos_);
+        apply(pos_, m);
+        std::vector<Move> made;
+        settle(pos_, &made);
+        return moves_to_python(made, made.size());
+    }
+
+    void undo() {
+        if (undo_.empty()) throw nb::value_error("no move to undo");
+        pos_ = undo_.back();
+        undo_.pop_back();
+    }
+
+    bool is_won() const { return pos_.won(); }
+
+    nb::object pending() const {
+        if (!pos_.pending) return nb::none();
+        return nb::make_tuple(int{pos_.pending}, int{pos_.pending_pile},
+                              pos_.pending == kKing ? -1 : int{pos_.pending_card});
+    }
+
+    nb::bytes key() const {
+        Key k = key_of(pos_);
+        return nb::bytes(reinterpret_cast<const char*>(k.w), sizeof k.w);
+    }
+
+    nb::tuple state() const {
+        nb::list piles, down, height, talon;
+        for (int i = 0; i < kPiles; ++i) {
+            nb::list pile;
+            for (int j = 0; j < pos_.len[i]; ++j) pile.append(int{pos_.cards[i][j]});
+            piles.append(pile);
+            down.append(int{pos_.down[i]});
+        }
+        for (int suit = 0; suit < 4; ++suit) height.append(int{pos_.height[suit]});
+        for (int c = 0; c < kCards; ++c)
+            if (pos_.in_talon(c)) talon.append(c);
+        return nb::make_tuple(piles, down, height, talon);
+    }
+
+    nb::dict solve(std::optional<double> seconds, std::optional<int64_t> nodes, double memory_mb) const {
+        if (nodes && *nodes < 0) throw nb::value_error("nodes must not be negative");
+        std::optional<uint64_t> max_nodes;
+        if (nodes) max_nodes = static_cast<uint64_t>(*nodes);
+        Outcome o;
+        {
+            nb::gil_scoped_release release;
+            o = depth_first(pos_, seconds, max_nodes, memory_mb);
+        }
+        nb::dict d;
+        d["status"] = o.status;
+        d["reason"] = o.reason;
+        d["line"] = moves_to_python(o.line, o.line.size());
+        d["nodes"] = o.nodes;
+        d["seconds"] = o.seconds;
+        d["table_peak"] = o.table_peak;
+        d["table_bytes"] = o.table_bytes;
+        d["replaced"] = o.replaced;
+        return d;
+    }
+
+  private:
+    static Move parse(nb::tuple move) {
+        size_t n = nb::len(move);
+        if (n < 2) throw nb::value_error("a move is a tuple: kind, then numbers");
+        std::string kind = nb::cast<std::string>(move[0]);
+        int kind_index = -1;
+        for (int x = 0; x < 5; ++x)
+            if (kind == kKindNames[x]) kind_index = x;
+        size_t want = kind_index < 0 ? 0 : kind_index == TT ? 4 : kind_index <= SF ? 2 : 3;
+        if (kind_index < 0 || n != want) throw nb::value_error(("not a move: " + nb::cast<std::string>(nb::repr(move))).c_str());
+        int v[3] = {0, 0, 0};
+        for (size_t x = 1; x < n; ++x) {
+            v[x - 1] = nb::cast<int>(move[x]);
+            if (v[x - 1] < 0 || v[x - 1] > 60) throw nb::value_error(("not a move: " + nb::cast<std::string>(nb::repr(move))).c_str());
+        }
+        return Move{static_cast<uint8_t>(kind_index), static_cast<uint8_t>(v[0]), static_cast<uint8_t>(v[1]), static_cast<uint8_t>(v[2])};
+    }
+
+    Position pos_;
+    std::vector<Move> initial_auto_;
+    std::vector<Position> undo_;
+};
+
+}  // namespace
+
+NB_MODULE(_klondike, m) {
+    m.doc() = "The compiled search core of the Solitaire Reloaded solver (see patience.solve.klondike).";
+    nb::class_<Klondike>(m, "Klondike",
+                         "A Solitaire Reloaded position for the search: piles (bottom to top), face-down counts, "
+                         "foundation heights, talon cards (stock and waste). settle=True makes the safe moves at once.")
+        .def(nb::init<nb::sequence, nb::sequence, nb::sequence, nb::sequence, bool>(), nb::arg("piles"),
+             nb::arg("down"), nb::arg("height"), nb::arg("talon"), nb::arg("settle") = true)
+        .def_prop_ro("initial_auto", &Klondike::initial_auto, "The safe moves made when the position was set up.")
+        .def("moves", &Klondike::moves, "The moves worth trying, best first (as KlondikeProblem.moves()).")
+        .def("legal_moves", &Klondike::legal, "Every legal move by the rules; any talon card may be played.")
+        .def("play", &Klondike::play, nb::arg("move"), "Play a legal move and the safe moves after it; return those.")
+        .def("undo", &Klondike::undo, "Take back the last play().")
+        .def("is_won", &Klondike::is_won)
+        .def_prop_ro("pending", &Klondike::pending,
+                     "What the last move left pending, as KlondikeProblem.pending: None or (kind, pile, card).")
+        .def("key", &Klondike::key, "The position's key: equal for positions the search folds together.")
+        .def("state", &Klondike::state, "(piles, down, height, talon) as lists.")
+        .def("solve", &Klondike::solve, nb::arg("seconds") = nb::none(), nb::arg("nodes") = nb::none(),
+             nb::arg("memory_mb") = 512.0,
+             "Depth-first search from this position: a dict with status, reason, line, nodes, seconds, "
+             "table_peak, table_bytes, replaced.");
+}

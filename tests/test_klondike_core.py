@@ -1,0 +1,244 @@
+"""The compiled Solitaire Reloaded search core against its references: on many random positions
+its legal moves are the rules engine's, its pruned moves, safe moves and keys are those of the
+Python KlondikeProblem, and its search walks the same positions as the Python search."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from patience.cards import CARDS
+from patience.games import DRAW, REDEAL, Move, Reloaded
+from patience.games.common import SUIT_OF_FOUNDATION
+from patience.games.reloaded import TABLEAU
+from patience.solve import Budget, Status
+from patience.solve.klondike import KlondikeProblem, core_position, search_klondike
+from patience.solve.search import depth_first
+
+_PILE = {name: i for i, name in enumerate(TABLEAU)}
+
+
+def random_positions(seed: int, count: int) -> Iterator[Reloaded]:
+    """Random deals played forward a random number of random legal moves (stock turns included)."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        state = Reloaded.deal(rng.randrange(1, 10**9))
+        for _ in range(rng.randint(0, 160)):
+            legal = state.legal_moves()
+            if not legal:
+                break
+            state._apply(rng.choice(legal))
+        yield state
+
+
+def abstract(move: Move, waste_top: int | None) -> tuple[Any, ...] | None:
+    """An engine move in the core's form (None for stock turning)."""
+    if move in (DRAW, REDEAL):
+        return None
+    src, dst, n = move
+    if src == "w":
+        assert waste_top is not None
+        return ("sf", waste_top) if dst == "f" else ("st", waste_top, _PILE[dst])
+    if src in SUIT_OF_FOUNDATION:
+        return ("ft", SUIT_OF_FOUNDATION[src], _PILE[dst])
+    if dst == "f":
+        return ("tf", _PILE[src])
+    return ("tt", _PILE[src], _PILE[dst], n)
+
+
+def engine_moves(state: Reloaded) -> list[tuple[Any, ...]]:
+    """Every move the engine allows from ``state`` or after turning the stock to any talon card."""
+    out = {m for m in (abstract(move, state.waste[-1] if state.waste else None) for move in state.legal_moves())
+           if m is not None}
+    talon = [*state.stock, *state.waste]
+    for card in talon:
+        s = state.copy()
+        for _ in range(2 * len(talon) + 2):
+            if s.waste and s.waste[-1] == card:
+                break
+            s._apply(DRAW if s.stock else REDEAL)
+        assert s.waste[-1] == card
+        out.update(abstract(m, int(card)) for m in s.legal_moves() if m.src == "w" and m != REDEAL)
+    return sorted(out)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_core_legal_moves_are_the_engines(seed: int) -> None:
+    for state in random_positions(seed, 150):
+        core = core_position(state, settle=False)
+        assert sorted(core.legal_moves()) == engine_moves(state), str(state)
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_core_moves_and_safe_moves_are_the_python_problems(seed: int) -> None:
+    for state in random_positions(seed, 150):
+        problem = KlondikeProblem(state)
+        core = core_position(state)
+        assert core.initial_auto == problem.initial_auto
+        talon = [c for c in range(52) if problem.talon[c]]
+        assert core.state() == (problem.piles, problem.down, problem.height, talon)
+        assert core.is_won() == problem.is_won()
+        moves = problem.moves()
+        assert core.moves() == moves, str(state)
+        for move in moves:
+            problem.play(move)
+            assert core.play(move) == problem.auto_log[-1]
+            assert core.pending == problem.pending
+            replies = problem.moves()
+            assert core.moves() == replies
+            for reply in replies[:3]:  # and what is pending after a move that only prepares
+                problem.play(reply)
+                assert core.play(reply) == problem.auto_log[-1]
+                assert (core.pending, core.moves()) == (problem.pending, problem.moves())
+                problem.undo()
+                core.undo()
+            problem.undo()
+            core.undo()
+        assert core.state() == (problem.piles, problem.down, problem.height, talon)
+
+
+def test_core_key_folds_exactly_the_positions_the_python_key_folds() -> None:
+    # within one search (one deal: the face-down cards never move) equal core keys are equal
+    # Python keys and the other way round
+    for state in random_positions(7, 40):
+        problem = KlondikeProblem(state)
+        core = core_position(state)
+        pairs: dict[Any, bytes] = {}
+        back: dict[bytes, Any] = {}
+
+        def note(problem: KlondikeProblem = problem, core: Any = core, pairs: Any = pairs, back: Any = back) -> None:
+            py, c = problem.key(), core.key()
+            assert pairs.setdefault(py, c) == c
+            assert back.setdefault(c, py) == py
+
+        note()
+        for move in problem.moves():  # two plies deep
+            problem.play(move)
+            core.play(move)
+            note()
+            for reply in problem.moves():
+                problem.play(reply)
+                core.play(reply)
+                note()
+                problem.undo()
+                core.undo()
+            problem.undo()
+            core.undo()
+        # the piles without face-down cards in another order: the same key
+        free = [i for i in range(7) if state.down[i] == 0]
+        order = list(range(7))
+        for i, j in zip(free, reversed(free), strict=True):
+            order[i] = j
+        other = state.copy()
+        other.tableau = [list(state.tableau[order[i]]) for i in range(7)]
+        other.down = [state.down[order[i]] for i in range(7)]
+        assert core_position(other).key() == core.key()
+
+
+def python_search(state: Reloaded, budget: Budget) -> tuple[Status, int, list[Any]]:
+    """The Python search with its whole abstract line (the safe moves included)."""
+    problem = KlondikeProblem(state)
+    outcome = depth_first(problem, budget)
+    line = list(problem.initial_auto)
+    if outcome.status is Status.WON:
+        replay = KlondikeProblem(state)
+        for move in outcome.line:
+            replay.play(move)
+            line += [move, *replay.auto_log[-1]]
+    return outcome.status, outcome.nodes, line if outcome.status is Status.WON else []
+
+
+@pytest.mark.parametrize("seed", [1, 3, 9, 12, 13, 15, 22, 25, 31, 40])
+def test_core_search_walks_the_python_search(seed: int) -> None:
+    # the same moves in the same order and the same table: the very same nodes and line
+    state = Reloaded.deal(seed)
+    budget = Budget(seconds=None, nodes=8000)
+    status, nodes, line = python_search(state, budget)
+    outcome = search_klondike(state, budget)
+    assert (outcome.status, outcome.nodes, outcome.line) == (status, nodes, line)
+
+
+def small_position(rng: random.Random) -> Reloaded:
+    """A random end game: 14..19 cards left, dealt at random into the piles (mostly face down)
+    and the stock, so that face-down cards often block each other."""
+    heights = [0] * 4
+    while not 14 <= 52 - sum(heights) <= 19:
+        heights = [rng.randint(5, 13) for _ in range(4)]
+    rest = [c for suit in range(4) for c in range(suit * 13 + heights[suit], suit * 13 + 13)]
+    rng.shuffle(rest)
+    piles = {name: [CARDS[suit * 13 + r].text for r in range(heights[suit])]
+             for suit, name in enumerate(("fs", "fh", "fd", "fc"))}
+    k = 0
+    for name in TABLEAU:
+        n = min(rng.randint(1, 6), len(rest) - k)
+        cards = [CARDS[c].text for c in rest[k:k + n]]
+        k += n
+        piles[name] = [c.lower() for c in cards[:-1]] + cards[-1:]
+    piles["s"] = [CARDS[c].text.lower() for c in rest[k:]]
+    piles["w"] = []
+    return Reloaded.from_position({"game": "reloaded", "piles": piles, "counters": {"passes": 1}})
+
+
+def test_core_decides_small_end_games_as_a_search_of_every_legal_move() -> None:
+    from test_solve import plain_search
+
+    rng = random.Random(1)
+    decided = {Status.WON: 0, Status.UNWINNABLE: 0}
+    for _ in range(60):
+        state = small_position(rng)
+        truth = plain_search(state, 200_000)
+        if truth is None:
+            continue
+        want = Status.WON if truth else Status.UNWINNABLE
+        assert search_klondike(state, Budget(seconds=None, nodes=3_000_000)).status is want, str(state)
+        decided[want] += 1
+    assert decided[Status.WON] >= 20 and decided[Status.UNWINNABLE] >= 3
+
+
+def test_core_with_a_tiny_table_forgets_but_still_proves() -> None:
+    state = Reloaded.deal(22)  # unwinnable: a few thousand positions
+    core = core_position(state)
+    roomy = core.solve(nodes=None, memory_mb=64)
+    tiny = core.solve(nodes=None, memory_mb=0.01)
+    assert roomy["status"] == tiny["status"] == "unwinnable"
+    assert roomy["replaced"] == 0 < tiny["replaced"]
+    assert tiny["table_bytes"] < roomy["table_bytes"]
+    assert tiny["nodes"] >= roomy["nodes"]
+
+
+def test_core_reports_budgets() -> None:
+    core = core_position(Reloaded.deal(12))
+    assert core.solve(nodes=100)["reason"] == "nodes"
+    assert core.solve(seconds=0.0)["status"] == "unknown"
+    found = core.solve(nodes=100)
+    assert found["nodes"] == 100 and found["line"] == []
+
+
+def test_core_refuses_bad_positions_and_moves() -> None:
+    from patience.solve._klondike import Klondike
+
+    state = Reloaded.deal(3)
+    piles = [[int(c) for c in p] for p in state.tableau]
+    talon = [int(c) for c in state.stock]
+    with pytest.raises(ValueError, match="missing"):
+        Klondike(piles, state.down, state.height, talon[1:])
+    with pytest.raises(ValueError, match="twice"):
+        Klondike(piles, state.down, state.height, [*talon, talon[0]])
+    with pytest.raises(ValueError, match="7 piles"):
+        Klondike(piles[:6], state.down, state.height, talon)
+    with pytest.raises(ValueError, match="face up"):
+        Klondike(piles, [1, 2, 3, 4, 5, 6, 7], state.height, talon)
+    with pytest.raises(TypeError):
+        Klondike(piles, state.down, state.height, ["AS"])
+    core = core_position(state, settle=False)
+    before = core.state()
+    with pytest.raises(ValueError, match="not a legal move"):
+        core.play(("tt", 0, 0, 1))
+    with pytest.raises(ValueError, match="not a move"):
+        core.play(("xx", 1))
+    with pytest.raises(ValueError, match="undo"):
+        core.undo()
+    assert core.state() == before
