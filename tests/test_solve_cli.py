@@ -221,3 +221,15 @@ def test_play_deals_a_winnable_seed_when_asked() -> None:
     assert seed in winnable.seeds("faecher", {})
     both = run("play", "faecher", "--winnable", "--seed", "3")
     assert both.returncode == 2 and "not both" in both.stderr
+
+
+def test_a_line_is_checked_by_the_rules_engine_before_it_is_reported() -> None:
+    from patience.solve import SolverError, _check_line
+
+    state = get_game("faecher").deal(7)
+    line = solve(state, Budget(seconds=None, nodes=100_000)).moves
+    _check_line(state, line)
+    with pytest.raises(SolverError, match="does not end in a won game"):
+        _check_line(state, line[:-1])
+    with pytest.raises(SolverError, match="is illegal"):
+        _check_line(state, [Move("f", "v1"), *line])

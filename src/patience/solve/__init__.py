@@ -163,6 +163,8 @@ def solve(target: State | Session, budget: Budget | None = None) -> Solution:
         state = target
     started = time.perf_counter()
     outcome, moves = _solve_state(state, budget)
+    if outcome.status is Status.WON:
+        _check_line(state, moves)
     seconds = max(outcome.seconds, time.perf_counter() - started)
     return Solution(
         game=state.INFO.id,
@@ -177,6 +179,18 @@ def solve(target: State | Session, budget: Budget | None = None) -> Solution:
         seed=seed,
         prefix=prefix,
     )
+
+
+def _check_line(state: State, moves: Sequence[Move]) -> None:
+    """The rules engine plays a winning line through, move by move, before it is reported."""
+    s = state.copy()
+    for number, move in enumerate(moves, 1):
+        reason = s.check(move)
+        if reason is not None:
+            raise SolverError(f"move {number} of the solver's line, {move}, is illegal: {reason}")
+        s.push(move)
+    if not s.is_won():
+        raise SolverError("the solver's line does not end in a won game")
 
 
 def solve_deal(game: str, seed: int, options: Mapping[str, Any] | Sequence[str] | Any = None,
