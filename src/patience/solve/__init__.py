@@ -120,14 +120,7 @@ class Solution:
         """Replay the line through the rules engine; raise SolverError unless it wins."""
         if not self.won:
             return
-        state = self.start_state()
-        for number, move in enumerate(self.moves, 1):
-            reason = state.check(move)
-            if reason is not None:
-                raise SolverError(f"solution move {number} ({move}) is illegal: {reason}")
-            state._apply(move)
-        if not state.is_won():
-            raise SolverError("the solution's line does not end in a won game")
+        _check_line(self.start_state(), self.moves)
         if self.seed is not None:
             session = self.session()
             if session.outcome is None or session.outcome.value != "won":
