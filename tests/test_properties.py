@@ -382,6 +382,61 @@ def test_undo_right_after_a_move_costs_only_the_undo(game: str, seed: int, rnd: 
                 assert session.score == max(0, score - 1)
 
 
+class Readings:
+    """A clock that moves on by the next of its steps (seconds) each time it is read, then stands."""
+
+    def __init__(self, steps: list[float]) -> None:
+        self.steps = list(steps)
+        self.now = 0.0
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        if self.steps:
+            self.now += self.steps.pop(0)
+        return self.now
+
+
+# steps that land on and just beside the 10 s periods and short time limits
+clock_steps = st.lists(st.one_of(st.sampled_from((0.0, 0.001, 0.999, 1.0, 4.999, 5.0, 9.999, 10.0)),
+                                 st.floats(0, 30, allow_nan=False)), max_size=120)
+TIMED_VARIANTS = [*SESSION_VARIANTS, ("reloaded", {"time_limit": 20}), ("faecher", {"time_limit": 20}),
+                  ("teppich", {"waste": True, "time_limit": 20, "undo_limit": 3})]
+
+
+@pytest.mark.parametrize("variant", TIMED_VARIANTS, ids=_id)
+@few
+@given(seed=seeds, rnd=players, steps=clock_steps)
+def test_any_clock_gives_a_record_that_replays(variant: tuple[str, dict[str, Any]], seed: int,
+                                                rnd: random.Random, steps: list[float]) -> None:
+    """Whatever the clock reads, and however often it is read between two actions, the record a
+    session writes replays to the same ledger, score and outcome: each action reads the clock once."""
+    game, options = variant
+    clock = Readings(steps)
+    session = Session(game, seed, options, clock=clock)
+    for _ in range(60):
+        if session.is_over:
+            break
+        roll = rnd.random()
+        try:
+            if roll < 0.1:
+                session.tick()
+            elif roll < 0.25:
+                session.undo()
+            elif roll < 0.35:
+                session.play(random_illegal(session.state, rnd))
+            else:
+                move = pick(session.state, rnd)
+                session.play(move if move is not None else DRAW)
+        except (IllegalMoveError, GameOverError):
+            pass
+    if not session.is_over:
+        session.give_up()
+    again = replay(json.loads(json.dumps(session.record())))
+    assert again.summary() == session.summary()
+    assert again.ledger == session.ledger
+
+
 # -- pop, copy and the position notation -----------------------------------------------------
 
 

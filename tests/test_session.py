@@ -190,6 +190,39 @@ def test_time_penalties_come_at_full_periods_only_recorded_at_their_period() -> 
     assert session.score == 4
 
 
+class Readings:
+    """A clock that gives its readings (seconds) one after the other, then the last one again:
+    it shows how often a session reads the clock, and what happens between two readings."""
+
+    def __init__(self, *seconds: float) -> None:
+        self.seconds = list(seconds)
+
+    def __call__(self) -> float:
+        return self.seconds.pop(0) if len(self.seconds) > 1 else self.seconds[0]
+
+
+def test_an_action_reads_the_clock_once() -> None:
+    """A move read at 9.999 s by the time rules and at 10.000 s for the log would score +5 then −2 live,
+    but −2 (held at 0) then +5 in the replay: the record would not replay to its own score."""
+    session = Session("reloaded", 1, clock=Readings(0, 9.999, 10.0, 10.0))
+    session.play("t3>t1")  # turns a card up: +5
+    session.give_up()
+    again = replay(session.record())
+    assert again.ledger == session.ledger and again.summary() == session.summary()
+    assert [(e.t_ms, e.kind, e.applied) for e in session.ledger] == [(9_999, "reveal", 5), (10_000, "time", -2)]
+
+
+def test_a_move_the_time_rules_accepted_is_no_time_out_in_the_replay() -> None:
+    """With ``time_limit=10`` a move read just before the limit is played, and its record says so."""
+    session = Session("reloaded", 1, {"time_limit": 10}, clock=Readings(0, 9.999, 10.0))
+    session.play("t3>t1")
+    assert session.log[-1].t_ms == 9_999
+    session.tick()
+    assert session.outcome == Outcome.TIME_OUT
+    again = replay(session.record())
+    assert again.summary() == session.summary() and again.outcome == Outcome.TIME_OUT
+
+
 def test_time_penalty_is_an_option() -> None:
     clock = ManualClock()
     session = Session("reloaded", 3, options={"clamp": "end", "time_penalty_points": -7,

@@ -169,9 +169,13 @@ class Session:
 
     def tick(self) -> None:
         """Bring the score and the game up to the clock: time penalties, time out."""
+        self._tick(self.elapsed_ms())
+
+    def _tick(self, now: int) -> None:
+        """:meth:`tick` at ``now``: each action reads the clock once, so the time it is brought up to
+        and the time it is logged at are the same, and a replay at the logged times does the same."""
         if self.outcome is not None:
             return
-        now = self.elapsed_ms()
         limit = self.table.time_limit_ms
         upto = now if limit is None else min(now, limit)
         self._charge_time(upto)
@@ -182,12 +186,12 @@ class Session:
         """Play a move (a Move or its text). Raises BadInputError for text that is no move,
         IllegalMoveError (with the reason) for a move the rules forbid, GameOverError after the end.
         A rejected move changes nothing, except the charge some games make for it (Der Fächer)."""
-        self.tick()
+        now = self.elapsed_ms()
+        self._tick(now)
         if self.outcome is not None:
             raise GameOverError(f"the game is over ({self.outcome.value.replace('_', ' ')})")
         if isinstance(move, str):
             move = self.state.parse_move(move)
-        now = self.elapsed_ms()
         reason = self.state.check(move)
         if reason is not None:
             if self.table.illegal_points:
@@ -208,13 +212,13 @@ class Session:
 
     def undo(self) -> Move:
         """Take back the last move under the game's undo policy; its points go back too."""
-        self.tick()
+        now = self.elapsed_ms()
+        self._tick(now)
         reason = self.undo_reason()
         if reason is not None:
             if self.outcome is not None:
                 raise GameOverError(f"cannot undo: {reason}")
             raise IllegalMoveError("undo", reason)
-        now = self.elapsed_ms()
         played = self._played.pop()
         self.state.pop()
         self.undo_depth -= 1
@@ -228,10 +232,10 @@ class Session:
 
     def give_up(self) -> None:
         """End the game now; the score reached so far is the result."""
-        self.tick()
+        now = self.elapsed_ms()
+        self._tick(now)
         if self.outcome is not None:
             raise GameOverError(f"the game is over ({self.outcome.value.replace('_', ' ')})")
-        now = self.elapsed_ms()
         self.log.append(LogEntry(now, "giveup"))
         self._finish(Outcome.GIVEN_UP, now)
 
