@@ -20,8 +20,6 @@ from patience.duel import (
     Seeker,
     closest,
     commitment,
-    new_nonce,
-    pick_seed,
     rate,
     result_of,
     verify_commitment,
@@ -78,7 +76,7 @@ def test_formats_that_are_no_duel_are_refused(game: str, variant: str | None, li
 # -- the commitment ------------------------------------------------------------------------------
 
 
-def test_the_commitment_binds_game_options_seed_and_nonce() -> None:
+def test_a_first_version_commitment_binds_game_options_seed_and_nonce() -> None:
     digest = commitment("reloaded", {"time_limit": 600}, 123456789, NONCE)
     assert len(digest) == 64 and int(digest, 16) >= 0
     assert verify_commitment(digest, "reloaded", {"time_limit": 600}, 123456789, NONCE)
@@ -87,15 +85,6 @@ def test_the_commitment_binds_game_options_seed_and_nonce() -> None:
                   ("reloaded", {"time_limit": 600}, 123456788, NONCE),
                   ("reloaded", {"time_limit": 600}, 123456789, "5f" * 16)]:
         assert not verify_commitment(digest, *other)
-    assert new_nonce() != new_nonce() and len(new_nonce()) == 32
-
-
-def test_a_seed_is_picked_for_every_format() -> None:
-    for game, variants in FORMATS.items():
-        for variant in variants:
-            seed = pick_seed(game, Format(game, variant, 300).options())
-            assert 1 <= seed < 10**9
-            get_game(game).deal(seed, Format(game, variant, 300).options())
 
 
 # -- two games on one clock ----------------------------------------------------------------------

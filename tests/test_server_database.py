@@ -90,6 +90,35 @@ def test_migration_0003_fills_in_how_the_games_of_earlier_matches_ended(database
     assert [tuple(row) for row in rows] == [("m-live", None, None), ("m-over", "time_out", "given_up")]
 
 
+def test_migration_0004_keeps_first_version_matches_and_fits_deal_keys(database_url: str) -> None:
+    config = alembic_config(database_url)
+    command.upgrade(config, "0003")
+    store = Store(database_url)
+    row = {"game": "reloaded", "variant": "standard", "limit_s": 300, "options": "{}", "nonce": "ab",
+           "commitment": "c" * 64, "a": "u1", "b": "u2", "rating": "1500.0 350.0 0.06", "t": 1}
+    insert = text("INSERT INTO matches (id, game, variant, limit_s, options, seed, nonce, commitment, player_a, "
+                  "player_b, rating_a, rating_b, state, created_ms) VALUES (:id, :game, :variant, :limit_s, "
+                  ":options, :seed, :nonce, :commitment, :a, :b, :rating, :rating, 'live', :t)")
+    try:
+        with store.engine.begin() as conn:
+            for user in ("u1", "u2"):
+                conn.execute(text("INSERT INTO users (id, login, name, password_hash, created_ms) "
+                                  "VALUES (:id, :id, :id, 'x', 1)"), {"id": user})
+            conn.execute(insert, {**row, "id": "m-v1", "seed": "987654321"})
+        command.upgrade(config, "head")
+        with store.engine.begin() as conn:
+            conn.execute(insert, {**row, "id": "m-v2", "seed": "f" * 64, "nonce": ""})  # a key fits now
+            rows = conn.execute(text("SELECT id, seed, proved FROM matches ORDER BY id")).all()
+            assert "deal_stock" in inspect(conn).get_table_names()
+        assert [tuple(r) for r in rows] == [("m-v1", "987654321", None), ("m-v2", "f" * 64, None)]
+        command.downgrade(config, "0003")  # a match dealt from a key cannot be kept in the old column
+        with store.engine.connect() as conn:
+            left = [tuple(r) for r in conn.execute(text("SELECT id, seed FROM matches")).all()]
+        assert left == [("m-v1", "987654321")]
+    finally:
+        store.close()
+
+
 def test_database_urls_are_checked_and_spelled_for_psycopg() -> None:
     assert database_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
     assert database_url("postgres://u:pw@h:5433/db") == "postgresql+psycopg://u:pw@h:5433/db"

@@ -8,6 +8,7 @@ Tests that store something run on SQLite and on PostgreSQL (the ``database_url``
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import json
 import random
@@ -28,6 +29,7 @@ from patience.duel import Match, verify_commitment, verify_match
 from patience.duel import Player as DuelPlayer
 from patience.games import DRAW, REDEAL
 from patience.record import replay
+from patience.rng import is_deal_key
 from patience.server import create_app
 from patience.server.accounts import SESSION_COOKIE
 from patience.server.arena import Arena, LiveMatch
@@ -40,11 +42,15 @@ PASSWORD = "correct horse battery"
 FORMAT = "reloaded/standard/300"
 
 
+def deal_key_for(number: int) -> str:
+    return hashlib.sha256(f"test deal {number}".encode()).hexdigest()
+
+
 @pytest.fixture
 def seeds(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
-    """Duels deal from a known list of long seeds, so that a leak of one is easy to spot."""
-    numbers = itertools.count(987_654_301, 7)
-    monkeypatch.setattr("patience.server.arena.pick_seed", lambda game, options, winnable=True: next(numbers))
+    """Duels deal from a known list of deal keys, so that a test can tell which deal a match has."""
+    numbers = itertools.count(1)
+    monkeypatch.setattr("patience.server.dealstock.new_deal_key", lambda: deal_key_for(next(numbers)))
     return numbers
 
 
@@ -463,8 +469,8 @@ def test_a_whole_duel_between_two_websocket_clients(stored_app: Any) -> None:
     winner = result["winner"]
     if winner is not None:
         assert result["finals"][winner] == scores[winner] + max(scores[winner] // 10, 100)
-    assert verify_commitment(start["commitment"], "reloaded", start["options"] and {}, int(result["seed"]),
-                             result["nonce"])
+    assert verify_commitment(start["commitment"], "reloaded", start["options"] and {}, result["seed"])
+    assert result["nonce"] == "" and is_deal_key(result["seed"]) and result["proved"] is False
     # the result page's data: the record checks out, ratings moved, both games replay step by step
     shown = a.client.get(f"/api/matches/{live.id}").json()
     assert result["outcomes"] == ["given_up", "given_up"]
@@ -719,7 +725,7 @@ class Watch:
             if msg["t"] in ("dev", "duel") and msg["d"].get("end"):
                 self.ended = True  # the message that tells the end reveals the seed
             if not self.ended:
-                assert str(match.seed) not in text and match.nonce not in text, "the seed before the end"
+                assert str(match.seed) not in text, "the deal key before the end"
                 assert '"seed"' not in text and '"nonce"' not in text
             if msg["t"] == "dev" and msg["d"]["table"] is not None:
                 assert msg["d"]["table"]["piles"] == state.view()["piles"]

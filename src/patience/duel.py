@@ -1,12 +1,12 @@
 """Duels: two people play the same deal at the same time on one clock; the higher score wins.
 
 This module is the match itself, without any network or database: the formats that may be
-played as duels, the seed commitment that proves the deal was fixed in advance, a
+played as duels, the secret deal and its commitment that proves the deal was fixed in advance, a
 :class:`Match` of two sessions on one clock, its result with the winner's bonus
 (RULES.md §2, Match), the rating update and the pairing of waiting players::
 
     clock = ManualClock()
-    match = Match("m1", Format("reloaded", None, 300), seed=42, nonce="00" * 16, clock=clock)
+    match = Match("m1", Format("reloaded", None, 300), seed=new_deal_key(), clock=clock)
     match.act(0, "draw"); match.act(1, "giveup")
     clock.advance(300); match.tick()          # side 0 runs out of time
     match.result().winner                      # 0, 1 or None (a draw)
@@ -17,9 +17,16 @@ Every duel game has a ``time_limit`` option, which a format sets to the match's 
 that runs out of time ends as a time out (and its record replays to that end); and an undo limit of
 at most :data:`DUEL_UNDO_LIMIT` in a row.
 
-The commitment is ``SHA-256("patience-duel-v1|GAME|OPTIONS|SEED|NONCE")`` with OPTIONS the
-options that differ from the defaults as compact JSON with sorted keys; it is shown when the
-match starts, and the seed and nonce when it ends.
+A duel is dealt from a **deal key**: 256 random bits from :mod:`secrets`, which drive a keyed
+BLAKE2b stream through the shuffle (:mod:`patience.rng`). Nobody can compute the deal without the
+key, nor the key from the cards they see, so the face-down cards and the stock stay unknown to
+both players until the end, and no public list of deals is ever used (winnable-only duels come
+from the server's private stock of deal keys proved winnable).
+
+The commitment is ``SHA-256("patience-duel-v2|GAME|OPTIONS|KEY")`` with OPTIONS the options
+that differ from the defaults as compact JSON with sorted keys; it is shown when the match
+starts, and the key when it ends. (Matches of the first version were dealt from a game number
+and committed as ``patience-duel-v1|GAME|OPTIONS|SEED|NONCE``; their records still verify.)
 """
 
 from __future__ import annotations
@@ -27,27 +34,31 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from patience.errors import BadInputError, PatienceError, RecordError
+from patience.errors import BadInputError, RecordError
 from patience.games import get_game
 from patience.options import options_to_dict
 from patience.ratings import Rating, update
 from patience.record import replay
+from patience.rng import Seed, check_seed, is_deal_key, new_deal_key
 from patience.scoring import match_result
 from patience.session import Session
 
 __all__ = [
     "DUEL_UNDO_LIMIT", "FORMATS", "LIMITS", "MATCH_FORMAT", "MATCH_VERSION", "BonusRule", "Format", "Match",
-    "MatchResult", "Player", "Seeker", "closest", "commitment", "new_nonce", "pairs", "pick_seed", "rate", "reach",
+    "MatchResult", "Player", "Seeker", "closest", "commitment", "new_deal_key", "pairs", "rate", "reach",
     "result_of", "verify_commitment", "verify_match",
 ]
 
 MATCH_FORMAT = "patience-match"
-MATCH_VERSION = 1
-COMMIT_PREFIX = "patience-duel-v1"
+MATCH_VERSION = 2
+"""Version 2: dealt from a secret deal key. Version 1 (a game number and a nonce) still verifies."""
+COMMIT_PREFIX = "patience-duel-v2"
+COMMIT_PREFIX_V1 = "patience-duel-v1"
 
 LIMITS = (300, 600)
 """Time limits a duel may have, in seconds (RULES.md §2: 5 minutes by default)."""
@@ -116,48 +127,30 @@ class BonusRule:
     match_bonus_min: int = 100
 
 
-# -- the seed and its commitment -----------------------------------------------------------------
+# -- the deal and its commitment -----------------------------------------------------------------
 
 
-def new_nonce() -> str:
-    """A random nonce: without it, a commitment to a small seed could be found by trying seeds."""
-    return secrets.token_hex(16)
-
-
-def _canonical(game: str, options: Mapping[str, Any], seed: int, nonce: str) -> bytes:
+def _canonical(game: str, options: Mapping[str, Any], seed: Seed, nonce: str) -> bytes:
     opts = json.dumps(dict(options), sort_keys=True, separators=(",", ":"))
-    return f"{COMMIT_PREFIX}|{game}|{opts}|{seed}|{nonce}".encode()
+    if is_deal_key(seed):
+        return f"{COMMIT_PREFIX}|{game}|{opts}|{seed}".encode()
+    return f"{COMMIT_PREFIX_V1}|{game}|{opts}|{seed}|{nonce}".encode()
 
 
-def commitment(game: str, options: Mapping[str, Any], seed: int, nonce: str) -> str:
-    """The SHA-256 commitment (hex) to a deal: shown at the start, checked with the seed at the end.
+def commitment(game: str, options: Mapping[str, Any], seed: Seed, nonce: str = "") -> str:
+    """The SHA-256 commitment (hex) to a deal: shown at the start, checked with the key at the end.
 
-    >>> commitment("reloaded", {}, 7, "ab")[:16]
+    >>> commitment("reloaded", {}, "ab" * 32)[:16]
+    '42d5bc94a556e541'
+    >>> commitment("reloaded", {}, 7, "ab")[:16]   # a first-version match: game number and nonce
     '43c116d670c1d04c'
     """
     return hashlib.sha256(_canonical(game, options, seed, nonce)).hexdigest()
 
 
-def verify_commitment(digest: str, game: str, options: Mapping[str, Any], seed: int, nonce: str) -> bool:
-    """Does ``digest`` commit to exactly this game, these options, this seed and nonce?"""
+def verify_commitment(digest: str, game: str, options: Mapping[str, Any], seed: Seed, nonce: str = "") -> bool:
+    """Does ``digest`` commit to exactly this game, these options and this deal key (or seed and nonce)?"""
     return secrets.compare_digest(digest, commitment(game, options, seed, nonce))
-
-
-def pick_seed(game: str, options: Mapping[str, Any], *, winnable: bool = True) -> int:
-    """The deal of a new duel: a seed proved winnable (:func:`patience.solve.winnable.pick`) when
-    the shipped list has some for this variant, else a random one (every seed is a fair deal when
-    both players get it)."""
-    if winnable:
-        try:
-            from patience.solve.winnable import pick
-        except ImportError:  # an installation without the solvers
-            pick = None  # type: ignore[assignment]
-        if pick is not None:
-            try:
-                return pick(game, options)
-            except PatienceError:  # no list for this variant (yet)
-                pass
-    return 1 + secrets.randbelow(999_999_999)
 
 
 # -- players, the match, the result --------------------------------------------------------------
@@ -231,12 +224,15 @@ class _SideClock:
 class Match:
     """Two sessions of one deal on one clock. Side 0 and side 1 are the two players."""
 
-    def __init__(self, match_id: str, fmt: Format, seed: int, nonce: str, clock: Callable[[], float],
-                 players: tuple[Player, Player] = (Player("a", "A"), Player("b", "B"))) -> None:
+    def __init__(self, match_id: str, fmt: Format, seed: Seed, nonce: str = "",
+                 clock: Callable[[], float] = time.monotonic,
+                 players: tuple[Player, Player] = (Player("a", "A"), Player("b", "B")), *, proved: bool = False,
+                 ) -> None:
         self.id = match_id
         self.format = fmt
-        self.seed = seed
-        self.nonce = nonce
+        self.seed = check_seed(seed)
+        self.nonce = "" if is_deal_key(self.seed) else nonce
+        self.proved = proved  # the deal was proved winnable before the match
         self.options = fmt.options()
         self.commitment = commitment(fmt.game, self.options, seed, nonce)
         self.players = players
@@ -295,14 +291,18 @@ class Match:
 
     def record(self) -> dict[str, Any]:
         """The match as a record: the commitment, both players, both game records and, once over,
-        the seed, the nonce and the result. Each game record replays with :func:`patience.record.replay`."""
+        the deal key (the seed of both games) and the result. Each game record of a finished match
+        replays with :func:`patience.record.replay`."""
         out: dict[str, Any] = {
-            "format": MATCH_FORMAT, "version": MATCH_VERSION, "id": self.id, "game": self.game,
-            "variant": self.format.variant_name, "limit_s": self.format.limit_s, "options": self.options,
-            "commitment": self.commitment, "players": [p.to_dict() for p in self.players],
-            "games": [s.record() for s in self.sessions],
+            "format": MATCH_FORMAT, "version": MATCH_VERSION if is_deal_key(self.seed) else 1, "id": self.id,
+            "game": self.game, "variant": self.format.variant_name, "limit_s": self.format.limit_s,
+            "options": self.options, "commitment": self.commitment, "proved": self.proved,
+            "players": [p.to_dict() for p in self.players], "games": [s.record() for s in self.sessions],
         }
-        if self.is_over:
+        if not self.is_over:  # the deal stays secret until the end, even in the games' records
+            for game in out["games"]:
+                game.pop("seed", None)
+        else:
             out["seed"] = self.seed
             out["nonce"] = self.nonce
             out["result"] = self.result().to_dict()
@@ -315,13 +315,19 @@ class Match:
 def verify_match(record: Mapping[str, Any]) -> MatchResult:
     """Check a finished match's record: the commitment opens to its seed, both games are that deal
     and replay exactly, and the result follows from their scores. Raises RecordError if not."""
-    if record.get("format") != MATCH_FORMAT or record.get("version") != MATCH_VERSION:
-        raise RecordError(f"not a match record (format {MATCH_FORMAT!r}, version {MATCH_VERSION})")
+    version = record.get("version")
+    if record.get("format") != MATCH_FORMAT or version not in (1, MATCH_VERSION):
+        raise RecordError(f"not a match record (format {MATCH_FORMAT!r}, version 1 or {MATCH_VERSION})")
     game, options, seed, nonce = record.get("game"), record.get("options"), record.get("seed"), record.get("nonce")
-    if not isinstance(seed, int) or not isinstance(nonce, str) or not isinstance(options, Mapping):
-        raise RecordError("the match record has no seed and nonce yet (is the match over?)")
-    if not verify_commitment(str(record.get("commitment")), str(game), options, seed, nonce):
-        raise RecordError("the seed does not open the commitment shown at the start")
+    if version == 1:  # a game number and a nonce
+        if not isinstance(seed, int) or isinstance(seed, bool) or not isinstance(nonce, str):
+            raise RecordError("the match record has no seed and nonce yet (is the match over?)")
+    elif not is_deal_key(seed):
+        raise RecordError("the match record has no deal key yet (is the match over?)")
+    if not isinstance(options, Mapping):
+        raise RecordError("the match record has no options")
+    if not verify_commitment(str(record.get("commitment")), str(game), options, seed, str(nonce or "")):
+        raise RecordError("the deal key does not open the commitment shown at the start")
     games = record.get("games")
     if not isinstance(games, list) or len(games) != 2:
         raise RecordError("a match record holds two game records")

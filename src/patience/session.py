@@ -22,7 +22,7 @@ from typing import Any
 from patience.errors import GameOverError, IllegalMoveError
 from patience.games import Move, Outcome, State, get_game
 from patience.options import options_to_dict
-from patience.rng import check_seed
+from patience.rng import Seed, check_seed
 from patience.scoring import ScoreTable, score_table_for
 
 __all__ = ["LedgerEntry", "LogEntry", "ManualClock", "Session"]
@@ -91,7 +91,7 @@ class Session:
     def __init__(
         self,
         game: str | type[State],
-        seed: int,
+        seed: Seed,
         options: Any = None,
         *,
         clock: Clock | None = None,

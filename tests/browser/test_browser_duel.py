@@ -1,12 +1,13 @@
 """A duel in real browsers: two people (two Chromium contexts) sign up, meet in the lobby, play
 the same deal on one clock, see each other's progress, and read the result, then the replay.
 
-The server runs in this process, so the test fixes the deal the way a seed list would: a
-Solitaire Reloaded deal with an Ace to move at once.
+The server runs in this process, so the test fixes the deal key the server draws: a Solitaire
+Reloaded deal with an Ace to move at once.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 from collections.abc import Iterator
@@ -22,13 +23,14 @@ pytestmark = pytest.mark.slow
 FORMAT = "reloaded/standard/300"
 
 
-def ace_deal() -> tuple[int, str, str]:
-    """A seed whose deal shows an Ace on top of a pile: (seed, the Ace, its pile)."""
+def ace_deal() -> tuple[str, str, str]:
+    """A deal key whose deal shows an Ace on top of a pile with cards under it: (key, the Ace, its pile)."""
     cls = get_game("reloaded")
-    for seed in range(1, 500):
+    for number in range(500):
+        seed = hashlib.sha256(f"ace {number}".encode()).hexdigest()
         state = cls.deal(seed)
         for move in state.legal_moves():
-            if move.dst == "f" and move.src.startswith("t"):
+            if move.dst == "f" and move.src.startswith("t") and len(state.piles()[move.src]) > 1:  # a card turns up
                 return seed, state.piles()[move.src][-1][0].text, move.src
     raise AssertionError("no such deal")
 
@@ -65,7 +67,7 @@ def sign_up(page: Any, base_url: str, login: str, name: str) -> None:
 def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_url: str, shot: Any,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     seed, ace, pile = ace_deal()
-    monkeypatch.setattr("patience.server.arena.pick_seed", lambda game, options, winnable=True: seed)
+    monkeypatch.setattr("patience.server.dealstock.new_deal_key", lambda: seed)
     anna, bruno = two
     sockets: list[Any] = []
     through = {"on": True}
@@ -133,11 +135,11 @@ def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_ur
     anna.locator("#giveup").click()
     anna.locator("#confirm-yes").click()
 
-    # the result: the winner's bonus (RULES.md: 10 %, at least 100), ratings, the seed that opens the commitment
+    # the result: the winner's bonus (RULES.md: 10 %, at least 100), ratings, the deal key that opens the commitment
     for page, title in ((anna, "You won!"), (bruno, "You lost")):
         expect(page.locator("#result")).to_be_visible()
         expect(page.locator("#result-title")).to_have_text(title)
-        expect(page.locator("#verify")).to_have_text(f"✓ seed {seed} opens the commitment shown at the start")
+        expect(page.locator("#verify")).to_have_text(f"✓ the deal key {seed} opens the commitment shown at the start")
     expect(anna.locator("#commitment")).to_have_text(commitment)
     you = anna.locator('#result-rows tr[data-side="you"] td')
     expect(you.nth(0)).to_have_text("Anna (You) · Given up")  # how her game ended
@@ -151,7 +153,7 @@ def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_ur
     # the replay: both games side by side, step by step
     anna.locator("#to-replay").click()
     anna.wait_for_url("**/match?id=*")
-    expect(anna.locator("#verify")).to_contain_text(f"seed {seed}")
+    expect(anna.locator("#verify")).to_contain_text(f"deal key {seed}")
     expect(anna.locator(".side-name").first).to_have_text("Anna")
     anna.locator("#first").click()
     expect(anna.locator("#step")).to_have_text("Step 0 of 6")  # each: a move, giving up, the end
@@ -173,7 +175,7 @@ def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_ur
     shot(anna, "duel-history")
     rows.first.locator("a.replay").click()
     anna.wait_for_url("**/match?id=*")
-    expect(anna.locator("#verify")).to_contain_text(f"seed {seed}")
+    expect(anna.locator("#verify")).to_contain_text(f"deal key {seed}")
     anna.goto(f"{base_url}/profile")
     anna.goto(f"{base_url}/leaderboard?game=reloaded")
     expect(anna.locator("#rows")).to_contain_text("Anna")

@@ -54,7 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def add_game_arguments(parser: argparse.ArgumentParser, *, seed_required: bool = False) -> None:
     """The arguments every game command shares: GAME, --seed, --option KEY=VALUE, --variant."""
     parser.add_argument("game", help="teppich (carpet, tappeto), reloaded (klondike), faecher (fächer, fan)")
-    parser.add_argument("--seed", type=str, required=seed_required, help="the deal number (0..2**63-1)")
+    parser.add_argument("--seed", type=str, required=seed_required,
+                        help="the deal: a game number (0..2**63-1) or a duel's deal key (64 hex digits)")
     parser.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                         help="a game option; repeat for several (patience games lists them)")
     parser.add_argument("--variant", help="a named variant, e.g. 5x6 or waste for Teppich")

@@ -6,10 +6,13 @@ import argparse
 import os
 from pathlib import Path
 
+from patience.errors import BadInputError
+
 __all__ = ["DATABASE_URL_ENV", "register"]
 
 MAX_MESSAGE = 64 * 1024  # a websocket frame larger than this is refused by uvicorn before the app sees it
 DATABASE_URL_ENV = "PATIENCE_DATABASE_URL"
+DEAL_STOCK = 20  # proved-winnable secret duel deals kept ready per duel variant
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,6 +26,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help=f"the database instead of the file in the data folder, e.g. "
                         f"postgresql+psycopg://user:password@host/dbname or sqlite:///FILE "
                         f"(default: ${DATABASE_URL_ENV} if set)")
+    p.add_argument("--deal-stock", type=int, default=None, metavar="N",
+                   help="secret duel deals proved winnable to keep ready per duel variant, proved by the solvers "
+                        f"in the background (default {DEAL_STOCK}; 0: duels get random secret deals)")
     p.set_defaults(func=cmd_serve)
 
 
@@ -52,7 +58,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise StoreError(f"cannot migrate the database {where}: {said[0]}") from exc
     finally:
         store.close()
-    app = create_app(database_url=store.url)
+    stock = DEAL_STOCK if args.deal_stock is None else args.deal_stock
+    if not 0 <= stock <= 10_000:
+        raise BadInputError("--deal-stock is a number of deals from 0 to 10000")
+    app = create_app(database_url=store.url, deal_stock=stock)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Patience Arena: http://{host}:{args.port}/  (games and statistics in {where})")
     print("Stop with Ctrl+C.")

@@ -26,6 +26,7 @@ from typing import Any, ClassVar, NamedTuple, Self
 from patience.cards import Card, parse_card
 from patience.errors import BadInputError, IllegalMoveError
 from patience.options import options_to_dict, parse_options
+from patience.rng import Seed
 
 __all__ = [
     "DRAW",
@@ -117,7 +118,7 @@ class State(ABC):
 
     @classmethod
     @abstractmethod
-    def deal(cls, seed: int, options: Any = None) -> Self:
+    def deal(cls, seed: Seed, options: Any = None) -> Self:
         """The initial position of deal ``seed`` under ``options`` (a game Options, a dict or None)."""
 
     @classmethod

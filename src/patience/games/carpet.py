@@ -21,7 +21,7 @@ from patience.errors import BadInputError
 from patience.games.base import DRAW, REDEAL, Event, GameInfo, Move, PileCards, read_counter, read_piles
 from patience.games.common import FOUNDATION_NAMES, FoundationsStockWaste
 from patience.options import option
-from patience.rng import check_seed, shuffled
+from patience.rng import Seed, check_seed, shuffled
 
 __all__ = ["Carpet", "CarpetOptions"]
 
@@ -81,7 +81,7 @@ class Carpet(FoundationsStockWaste):
     # -- creating --------------------------------------------------------------------------
 
     @classmethod
-    def deal(cls, seed: int, options: Any = None) -> Self:
+    def deal(cls, seed: Seed, options: Any = None) -> Self:
         opts = cls.make_options(options)
         seed = check_seed(seed)
         cells = opts.rows * opts.cols

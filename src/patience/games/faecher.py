@@ -23,7 +23,7 @@ from patience.errors import BadInputError
 from patience.games.base import DRAW, REDEAL, Event, GameInfo, Move, PileCards, read_counter, read_piles
 from patience.games.common import FOUNDATION_NAMES, SUIT_OF_FOUNDATION, FoundationsStockWaste
 from patience.options import option
-from patience.rng import check_seed, shuffled
+from patience.rng import Seed, check_seed, shuffled
 
 __all__ = ["Faecher", "FaecherOptions", "fan_order"]
 
@@ -90,7 +90,7 @@ class Faecher(FoundationsStockWaste):
     # -- creating --------------------------------------------------------------------------
 
     @classmethod
-    def deal(cls, seed: int, options: Any = None) -> Self:
+    def deal(cls, seed: Seed, options: Any = None) -> Self:
         """The 2s start the foundations; of the 48 shuffled cards the first 9 make the fan, the
         next 4 the reserve piles, and the talon's top is the card dealt after them."""
         opts = cls.make_options(options)

@@ -22,7 +22,7 @@ from patience.errors import BadInputError
 from patience.games.base import DRAW, REDEAL, Event, GameInfo, Move, PileCards, read_piles
 from patience.games.common import FOUNDATION_NAMES, SUIT_OF_FOUNDATION, FoundationsStockWaste
 from patience.options import option
-from patience.rng import check_seed, shuffled
+from patience.rng import Seed, check_seed, shuffled
 
 __all__ = ["Reloaded", "ReloadedOptions"]
 
@@ -105,7 +105,7 @@ class Reloaded(FoundationsStockWaste):
     # -- creating --------------------------------------------------------------------------
 
     @classmethod
-    def deal(cls, seed: int, options: Any = None) -> Self:
+    def deal(cls, seed: Seed, options: Any = None) -> Self:
         """Cards are dealt from the front of the shuffled deck, row by row (pile i gets i cards)."""
         opts = cls.make_options(options)
         deck = shuffled(list(CARDS), check_seed(seed), salt=INFO.id)

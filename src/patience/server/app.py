@@ -43,6 +43,7 @@ from patience.options import describe_options
 from patience.server import league, pages
 from patience.server.accounts import Accounts, current_user, me_api, name_post, signin_post, signout_post, signup_post
 from patience.server.arena import Arena
+from patience.server.dealstock import DealStock
 from patience.server.hub import Connection, Hub
 from patience.server.protocol import ProtocolError, decode
 from patience.server.store import Store, sqlite_url
@@ -84,14 +85,16 @@ def create_app(
     tick_seconds: float = 0.5,
     save_seconds: float = 5.0,
     password_hasher: Any = None,
-    winnable_duels: bool = True,
+    deal_stock: int = 0,
 ) -> Starlette:
     """The app, storing in ``database_url`` (default: an SQLite file in ``data_dir``).
 
     ``now`` is the clock of games and matches (monotonic); ``wall`` the clock, in seconds since
     the epoch, of what is kept across restarts: failed sign-ins and open challenge links.
     ``password_hasher`` is an ``argon2.PasswordHasher`` (default: argon2-cffi's parameters);
-    ``winnable_duels`` deals duels from proved-winnable seeds when such a list exists."""
+    ``deal_stock`` is how many secret deals proved winnable the server keeps ready per duel variant,
+    proved in the background by the solvers (0: every duel is dealt from a fresh secret key, not
+    proved winnable; see :mod:`patience.server.dealstock`)."""
     if database_url is None:
         folder = Path(data_dir) if data_dir is not None else default_data_dir()
         folder.mkdir(parents=True, exist_ok=True)
@@ -103,7 +106,8 @@ def create_app(
         await anyio.to_thread.run_sync(store.migrate)
         hub = Hub(store, now=now)
         accounts = await anyio.to_thread.run_sync(lambda: Accounts(store, now=wall, hasher=password_hasher))
-        arena = Arena(store, now=now, wall=wall, winnable=winnable_duels)
+        deals = DealStock(store, deal_stock)
+        arena = Arena(store, now=now, wall=wall, deals=deals)
         hub.arena = arena
         await arena.restore()
         app.state.store = store
@@ -113,7 +117,8 @@ def create_app(
         gc_before = _quiet_gc()
         tasks = [asyncio.create_task(hub.run_clock(tick_seconds)), asyncio.create_task(hub.run_saver(save_seconds)),
                  asyncio.create_task(_collect_garbage(FULL_GC_SECONDS)),
-                 asyncio.create_task(arena.writer.run()), asyncio.create_task(arena.run_clock(tick_seconds))]
+                 asyncio.create_task(arena.writer.run()), asyncio.create_task(arena.run_clock(tick_seconds)),
+                 asyncio.create_task(deals.run())]
         try:
             yield
         finally:

@@ -32,13 +32,13 @@ from patience.duel import (
     Player,
     Seeker,
     closest,
-    new_nonce,
     pairs,
-    pick_seed,
 )
 from patience.errors import BadInputError, GameOverError, IllegalMoveError, PatienceError
 from patience.games import DRAW, REDEAL, get_game
 from patience.ratings import Rating
+from patience.rng import check_seed
+from patience.server.dealstock import DealStock
 from patience.server.explain import why
 from patience.server.hub import Connection, GameClock, LiveGame, _line
 from patience.server.league import (
@@ -273,7 +273,7 @@ class LiveMatch:
         self.result = (result, after)
         self.end = MatchEnd(
             winner=result.winner, scores=list(result.scores), finals=list(result.finals), bonus=result.bonus,
-            seed=str(self.match.seed), nonce=self.match.nonce,
+            seed=str(self.match.seed), nonce=self.match.nonce, proved=self.match.proved,
             ratings=[DuelPlayer(p.id, p.name, round(r.rating), r.provisional)
                      for p, r in zip(self.match.players, after, strict=True)],
             outcomes=list(result.outcomes),
@@ -410,11 +410,11 @@ class Arena:
     still works after a restart."""
 
     def __init__(self, store: Store, *, now: Now = time.monotonic, wall: Now = time.time,
-                 winnable: bool = True) -> None:
+                 deals: DealStock | None = None) -> None:
         self.store = store
         self.now = now
         self.wall = wall
-        self.winnable = winnable
+        self.deals = deals if deals is not None else DealStock(store, 0)
         self.writer = LogWriter(store)
         self.matches: dict[str, LiveMatch] = {}
         self.playing: dict[str, LiveMatch] = {}  # user id -> their match going on
@@ -454,7 +454,7 @@ class Arena:
         players = (Player(row.player_a, names.get(row.player_a, "?"), parse_rating(row.rating_a)),
                    Player(row.player_b, names.get(row.player_b, "?"), parse_rating(row.rating_b)))
         clock = GameClock(self.now)
-        match = Match(row.id, fmt, int(row.seed), row.nonce, clock, players)
+        match = Match(row.id, fmt, check_seed(row.seed), row.nonce, clock, players, proved=bool(row.proved))
         if match.commitment != row.commitment:
             raise ValueError("the stored commitment does not match the stored deal")
         live = LiveMatch(match, clock, self.now)
@@ -705,12 +705,11 @@ class Arena:
     async def _start(self, fmt: Format, a: tuple[str, str, Rating, Connection],
                      b: tuple[str, str, Rating, Connection],
                      also: Iterable[Callable[[Any], None]] = ()) -> LiveMatch | None:
-        options = fmt.options()
-        seed = await anyio.to_thread.run_sync(lambda: pick_seed(fmt.game, options, winnable=self.winnable))
+        deal, proved = await self.deals.take(fmt)  # a secret key: nobody can compute the deal before the end
         clock = GameClock(self.now)
         clock.go_live()
         players = (Player(a[0], a[1], a[2]), Player(b[0], b[1], b[2]))
-        match = Match(secrets.token_urlsafe(12), fmt, seed, new_nonce(), clock, players)
+        match = Match(secrets.token_urlsafe(12), fmt, deal, clock=clock, players=players, proved=proved)
         live = LiveMatch(match, clock, self.now)
         try:
             # the match exists in the database before anyone is told of it

@@ -25,6 +25,7 @@ from patience.errors import PatienceError
 from patience.games import get_game
 from patience.ratings import PROVISIONAL_DEVIATION, Rating
 from patience.record import replay
+from patience.rng import check_seed
 from patience.server.store import (
     ChallengeRow,
     GameRow,
@@ -91,8 +92,8 @@ def insert_match(connection: Connection, match: Match) -> None:
     connection.execute(insert(MatchRow), [{
         "id": match.id, "game": match.game, "variant": match.format.variant_name, "limit_s": match.format.limit_s,
         "options": json.dumps(match.options, sort_keys=True), "seed": str(match.seed), "nonce": match.nonce,
-        "commitment": match.commitment, "player_a": a.id, "player_b": b.id, "rating_a": rating_text(a.rating),
-        "rating_b": rating_text(b.rating), "state": "live", "created_ms": _now_ms(),
+        "commitment": match.commitment, "proved": match.proved, "player_a": a.id, "player_b": b.id,
+        "rating_a": rating_text(a.rating), "rating_b": rating_text(b.rating), "state": "live", "created_ms": _now_ms(),
     }])
 
 
@@ -327,7 +328,7 @@ def frames(record: Mapping[str, Any]) -> list[dict[str, Any]]:
     """
     final = replay(record)
     clock = ManualClock()
-    session = GameSession(get_game(str(record["game"])), int(record["seed"]), record.get("options") or {},
+    session = GameSession(get_game(str(record["game"])), check_seed(record["seed"]), record.get("options") or {},
                           clock=clock)
     out = [_frame(session, None, 0, True)]
     for action in record.get("actions", []):

@@ -368,8 +368,9 @@ class DuelPlayer(Struct, frozen=True):
 
 class MatchEnd(Struct, frozen=True):
     """A finished match: ``winner`` (side 0 or 1, null: a draw), the scores, the scores with the
-    bonus, the bonus; the seed and nonce that open the commitment; both ratings after the match;
-    how each game ended (``won``, ``no_moves``, ``time_out``, ``given_up``)."""
+    bonus, the bonus; the deal key that opens the commitment (``seed``; a match of the first version
+    had a game number and a ``nonce``); whether the deal was proved winnable before the match; both
+    ratings after the match; how each game ended (``won``, ``no_moves``, ``time_out``, ``given_up``)."""
 
     winner: int | None
     scores: list[int]
@@ -379,6 +380,7 @@ class MatchEnd(Struct, frozen=True):
     nonce: str
     ratings: list[DuelPlayer]
     outcomes: list[str | None]
+    proved: bool = False
 
 
 class DuelMsg(_Msg, frozen=True):

@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Float,
     ForeignKey,
     Index,
@@ -49,7 +50,7 @@ from patience.errors import PatienceError
 from patience.games import GAMES
 
 __all__ = [
-    "Base", "BrowserRow", "GameRow", "GameStats", "SavedGame", "Store", "StoreError", "alembic_config",
+    "Base", "BrowserRow", "DealStockRow", "GameRow", "GameStats", "SavedGame", "Store", "StoreError", "alembic_config",
     "database_url", "make_engine", "metadata", "sqlite_url",
 ]
 
@@ -170,8 +171,9 @@ class RatingHistoryRow(Base):
 
 
 class MatchRow(Base):
-    """A duel: its format, the committed deal (the seed stays on the server until the end), the
-    two players and, once over, the result and the whole match record."""
+    """A duel: its format, the committed deal (its key stays on the server until the end; matches
+    of the first version have a game number and a nonce), whether that deal was proved winnable,
+    the two players and, once over, the result and the whole match record."""
 
     __tablename__ = "matches"
 
@@ -180,9 +182,10 @@ class MatchRow(Base):
     variant: Mapped[str] = mapped_column(String(40))
     limit_s: Mapped[int] = mapped_column(Integer)
     options: Mapped[str] = mapped_column(Text)  # JSON
-    seed: Mapped[str] = mapped_column(String(20))
+    seed: Mapped[str] = mapped_column(String(64))  # the deal key (migration 0004; a game number before)
     nonce: Mapped[str] = mapped_column(String(64))
     commitment: Mapped[str] = mapped_column(String(64))
+    proved: Mapped[bool | None] = mapped_column(Boolean)  # the deal was proved winnable (migration 0004)
     player_a: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     player_b: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     rating_a: Mapped[str] = mapped_column(String(80))  # "rating deviation volatility" at the start
@@ -255,6 +258,26 @@ class SigninFailureRow(Base):
         Index("ix_signin_failures_key_at", "key_hash", "at_ms"),
         Index("ix_signin_failures_at", "at_ms"),
     )
+
+
+# -- the private stock of duel deals (migration 0004) ---------------------------------------------
+
+
+class DealStockRow(Base):
+    """A secret deal key proved winnable for a duel variant (``GAME/VARIANT``), waiting for its match.
+
+    The solvers fill the stock in the background; a new match takes (deletes) the oldest row of its
+    variant, so each key deals one match only, and no key is ever shown before its match ends."""
+
+    __tablename__ = "deal_stock"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    variant: Mapped[str] = mapped_column(String(40))
+    deal: Mapped[str] = mapped_column(String(64), unique=True)
+    nodes: Mapped[int] = mapped_column(BigInteger)  # positions the solver searched to prove it
+    made_ms: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (Index("ix_deal_stock_variant", "variant", "id"),)
 
 
 metadata = Base.metadata

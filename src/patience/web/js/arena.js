@@ -94,7 +94,9 @@ export async function sha256(text) {
 /** The text a duel's commitment is the SHA-256 of (docs/protocol.md, Duels). */
 export function commitmentText(game, options, seed, nonce) {
   const sorted = Object.keys(options).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(options[k])}`);
-  return `patience-duel-v1|${game}|{${sorted.join(",")}}|${seed}|${nonce}`;
+  const opts = `{${sorted.join(",")}}`;
+  // a secret deal key (version 2); a match of the first version had a game number and a nonce
+  return nonce ? `patience-duel-v1|${game}|${opts}|${seed}|${nonce}` : `patience-duel-v2|${game}|${opts}|${seed}`;
 }
 
 export function el(tag, props = {}, ...children) {

@@ -347,7 +347,7 @@ async function showResult() {
     verify.textContent = digest === d.commitment ? t("duel.verified", { seed: end.seed }) : t("duel.not_verified");
     verify.dataset.ok = String(digest === d.commitment);
   } catch {
-    verify.textContent = `${t("duel.commitment")}: seed ${end.seed}, nonce ${end.nonce}`;
+    verify.textContent = `${t("duel.commitment")}: ${end.seed}${end.nonce ? `, nonce ${end.nonce}` : ""}`;
   }
 }
 
