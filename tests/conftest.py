@@ -158,3 +158,60 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 def fake_time() -> FakeTime:
     """The server's clocks, moved by the test (see tests/helpers.py)."""
     return FakeTime()
+
+
+# -- Redis -----------------------------------------------------------------------------------------
+
+REDIS_ENV = "PATIENCE_TEST_REDIS_URL"
+REDIS_START = ["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "-::1", "--port", "6379", "--save", "",
+               "--appendonly", "no", "--dir", "/var/lib/redis", "--logfile", "/var/log/redis/ci.log"]
+
+
+def _redis_answers(url: str) -> str | None:
+    """None if the Redis server at ``url`` answers a PING, else what went wrong."""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_connect_timeout=2)
+    try:
+        client.ping()
+        return None
+    except redis.RedisError as exc:
+        return " ".join(str(exc).split())
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> str:
+    """The URL of a Redis server that answers: this machine's, started if it is down (never a skip)."""
+    url = os.environ.get(REDIS_ENV, "redis://127.0.0.1:6379/0")
+    first = _redis_answers(url)
+    if first is None:
+        return url
+    if not url.startswith(("redis://127.0.0.1", "redis://localhost")):
+        pytest.fail(f"Redis at {url} cannot be reached: {first}", pytrace=False)
+    Path("/var/lib/redis").mkdir(parents=True, exist_ok=True)
+    Path("/var/log/redis").mkdir(parents=True, exist_ok=True)
+    try:
+        done = subprocess.run(REDIS_START, capture_output=True, text=True, timeout=30, check=False)
+        started = f"exit {done.returncode} {(done.stderr or done.stdout).strip()}"
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        started = str(exc)
+    deadline = time.monotonic() + START_SECONDS
+    while (last := _redis_answers(url)) is not None:
+        if time.monotonic() > deadline:
+            pytest.fail(f"Redis at {url} is down and could not be started (first: {first}; start: {started}; "
+                        f"last: {last}). Start it, or set {REDIS_ENV}.", pytrace=False)
+        time.sleep(0.2)
+    return url
+
+
+@pytest.fixture
+def redis_url(redis_server: str) -> str:
+    """The Redis server's URL; each test keeps its keys apart with a prefix of its own (see ``bus_prefix``)."""
+    return redis_server
+
+
+@pytest.fixture
+def bus_prefix() -> str:
+    return f"test-{secrets.token_hex(4)}:"

@@ -1,0 +1,32 @@
+"""The bus: what the server processes of one arena share, behind one small interface.
+
+One process alone needs nothing outside itself: :class:`MemoryBus` keeps everything in its
+memory. Several processes, on one machine or many, share a Redis server: :class:`RedisBus`
+(``patience serve --redis-url redis://HOST:6379/0``). The arena above uses only these verbs:
+
+* **messages** on named channels (``publish`` / ``subscribe``): at most once, in order per
+  channel. Nothing depends on a message arriving: every match event carries a version and every
+  intent an ack id, so a page that missed something asks again and gets it once (see
+  docs/scaling.md for why Pub/Sub and not Streams);
+* **shared hashes** (``hset`` / ``hdel`` / ``hgetall``): the waiting pools, the open challenges,
+  who is online;
+* **leases** (``acquire`` / ``renew`` / ``release`` / ``holder``): one holder at a time, until it
+  lets go or stops renewing — the owner of a live match, a short lock on a pool while a pair is
+  made;
+* **sliding-window counters** (``hit``): rate limits shared by every process.
+
+>>> import asyncio
+>>> async def demo() -> tuple[bool, bool]:
+...     bus = MemoryBus("a")
+...     token = await bus.acquire("lease:m1", 5.0)
+...     return token is not None, await bus.acquire("lease:m1", 5.0) is None
+>>> asyncio.run(demo())
+(True, True)
+"""
+
+from __future__ import annotations
+
+from patience.server.bus.base import Bus, BusError, Handler, make_bus, node_name
+from patience.server.bus.memory import MemoryBus
+
+__all__ = ["Bus", "BusError", "Handler", "MemoryBus", "make_bus", "node_name"]

@@ -1,0 +1,140 @@
+"""The bus interface (see :mod:`patience.server.bus`) and what every implementation shares."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import secrets
+import socket
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable
+
+from patience.errors import PatienceError
+
+__all__ = ["Bus", "BusError", "Handler", "make_bus", "node_name"]
+
+Handler = Callable[[bytes], None]
+"""Called in the event loop with each message of a channel subscribed to."""
+
+
+class BusError(PatienceError):
+    """The bus cannot be reached or used (a wrong URL, Redis down)."""
+
+
+def node_name() -> str:
+    """A name for this process on the bus, unique among the processes of one arena."""
+    return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+class Bus(ABC):
+    """What the processes of one arena share. ``node`` names this process."""
+
+    def __init__(self, node: str | None = None) -> None:
+        self.node = node or node_name()
+
+    async def start(self) -> None:  # noqa: B027 (a bus in memory has nothing to connect)
+        """Connect (a no-op for the memory bus)."""
+
+    async def close(self) -> None:  # noqa: B027
+        """Let go of connections and subscriptions."""
+
+    @property
+    def shared(self) -> bool:
+        """Do other processes see what this bus holds? (False for the memory bus.)"""
+        return False
+
+    # -- messages ------------------------------------------------------------------------------
+
+    @abstractmethod
+    async def publish(self, channel: str, data: bytes) -> None:
+        """Send ``data`` to every subscriber of ``channel``, in every process (this one included)."""
+
+    @abstractmethod
+    async def subscribe(self, channel: str, handler: Handler) -> None:
+        """Call ``handler`` with every message of ``channel`` from now on."""
+
+    @abstractmethod
+    async def unsubscribe(self, channel: str, handler: Handler) -> None:
+        """Stop calling ``handler`` for ``channel``."""
+
+    # -- shared hashes -------------------------------------------------------------------------
+
+    @abstractmethod
+    async def hset(self, key: str, field: str, value: bytes) -> None:
+        """Set ``field`` of hash ``key``."""
+
+    @abstractmethod
+    async def hdel(self, key: str, *fields: str) -> int:
+        """Delete fields of hash ``key``; returns how many there were."""
+
+    @abstractmethod
+    async def hgetall(self, key: str) -> dict[str, bytes]:
+        """Every field of hash ``key``."""
+
+    # -- leases --------------------------------------------------------------------------------
+
+    @abstractmethod
+    async def acquire(self, name: str, ttl_s: float) -> str | None:
+        """Take lease ``name`` for ``ttl_s`` seconds if nobody holds it; returns its token, or None."""
+
+    @abstractmethod
+    async def renew(self, name: str, token: str, ttl_s: float) -> bool:
+        """Extend a lease still held with ``token``; False if it was lost (expired, taken by another)."""
+
+    @abstractmethod
+    async def release(self, name: str, token: str) -> None:
+        """Let go of a lease held with ``token`` (nothing if it is no longer ours)."""
+
+    @abstractmethod
+    async def holder(self, name: str) -> str | None:
+        """The node holding lease ``name``, or None."""
+
+    def token(self) -> str:
+        """A new lease token: this node's name and a random part (two holders on one node differ)."""
+        return f"{self.node}/{secrets.token_hex(6)}"
+
+    @staticmethod
+    def node_of(token: str) -> str:
+        return token.rsplit("/", 1)[0]
+
+    @contextlib.asynccontextmanager
+    async def lock(self, name: str, ttl_s: float = 2.0, wait_s: float = 5.0) -> AsyncIterator[None]:
+        """Hold lease ``name`` for a short piece of work (waiting up to ``wait_s`` for it).
+
+        ``ttl_s`` bounds how long a holder that died keeps others out."""
+        deadline = asyncio.get_running_loop().time() + wait_s
+        pause = 0.001
+        while True:
+            token = await self.acquire(name, ttl_s)
+            if token is not None:
+                break
+            if asyncio.get_running_loop().time() > deadline:
+                raise BusError(f"{name} stayed locked for {wait_s} s")
+            await asyncio.sleep(pause * (1 + random.random()))
+            pause = min(pause * 2, 0.05)
+        try:
+            yield
+        finally:
+            await self.release(name, token)
+
+    # -- rate limits ---------------------------------------------------------------------------
+
+    @abstractmethod
+    async def hit(self, key: str, window_s: float, limit: int) -> float:
+        """Count one event for ``key`` if fewer than ``limit`` happened in the last ``window_s``
+        seconds: returns 0.0 then, else the seconds until one more is allowed (nothing counted)."""
+
+
+def make_bus(url: str | None, node: str | None = None) -> Bus:
+    """The memory bus without a URL, else the Redis bus at ``url`` (``redis://host:port/db``)."""
+    if not url:
+        from patience.server.bus.memory import MemoryBus
+
+        return MemoryBus(node)
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise BusError(f"the bus URL must start with redis://, rediss:// or unix://, not {url[:40]!r}")
+    from patience.server.bus.redisbus import RedisBus
+
+    return RedisBus(url, node)

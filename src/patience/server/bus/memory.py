@@ -1,0 +1,90 @@
+"""The bus of a single process: everything in its own memory (see :mod:`patience.server.bus`)."""
+
+from __future__ import annotations
+
+import bisect
+import time
+from collections import defaultdict
+from collections.abc import Callable
+
+from patience.server.bus.base import Bus, Handler
+
+__all__ = ["MemoryBus"]
+
+
+class MemoryBus(Bus):
+    """One process's bus. ``now`` is the clock of leases and rate limits (seconds, monotonic)."""
+
+    def __init__(self, node: str | None = None, *, now: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(node)
+        self.now = now
+        self._handlers: defaultdict[str, list[Handler]] = defaultdict(list)
+        self._hashes: defaultdict[str, dict[str, bytes]] = defaultdict(dict)
+        self._leases: dict[str, tuple[str, float]] = {}  # name -> (token, expires)
+        self._hits: defaultdict[str, list[float]] = defaultdict(list)
+
+    async def publish(self, channel: str, data: bytes) -> None:
+        for handler in list(self._handlers.get(channel, ())):
+            handler(data)
+
+    async def subscribe(self, channel: str, handler: Handler) -> None:
+        self._handlers[channel].append(handler)
+
+    async def unsubscribe(self, channel: str, handler: Handler) -> None:
+        handlers = self._handlers.get(channel)
+        if handlers and handler in handlers:
+            handlers.remove(handler)
+            if not handlers:
+                del self._handlers[channel]
+
+    async def hset(self, key: str, field: str, value: bytes) -> None:
+        self._hashes[key][field] = value
+
+    async def hdel(self, key: str, *fields: str) -> int:
+        found = self._hashes.get(key, {})
+        gone = sum(1 for f in fields if found.pop(f, None) is not None)
+        if not found:
+            self._hashes.pop(key, None)
+        return gone
+
+    async def hgetall(self, key: str) -> dict[str, bytes]:
+        return dict(self._hashes.get(key, {}))
+
+    def _live(self, name: str) -> tuple[str, float] | None:
+        held = self._leases.get(name)
+        if held is not None and held[1] <= self.now():
+            del self._leases[name]
+            return None
+        return held
+
+    async def acquire(self, name: str, ttl_s: float) -> str | None:
+        if self._live(name) is not None:
+            return None
+        token = self.token()
+        self._leases[name] = (token, self.now() + ttl_s)
+        return token
+
+    async def renew(self, name: str, token: str, ttl_s: float) -> bool:
+        held = self._live(name)
+        if held is None or held[0] != token:
+            return False
+        self._leases[name] = (token, self.now() + ttl_s)
+        return True
+
+    async def release(self, name: str, token: str) -> None:
+        held = self._live(name)
+        if held is not None and held[0] == token:
+            del self._leases[name]
+
+    async def holder(self, name: str) -> str | None:
+        held = self._live(name)
+        return None if held is None else self.node_of(held[0])
+
+    async def hit(self, key: str, window_s: float, limit: int) -> float:
+        now = self.now()
+        times = self._hits[key]
+        del times[:bisect.bisect_right(times, now - window_s)]
+        if len(times) >= limit:
+            return max(0.001, times[len(times) - limit] + window_s - now)
+        times.append(now)
+        return 0.0

@@ -1,0 +1,172 @@
+"""The bus of an arena of many processes: a Redis server (see :mod:`patience.server.bus`).
+
+Messages go through Redis Pub/Sub, one connection per process for all its subscriptions, read
+by one task that calls the handlers. Hashes are Redis hashes; a lease is a key holding its
+token, set with ``NX`` and an expiry, renewed and released by small Lua scripts that check the
+token first (so a process never extends or deletes a lease another has taken since); a rate
+limit is a sorted set of the times of recent events, kept and counted by one Lua script on the
+Redis server's own clock, the one clock every process agrees on. Every key starts with
+``prefix`` (``patience:`` by default), so one Redis can serve other things too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections import defaultdict
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from patience.server.bus.base import Bus, BusError, Handler
+
+__all__ = ["RedisBus"]
+
+log = logging.getLogger("patience.server")
+
+_RENEW = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+return 0
+"""
+_RELEASE = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0
+"""
+_HIT = """
+local t = redis.call('time')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+redis.call('zremrangebyscore', KEYS[1], '-inf', now - window)
+local n = redis.call('zcard', KEYS[1])
+if n >= limit then
+  local oldest = redis.call('zrange', KEYS[1], n - limit, n - limit, 'WITHSCORES')
+  return tostring(math.max(0.001, tonumber(oldest[2]) + window - now))
+end
+redis.call('zadd', KEYS[1], now, ARGV[3])
+redis.call('pexpire', KEYS[1], math.ceil(window * 1000))
+return '0'
+"""
+
+
+class RedisBus(Bus):
+    """The bus on the Redis server at ``url``."""
+
+    def __init__(self, url: str, node: str | None = None, *, prefix: str = "patience:") -> None:
+        super().__init__(node)
+        self.url = url
+        self.prefix = prefix
+        self.redis: aioredis.Redis = aioredis.Redis.from_url(url, socket_connect_timeout=5, health_check_interval=15)
+        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        self._handlers: defaultdict[str, list[Handler]] = defaultdict(list)
+        self._reader: asyncio.Task[None] | None = None
+        self._renew = self.redis.register_script(_RENEW)
+        self._release = self.redis.register_script(_RELEASE)
+        self._hit = self.redis.register_script(_HIT)
+        self.commands = 0  # commands sent (for the figures of benchmarks/duels.py)
+
+    @property
+    def shared(self) -> bool:
+        return True
+
+    def _k(self, name: str) -> str:
+        return self.prefix + name
+
+    async def start(self) -> None:
+        try:
+            await self.redis.ping()
+            # the process's own channel: there is always one subscription for the reader to wait on
+            await self._pubsub.subscribe(self._k(f"node:{self.node}"))
+        except (RedisError, OSError) as exc:
+            raise BusError(f"cannot reach Redis at {self.url}: {exc}") from exc
+        self._reader = asyncio.create_task(self._read(), name="redis-bus-reader")
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                message = await self._pubsub.get_message(timeout=1.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("reading the Redis bus failed: reconnecting")
+                await asyncio.sleep(0.5)
+                continue
+            if message is None or message.get("type") != "message":
+                continue
+            channel = message["channel"].decode() if isinstance(message["channel"], bytes) else message["channel"]
+            for handler in list(self._handlers.get(channel[len(self.prefix):], ())):
+                try:
+                    handler(message["data"])
+                except Exception:
+                    log.exception("a handler of %s failed", channel)
+
+    async def publish(self, channel: str, data: bytes) -> None:
+        self.commands += 1
+        await self.redis.publish(self._k(channel), data)
+
+    async def subscribe(self, channel: str, handler: Handler) -> None:
+        first = channel not in self._handlers
+        self._handlers[channel].append(handler)
+        if first:
+            self.commands += 1
+            await self._pubsub.subscribe(self._k(channel))
+
+    async def unsubscribe(self, channel: str, handler: Handler) -> None:
+        handlers = self._handlers.get(channel)
+        if handlers and handler in handlers:
+            handlers.remove(handler)
+            if not handlers:
+                del self._handlers[channel]
+                self.commands += 1
+                await self._pubsub.unsubscribe(self._k(channel))
+
+    async def hset(self, key: str, field: str, value: bytes) -> None:
+        self.commands += 1
+        await self.redis.hset(self._k(key), field, value)
+
+    async def hdel(self, key: str, *fields: str) -> int:
+        if not fields:
+            return 0
+        self.commands += 1
+        return int(await self.redis.hdel(self._k(key), *fields))
+
+    async def hgetall(self, key: str) -> dict[str, bytes]:
+        self.commands += 1
+        found = await self.redis.hgetall(self._k(key))
+        return {(k.decode() if isinstance(k, bytes) else k): v for k, v in found.items()}
+
+    async def acquire(self, name: str, ttl_s: float) -> str | None:
+        token = self.token()
+        self.commands += 1
+        got = await self.redis.set(self._k(name), token, nx=True, px=max(1, round(ttl_s * 1000)))
+        return token if got else None
+
+    async def renew(self, name: str, token: str, ttl_s: float) -> bool:
+        self.commands += 1
+        return bool(await self._renew(keys=[self._k(name)], args=[token, max(1, round(ttl_s * 1000))]))
+
+    async def release(self, name: str, token: str) -> None:
+        self.commands += 1
+        await self._release(keys=[self._k(name)], args=[token])
+
+    async def holder(self, name: str) -> str | None:
+        self.commands += 1
+        token = await self.redis.get(self._k(name))
+        return None if token is None else self.node_of(token.decode())
+
+    async def hit(self, key: str, window_s: float, limit: int) -> float:
+        self.commands += 1
+        wait = await self._hit(keys=[self._k(key)], args=[window_s, limit, secrets.token_hex(8)])
+        return float(wait)

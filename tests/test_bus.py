@@ -1,0 +1,166 @@
+"""The bus the server processes share: the same behaviour from the memory bus and from the real
+Redis server on this machine (started by the fixture if it is down): messages, hashes, leases
+with one holder at a time, locks, and sliding-window rate limits across processes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from patience.server.bus import Bus, BusError, MemoryBus, make_bus
+from patience.server.bus.redisbus import RedisBus
+
+Factory = Callable[[str], Awaitable[Bus]]
+
+
+def run(test: Callable[[Factory], Awaitable[None]], kind: str, redis_url: str, prefix: str) -> None:
+    """Run ``test`` with a factory of buses of ``kind`` that share one arena (memory: one bus for all)."""
+
+    async def main() -> None:
+        made: list[Bus] = []
+        shared = MemoryBus("solo")
+
+        async def factory(node: str) -> Bus:
+            if kind == "memory":
+                return shared
+            bus = RedisBus(redis_url, node, prefix=prefix)
+            await bus.start()
+            made.append(bus)
+            return bus
+
+        try:
+            await test(factory)
+        finally:
+            for bus in made:
+                await bus.close()
+
+    asyncio.run(main())
+
+
+@pytest.fixture(params=["memory", "redis"])
+def arena(request: pytest.FixtureRequest, bus_prefix: str) -> Callable[[Callable[[Factory], Awaitable[None]]], None]:
+    kind = request.param
+    url = request.getfixturevalue("redis_url") if kind == "redis" else ""
+    return lambda test: run(test, kind, url, bus_prefix)
+
+
+async def until(check: Callable[[], bool], seconds: float = 5.0) -> None:
+    async with asyncio.timeout(seconds):
+        while not check():
+            await asyncio.sleep(0.005)
+
+
+def test_messages_reach_every_subscriber_in_order(arena: Any) -> None:
+    async def test(make: Factory) -> None:
+        a, b = await make("a"), await make("b")
+        got_a: list[bytes] = []
+        got_b: list[bytes] = []
+        await a.subscribe("match:m1", got_a.append)
+        await b.subscribe("match:m1", got_b.append)
+        for i in range(50):
+            await a.publish("match:m1", b"%d" % i)
+        await until(lambda: len(got_a) == 50 and len(got_b) == 50)
+        assert got_a == got_b == [b"%d" % i for i in range(50)]
+        await b.unsubscribe("match:m1", got_b.append)
+        await a.publish("match:m1", b"last")
+        await until(lambda: len(got_a) == 51)
+        await asyncio.sleep(0.05)
+        assert len(got_b) == 50
+
+    arena(test)
+
+
+def test_hashes_are_shared(arena: Any) -> None:
+    async def test(make: Factory) -> None:
+        a, b = await make("a"), await make("b")
+        await a.hset("pool:reloaded/standard/300", "u1", b"1500")
+        await b.hset("pool:reloaded/standard/300", "u2", b"1620")
+        assert await a.hgetall("pool:reloaded/standard/300") == {"u1": b"1500", "u2": b"1620"}
+        assert await b.hdel("pool:reloaded/standard/300", "u1", "nobody") == 1
+        assert await a.hgetall("pool:reloaded/standard/300") == {"u2": b"1620"}
+        assert await a.hgetall("pool:nothing") == {}
+
+    arena(test)
+
+
+def test_a_lease_has_one_holder_until_it_lapses_or_is_released(arena: Any) -> None:
+    async def test(make: Factory) -> None:
+        a, b = await make("a"), await make("b")
+        token = await a.acquire("lease:match:m1", 0.3)
+        assert token is not None and await b.acquire("lease:match:m1", 0.3) is None
+        assert await b.holder("lease:match:m1") == a.node
+        assert not await b.renew("lease:match:m1", "b/forged", 5.0)  # only with the token
+        await b.release("lease:match:m1", "b/forged")
+        assert await a.renew("lease:match:m1", token, 0.3)
+        await a.release("lease:match:m1", token)
+        assert await a.holder("lease:match:m1") is None
+        again = await b.acquire("lease:match:m1", 0.2)
+        assert again is not None
+        if isinstance(a, MemoryBus):
+            return  # the memory bus's clock is the process's: the lapse is shown on Redis's
+        await asyncio.sleep(0.3)  # b stops renewing (it died, say): the lease lapses
+        assert await a.holder("lease:match:m1") is None
+        assert not await b.renew("lease:match:m1", again, 1.0)
+        assert await a.acquire("lease:match:m1", 1.0) is not None
+
+    arena(test)
+
+
+def test_a_lock_lets_one_worker_in_at_a_time(arena: Any) -> None:
+    async def test(make: Factory) -> None:
+        buses = [await make(f"n{i}") for i in range(3)]
+        inside = 0
+        most = 0
+        done = 0
+
+        async def work(bus: Bus) -> None:
+            nonlocal inside, most, done
+            for _ in range(10):
+                async with bus.lock("lock:pool", ttl_s=2.0):
+                    inside += 1
+                    most = max(most, inside)
+                    await asyncio.sleep(0.001)
+                    inside -= 1
+                    done += 1
+
+        await asyncio.gather(*(work(bus) for bus in buses for _ in range(2)))
+        assert most == 1 and done == 60
+
+    arena(test)
+
+
+def test_a_rate_limit_counts_every_process(arena: Any) -> None:
+    async def test(make: Factory) -> None:
+        a, b = await make("a"), await make("b")
+        waits = [await (a if i % 2 else b).hit("rate:signin:frank", 60.0, 5) for i in range(8)]
+        assert waits[:5] == [0.0] * 5
+        assert all(55.0 < w <= 60.0 for w in waits[5:])  # told how long to wait, nothing counted
+        assert await a.hit("rate:signin:other", 60.0, 5) == 0.0
+
+    arena(test)
+
+
+def test_concurrent_hits_never_pass_the_limit(arena: Any) -> None:
+    async def test(make: Factory) -> None:
+        buses = [await make(f"n{i}") for i in range(3)]
+        waits = await asyncio.gather(*(buses[i % 3].hit("rate:race", 60.0, 5) for i in range(30)))
+        assert sum(1 for w in waits if w == 0.0) == 5
+
+    arena(test)
+
+
+def test_a_wrong_or_unreachable_bus_is_a_clear_error() -> None:
+    with pytest.raises(BusError, match="must start with redis://"):
+        make_bus("http://127.0.0.1:6379")
+    assert isinstance(make_bus(None), MemoryBus)
+
+    async def main() -> None:
+        bus = make_bus("redis://127.0.0.1:1/0")
+        with pytest.raises(BusError, match="cannot reach Redis"):
+            await bus.start()
+        await bus.close()
+
+    asyncio.run(main())
