@@ -382,6 +382,50 @@ def test_undo_right_after_a_move_costs_only_the_undo(game: str, seed: int, rnd: 
                 assert session.score == max(0, score - 1)
 
 
+def pick_looping(state: State, rnd: random.Random) -> Move | None:
+    """A random legal move, often one onto or off a foundation: the moves a loop of points would use."""
+    moves = state.legal_moves()
+    if not moves:
+        return None
+    foundation = [m for m in moves if m.dst == "f" or m.src in FOUNDATIONS]
+    if foundation and rnd.random() < 0.7:
+        return rnd.choice(foundation)
+    return rnd.choice(moves)
+
+
+@pytest.mark.parametrize("options", [{}, {"clamp": "end"}, {"time_limit": 0}], ids=str)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, rnd=players)
+def test_no_loop_of_moves_raises_the_score(options: dict[str, Any], seed: int, rnd: random.Random) -> None:
+    """Solitaire Reloaded: any sequence of moves and undos that comes back to a position of the game's
+    line never leaves the score higher than it was there. A position is the cards and the cards that
+    have earned their foundation points (RULES.md §2: only the first time a card reaches a foundation);
+    the line is the positions the moves that stand went through: an undo takes its move back, and with
+    it what a loop since cost, so a position passed only by moves now undone is no longer on it."""
+    clock = ManualClock()
+    session = Session("reloaded", seed, options, clock=clock)
+    line = [((session.state.key(), frozenset(session.scored)), session.score)]
+    for _ in range(150):
+        if session.is_over:
+            break
+        clock.advance(rnd.choice((0, 0, 0, 0.5, 4)))
+        if session.undo_reason() is None and rnd.random() < 0.25:
+            session.undo()
+            line.pop()
+        else:
+            move = pick_looping(session.state, rnd)
+            if move is None:
+                break
+            session.play(move)
+            line.append(((session.state.key(), frozenset(session.scored)), session.score))
+        here = (session.state.key(), frozenset(session.scored))
+        before = [score for position, score in line[:-1] if position == here]
+        assert line[-1][0] == here
+        assert session.score <= min(before, default=session.score), "a loop of moves gained points"
+        assert session.score <= line[-1][1], "an undo gained points"
+        line[-1] = (here, session.score)
+
+
 class Readings:
     """A clock that moves on by the next of its steps (seconds) each time it is read, then stands."""
 

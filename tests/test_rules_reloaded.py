@@ -419,6 +419,62 @@ def test_score_card_from_foundation_back_to_tableau_is_minus_15() -> None:
     assert session.score == 55
 
 
+def test_decision_a_card_earns_its_foundation_points_only_the_first_time() -> None:
+    """"+10 × value (Decision: only the first time that card reaches a foundation; a card taken back
+    and played up again earns nothing, so no loop of moves gains points)" (issue 10: ``fh>t3``,
+    ``t3>f`` repeated earned +5 a round with the 2♥, +115 with a King) """
+    session = session_on(klondike({"t1": ["7S"], "t2": ["8H"]}, heights=(6, 0, 0, 0)))
+    session.play("t1>f")
+    for _ in range(3):
+        session.play("fs>t2")
+        session.play("t2>f")
+    assert lines(session) == [("foundation", 70)] + [("from_foundation", -15)] * 3
+    assert session.score == 70 - 3 * 15
+    assert session.scored == {parse_card("7S")}
+
+
+def test_decision_an_undone_move_never_happened_so_the_card_earns_its_points_again() -> None:
+    """An undo takes the move's points back and with them the card's "already scored" mark."""
+    session = session_on(klondike({"t1": ["7S"], "t2": ["8H"]}, heights=(6, 0, 0, 0)))
+    session.play("t1>f")
+    session.undo()
+    assert session.scored == set()
+    session.play("t1>f")
+    assert lines(session) == [("foundation", 70), ("take_back", -70), ("undo", -1), ("foundation", 70)]
+    assert session.score == 70  # the undo's −1 was held at 0
+    # taken back by a move, put up again, and those two moves undone: the card's points stand
+    session.play("fs>t2")
+    session.play("t2>f")
+    session.undo()
+    session.undo()
+    assert session.scored == {parse_card("7S")}
+    session.play("fs>t2")
+    session.play("t2>f")
+    assert lines(session)[-1] == ("from_foundation", -15)
+
+
+def test_decision_foundation_once_option_no_pays_every_time() -> None:
+    """The Decision is an option: ``foundation_once=no`` pays a card each time it goes up."""
+    state = klondike({"t1": ["7S"], "t2": ["8H"]}, heights=(6, 0, 0, 0), options={"foundation_once": False})
+    session = session_on(state)
+    for move in ("t1>f", "fs>t2", "t2>f"):
+        session.play(move)
+    assert lines(session) == [("foundation", 70), ("from_foundation", -15), ("foundation", 70)]
+    assert Reloaded.INFO.options().foundation_once is True
+
+
+def test_decision_the_scored_cards_replay_from_the_record() -> None:
+    """The "already scored" mark is rebuilt by replaying the record, undos included."""
+    state = klondike({"t1": ["7S"], "t2": ["8H"]}, heights=(6, 0, 0, 0))
+    live = session_on(state)
+    for action in ("t1>f", "fs>t2", "undo", "fs>t2", "t2>f", "fs>t2"):
+        live.apply_action(action)
+    again = session_on(klondike({"t1": ["7S"], "t2": ["8H"]}, heights=(6, 0, 0, 0)))
+    for entry in live.record()["actions"]:
+        again.apply_action(entry["m"])
+    assert again.ledger == live.ledger and again.scored == live.scored == {parse_card("7S")}
+
+
 def test_score_undo_is_minus_1_and_the_undone_moves_points_are_taken_back() -> None:
     """"an undo | −1, and the undone move's points are taken back" """
     session = session_on(two_spades())

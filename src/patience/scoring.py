@@ -1,7 +1,9 @@
 """Score tables (RULES.md): what each game pays for what happened.
 
 A score table turns the engine's events into ledger lines ``(kind, points, reason)``. The
-session adds them to its ledger, applies the time rules and clamps where the game says so.
+session adds them to its ledger, applies the time rules and clamps where the game says so. What a
+table must remember of the game so far (the cards that have earned their foundation points) the
+session keeps and hands in, so that an undo takes it back and a replay builds it again.
 The numbers come from the game's options, so every line of a table is configurable.
 """
 
@@ -35,7 +37,9 @@ class ScoreTable:
     def start(self, state: State) -> list[Line]:
         return []
 
-    def move(self, state: State, events: tuple[Event, ...]) -> list[Line]:
+    def move(self, state: State, events: tuple[Event, ...], scored: set[Card]) -> list[Line]:
+        """The lines of a move's events. ``scored`` holds the cards that have earned their foundation
+        points so far in the game (moves undone left out); a table adds the cards it pays for."""
         return []
 
     def end(self, state: State, outcome: Outcome, elapsed_ms: int, steps: int) -> list[Line]:
@@ -60,7 +64,7 @@ class CarpetScore(ScoreTable):
         on = state.foundation_cards()  # type: ignore[attr-defined]
         return [("start", on, f"{on} aces start the foundations")] if on else []
 
-    def move(self, state: State, events: tuple[Event, ...]) -> list[Line]:
+    def move(self, state: State, events: tuple[Event, ...], scored: set[Card]) -> list[Line]:
         return [("foundation", 1, f"{e.card.display} onto its foundation")
                 for e in events if e.kind == Event.FOUNDATION and e.card is not None]
 
@@ -84,12 +88,17 @@ class ReloadedScore(ScoreTable):
         self.time_limit_ms = o.time_limit * 1000 if o.time_limit else None
         self.time_penalty = (o.time_penalty_points, o.time_penalty_seconds * 1000)
 
-    def move(self, state: State, events: tuple[Event, ...]) -> list[Line]:
+    def move(self, state: State, events: tuple[Event, ...], scored: set[Card]) -> list[Line]:
         o = self.options
         lines: list[Line] = []
         for e in events:
             card = e.card
             if e.kind == Event.FOUNDATION and card is not None:
+                # Decision (foundation_once): a card pays only the first time it goes up, else taking
+                # it back (−15) and putting it up again (+10 × value) would be a loop that earns
+                if o.foundation_once and card in scored:
+                    continue
+                scored.add(card)
                 lines.append(("foundation", o.foundation_points * _value(card),
                               f"{card.display} onto a foundation ({o.foundation_points} × {_value(card)})"))
             elif e.kind == Event.REVEAL and card is not None:
@@ -133,7 +142,7 @@ class FaecherScore(ScoreTable):
         limit = o.time_limit * 1000
         return o.pool * max(0, limit - elapsed_ms) // limit
 
-    def move(self, state: State, events: tuple[Event, ...]) -> list[Line]:
+    def move(self, state: State, events: tuple[Event, ...], scored: set[Card]) -> list[Line]:
         o = self.options
         lines: list[Line] = []
         for e in events:

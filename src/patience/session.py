@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from patience.cards import Card
 from patience.errors import GameOverError, IllegalMoveError
 from patience.games import Move, Outcome, State, get_game
 from patience.options import options_to_dict
@@ -83,6 +84,7 @@ class LogEntry:
 class _Played:
     move: Move
     entries: list[LedgerEntry] = field(default_factory=list)
+    scored: frozenset[Card] = frozenset()  # the cards that earned their foundation points by this move
 
 
 class Session:
@@ -111,6 +113,7 @@ class Session:
         self.moves_made = 0
         self.undo_depth = 0  # moves that may be undone now, under a limited undo
         self._played: list[_Played] = []
+        self.scored: set[Card] = set()  # cards that have earned their foundation points (moves not undone)
         self._periods_charged = 0
         for kind, points, reason in self.table.start(self.state):
             self._add(0, kind, points, reason)
@@ -205,8 +208,10 @@ class Session:
             self.undo_depth = min(self.undo_depth + 1, self.table.undo_limit)
         played = _Played(move)
         self._played.append(played)
-        for kind, points, why in self.table.move(self.state, events):
+        known = frozenset(self.scored)
+        for kind, points, why in self.table.move(self.state, events, self.scored):
             played.entries.append(self._add(now, kind, points, why))
+        played.scored = frozenset(self.scored) - known
         self._check_over(now)
         return move
 
@@ -221,6 +226,7 @@ class Session:
             raise IllegalMoveError("undo", reason)
         played = self._played.pop()
         self.state.pop()
+        self.scored -= played.scored  # an undone move never happened: its cards may earn their points again
         self.undo_depth -= 1
         self.log.append(LogEntry(now, "undo"))
         back = -sum(e.applied for e in played.entries)

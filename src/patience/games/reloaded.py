@@ -38,6 +38,8 @@ class ReloadedOptions:
     undo_limit: int = option(3, "undos allowed in a row (a new move starts a new row)", low=0, high=1000)
     reveal_points: int = option(5, "a face-down card turned up (the source marks it '???')", low=-1000, high=1000)
     foundation_points: int = option(10, "a card onto a foundation, times its value", low=-1000, high=1000)
+    foundation_once: bool = option(True, "a card earns its foundation points only the first time it reaches a "
+                                   "foundation (Decision: no loop of moves gains points)")
     waste_to_tableau_points: int = option(5, "a card from the waste onto the tableau, times its value",
                                           low=-1000, high=1000)
     solved_points: int = option(2500, "game solved: fixed part", low=0, high=100000)
