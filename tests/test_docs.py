@@ -20,6 +20,29 @@ def test_every_option_of_every_game_is_in_the_rules_document() -> None:
             assert f"| `{name}` | `{shown}` |" in section, f"{gid} option {name} missing or stale in docs/rules.md"
 
 
+UNDO_EXAMPLES = "4 draws then 4 undos: the 4th undo is refused; 5 draws, 2 undos, a draw: 2 undos are allowed"
+
+
+def test_undo_is_explained_as_the_engine_does_it() -> None:
+    """Each move adds one undo up to the limit and each undo uses one (tests/test_rules_reloaded.py plays
+    the examples); no text says that a new move starts a new row of undos, which the engine never did."""
+    rules = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert UNDO_EXAMPLES in " ".join(rules.split())
+    texts = {path: (ROOT / path).read_text(encoding="utf-8") for path in (
+        "docs/rules.md", "docs/protocol.md", "README.md", "src/patience/web/js/i18n.js", "src/patience/cli/play.py")}
+    texts["options"] = " ".join(doc for cls in GAMES.values() for _, _, doc in describe_options(cls.INFO.options))
+    for name, text in texts.items():
+        flat = " ".join(text.split())
+        for stale in ("new move starts a new row", "new row", "undos in a row", "Rücknahmen hintereinander",
+                      "annullamenti di fila", "3 in a row)", "3 hintereinander", "3 di fila"):
+            assert stale not in flat, f"{name} says {stale!r}"
+    i18n = texts["src/patience/web/js/i18n.js"]
+    for sentence in ("Each move adds one undo, up to 3 in store; each undo uses one.",
+                     "Jeder Zug gibt eine Rücknahme dazu, höchstens 3 auf Vorrat; jede Rücknahme verbraucht eine.",
+                     "Ogni mossa aggiunge un annullamento, fino a 3 di scorta; ogni annullamento ne usa uno."):
+        assert sentence in i18n
+
+
 def test_readme_opens_with_the_two_set_up_commands_and_ci_runs_the_same_test_command() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     head = readme[: readme.index("## ", readme.index("## Set up") + 3)]

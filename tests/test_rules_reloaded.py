@@ -288,6 +288,27 @@ def test_play_undo_depends_on_the_play_since_never_more_than_3_back() -> None:
     assert session.undos_left() == 3
 
 
+def test_undo_each_move_adds_one_undo_up_to_3_each_undo_uses_one() -> None:
+    """docs/rules.md's two examples: "4 draws then 4 undos: the 4th undo is refused; 5 draws, 2 undos,
+    a draw: 2 undos are allowed" (a new move gives back one undo, it does not start a new row of 3)."""
+    session = Session("reloaded", 5, clock=ManualClock())
+    for _ in range(4):
+        session.play("draw")
+    for _ in range(3):
+        session.undo()
+    with pytest.raises(IllegalMoveError, match="at most 3 moves back: make a move first"):
+        session.undo()
+    session = Session("reloaded", 5, clock=ManualClock())
+    for action in ["draw"] * 5 + ["undo"] * 2 + ["draw"]:
+        session.apply_action(action)
+    assert session.undos_left() == 2
+    session.undo()
+    session.undo()
+    with pytest.raises(IllegalMoveError, match="at most 3 moves back: make a move first"):
+        session.undo()
+    assert session.state.ply == 2
+
+
 def test_undo_limit_is_an_option() -> None:
     """The undo limit is configurable: ``undo_limit=1`` allows one move back, 0 none."""
     session = Session("reloaded", 5, {"undo_limit": 1}, clock=ManualClock())

@@ -25,7 +25,7 @@ class ScoreTable:
     game: ClassVar[str] = ""
     clamp_every: bool = False  # keep the running total at 0 or more after every change
     clamp_end: bool = False
-    undo_limit: int | None = None  # undos allowed in a row; None: no limit
+    undo_limit: int | None = None  # undos in store at most (each move adds one, each undo uses one); None: any
     undo_points: int = 0
     illegal_points: int = 0  # charged for a well-formed move the rules reject
     time_limit_ms: int | None = None

@@ -140,7 +140,8 @@ HELP = {
 COMMANDS_HELP = """\
   moves      list the legal moves
   hint       a suggested move
-  undo       take back the last move (where the game allows it)
+  undo       take back the last move where the game allows it: each move adds one undo, up to
+             the game's store (Solitaire Reloaded: 3; "undos left" below the board), each undo uses one
   score      the score ledger: every change and why
   save FILE  write the game record (JSON)
   board      draw the board again

@@ -44,7 +44,8 @@ class CarpetOptions:
         choices=("waste", "stock"),
     )
     time_limit: int = option(0, "time limit in seconds, 0 for none (duels: the match's limit)", low=0, high=86400)
-    undo_limit: int = option(-1, "undos allowed in a row, -1 for any number (duels: 3)", low=-1, high=1000)
+    undo_limit: int = option(-1, "undos in store at most (each move adds one, each undo uses one), "
+                             "-1 for any number (duels: 3)", low=-1, high=1000)
 
     def check(self) -> None:
         cells = self.rows * self.cols

@@ -60,7 +60,8 @@ class FaecherOptions:
     illegal_points: int = option(-50, "an attempted illegal move (a wrong click)", low=-10000, high=10000)
     fan_emptied_points: int = option(300, "the fan emptied", low=-10000, high=10000)
     solved_points: int = option(500, "game solved", low=-10000, high=100000)
-    undo_limit: int = option(0, "undos allowed in a row (the source game has none)", low=0, high=1000)
+    undo_limit: int = option(0, "undos in store at most (each move adds one, each undo uses one; the source "
+                             "game has none)", low=0, high=1000)
 
 
 INFO = GameInfo(

@@ -35,7 +35,8 @@ class ReloadedOptions:
     """Options of Solitaire Reloaded: time, undo, the score table and the match bonus."""
 
     time_limit: int = option(300, "time limit in seconds, 0 for none (Decision: 5 minutes)", low=0, high=86400)
-    undo_limit: int = option(3, "undos allowed in a row (a new move starts a new row)", low=0, high=1000)
+    undo_limit: int = option(3, "undos in store at most: each move adds one, each undo uses one",
+                             low=0, high=1000)
     reveal_points: int = option(5, "a face-down card turned up (the source marks it '???')", low=-1000, high=1000)
     foundation_points: int = option(10, "a card onto a foundation, times its value", low=-1000, high=1000)
     foundation_once: bool = option(True, "a card earns its foundation points only the first time it reaches a "

@@ -42,7 +42,7 @@ const TEXT = {
       teppich: { "4x5": "4 × 5 carpet", "5x6": "5 × 6 carpet", waste: "With waste pile",
         "5x6-waste": "5 × 6 with waste pile" },
       reloaded: { "5min": "5 minutes", "10min": "10 minutes", untimed: "No time limit" },
-      faecher: { standard: "Standard", "with-undo": "With undo (3 in a row)" },
+      faecher: { standard: "Standard", "with-undo": "With undo (up to 3)" },
     },
     rules_text: {
       teppich: ["The four aces start the foundations; 20 cards lie face up as a carpet of 4 × 5.",
@@ -53,7 +53,7 @@ const TEXT = {
         "Build the tableau down in alternating colours; only a King fills an empty pile.",
         "Foundations by suit from Ace to King. Points for every card played, −2 every 10 s, " +
         "−10 each time the stock is turned again.",
-        "Up to 3 undos in a row. Five minutes on the clock."],
+        "Each move adds one undo, up to 3 in store; each undo uses one. Five minutes on the clock."],
       faecher: ["Ranks run 2 … 10, Jack, Queen, King, Ace. The four 2s start the foundations, built up by suit.",
         "Each of the 9 fan cards goes to a foundation or a reserve pile, never back.",
         "Reserve piles build down by suit (a King on an Ace); an empty one takes any card. " +
@@ -90,7 +90,7 @@ const TEXT = {
       foundation_top_only: "Only a foundation's top card can move",
       foundation_to_tableau: "A card from a foundation may only go back to the tableau",
       no_undo_game: "This game has no undo", no_undo_move: "There is no move to undo",
-      undo_row: "At most {n} undos in a row: make a move first", game_over: "The game is over",
+      undo_row: "No undo in store (each move adds one, up to {n}): make a move first", game_over: "The game is over",
       no_winnable: "No winnable deals are known yet for {variant}",
       l_start: "{n} aces start the foundations", l_foundation: "{card} onto its foundation",
       l_foundation_x: "{card} onto a foundation ({a} × {b})",
@@ -142,7 +142,7 @@ const TEXT = {
       teppich: { "4x5": "Teppich 4 × 5", "5x6": "Teppich 5 × 6", waste: "Mit Ablagestapel",
         "5x6-waste": "5 × 6 mit Ablagestapel" },
       reloaded: { "5min": "5 Minuten", "10min": "10 Minuten", untimed: "Ohne Zeitlimit" },
-      faecher: { standard: "Standard", "with-undo": "Mit Rücknahme (3 hintereinander)" },
+      faecher: { standard: "Standard", "with-undo": "Mit Rücknahme (bis zu 3)" },
     },
     rules_text: {
       teppich: ["Die vier Asse bilden die Ablagen; 20 Karten liegen offen als Teppich von 4 × 5.",
@@ -153,7 +153,8 @@ const TEXT = {
         "In den Reihen abwärts in wechselnden Farben; nur ein König auf eine leere Reihe.",
         "Ablagen nach Farbe vom Ass bis zum König. Punkte für jede gespielte Karte, −2 alle 10 s, " +
         "−10 für jedes erneute Umdrehen.",
-        "Bis zu 3 Rücknahmen hintereinander. Fünf Minuten Zeit."],
+        "Jeder Zug gibt eine Rücknahme dazu, höchstens 3 auf Vorrat; jede Rücknahme verbraucht eine. " +
+        "Fünf Minuten Zeit."],
       faecher: ["Reihenfolge 2 … 10, Bube, Dame, König, Ass. Die vier Zweier beginnen die Familien, " +
         "farbgleich aufsteigend.",
         "Jede der 9 Fächerkarten geht auf eine Familie oder einen Hilfsstapel, nie zurück.",
@@ -191,7 +192,7 @@ const TEXT = {
       foundation_top_only: "Nur die oberste Karte einer Ablage kann bewegt werden",
       foundation_to_tableau: "Eine Karte von der Ablage darf nur zurück in die Reihen",
       no_undo_game: "In diesem Spiel gibt es keine Rücknahme", no_undo_move: "Kein Zug zum Zurücknehmen",
-      undo_row: "Höchstens {n} Rücknahmen hintereinander: erst ziehen", game_over: "Das Spiel ist vorbei",
+      undo_row: "Keine Rücknahme auf Vorrat (jeder Zug gibt eine dazu, höchstens {n}): erst ziehen", game_over: "Das Spiel ist vorbei",
       no_winnable: "Für {variant} sind noch keine lösbaren Spiele bekannt",
       l_start: "{n} Asse beginnen die Ablagen", l_foundation: "{card} auf die Ablage",
       l_foundation_x: "{card} auf die Ablage ({a} × {b})",
@@ -242,7 +243,7 @@ const TEXT = {
       teppich: { "4x5": "Tappeto 4 × 5", "5x6": "Tappeto 5 × 6", waste: "Con scarti",
         "5x6-waste": "5 × 6 con scarti" },
       reloaded: { "5min": "5 minuti", "10min": "10 minuti", untimed: "Senza limite di tempo" },
-      faecher: { standard: "Standard", "with-undo": "Con annullamento (3 di fila)" },
+      faecher: { standard: "Standard", "with-undo": "Con annullamento (fino a 3)" },
     },
     rules_text: {
       teppich: ["I quattro assi aprono le basi; 20 carte scoperte formano un tappeto di 4 × 5.",
@@ -253,7 +254,8 @@ const TEXT = {
         "Nelle colonne si scende a colori alterni; solo un re va in una colonna vuota.",
         "Basi per seme dall'asso al re. Punti per ogni carta giocata, −2 ogni 10 s, " +
         "−10 ogni volta che si rigira il mazzo.",
-        "Fino a 3 annullamenti di fila. Cinque minuti di tempo."],
+        "Ogni mossa aggiunge un annullamento, fino a 3 di scorta; ogni annullamento ne usa uno. " +
+        "Cinque minuti di tempo."],
       faecher: ["Ordine 2 … 10, fante, donna, re, asso. I quattro 2 aprono le basi, che salgono per seme.",
         "Ognuna delle 9 carte del ventaglio va su una base o su una riserva, mai indietro.",
         "Le riserve scendono per seme (un re su un asso); una vuota accetta qualsiasi carta. " +
@@ -292,7 +294,7 @@ const TEXT = {
       foundation_top_only: "Si sposta solo la carta in cima a una base",
       foundation_to_tableau: "Una carta dalla base può tornare solo nelle colonne",
       no_undo_game: "In questo gioco non si annulla", no_undo_move: "Nessuna mossa da annullare",
-      undo_row: "Al massimo {n} annullamenti di fila: prima fai una mossa", game_over: "La partita è finita",
+      undo_row: "Nessun annullamento di scorta (ogni mossa ne aggiunge uno, fino a {n}): prima fai una mossa", game_over: "La partita è finita",
       no_winnable: "Per {variant} non si conoscono ancora partite risolvibili",
       l_start: "{n} assi aprono le basi", l_foundation: "{card} sulla base",
       l_foundation_x: "{card} sulla base ({a} × {b})",
