@@ -51,7 +51,8 @@ const TEXT = {
         "Score: the cards on the foundations. Build every suit up to the King to win."],
       reloaded: ["Klondike, turning one card at a time; the waste may be turned over as often as you like.",
         "Build the tableau down in alternating colours; only a King fills an empty pile.",
-        "Foundations by suit from Ace to King. Points for every card played, −2 every 10 s, " +
+        "Foundations by suit from Ace to King. Points for every card played (onto a foundation only the " +
+        "first time), −2 every 10 s, " +
         "−10 each time the stock is turned again.",
         "Each move adds one undo, up to 3 in store; each undo uses one. Five minutes on the clock."],
       faecher: ["Ranks run 2 … 10, Jack, Queen, King, Ace. The four 2s start the foundations, built up by suit.",
@@ -151,7 +152,8 @@ const TEXT = {
         "Punkte: die Karten auf den Ablagen. Gewonnen, wenn jede Farbe bis zum König liegt."],
       reloaded: ["Klondike, eine Karte wird gezogen; der Abwurf darf beliebig oft umgedreht werden.",
         "In den Reihen abwärts in wechselnden Farben; nur ein König auf eine leere Reihe.",
-        "Ablagen nach Farbe vom Ass bis zum König. Punkte für jede gespielte Karte, −2 alle 10 s, " +
+        "Ablagen nach Farbe vom Ass bis zum König. Punkte für jede gespielte Karte (auf die Ablagen nur " +
+        "beim ersten Mal), −2 alle 10 s, " +
         "−10 für jedes erneute Umdrehen.",
         "Jeder Zug gibt eine Rücknahme dazu, höchstens 3 auf Vorrat; jede Rücknahme verbraucht eine. " +
         "Fünf Minuten Zeit."],
@@ -252,7 +254,8 @@ const TEXT = {
         "Punti: le carte sulle basi. Si vince portando ogni seme fino al re."],
       reloaded: ["Klondike, si gira una carta alla volta; gli scarti si possono rigirare quante volte si vuole.",
         "Nelle colonne si scende a colori alterni; solo un re va in una colonna vuota.",
-        "Basi per seme dall'asso al re. Punti per ogni carta giocata, −2 ogni 10 s, " +
+        "Basi per seme dall'asso al re. Punti per ogni carta giocata (sulle basi solo la prima volta), " +
+        "−2 ogni 10 s, " +
         "−10 ogni volta che si rigira il mazzo.",
         "Ogni mossa aggiunge un annullamento, fino a 3 di scorta; ogni annullamento ne usa uno. " +
         "Cinque minuti di tempo."],
