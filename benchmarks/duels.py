@@ -76,7 +76,7 @@ def make_players(data_dir: str, count: int, offset: int) -> list[Player]:
     from sqlalchemy.orm import Session
 
     from patience.server.app import DB_FILE
-    from patience.server.store import AuthSessionRow, Store, UserRow, sqlite_url
+    from patience.server.storage.store import AuthSessionRow, Store, UserRow, sqlite_url
 
     store = Store(sqlite_url(Path(data_dir) / DB_FILE))
     store.migrate()

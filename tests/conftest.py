@@ -28,8 +28,8 @@ from psycopg import sql
 from sqlalchemy.engine import URL, make_url
 
 from helpers import FakeTime
-from patience.server.store import database_url as checked_url
-from patience.server.store import sqlite_url
+from patience.server.storage.store import database_url as checked_url
+from patience.server.storage.store import sqlite_url
 
 # --doctest-modules would import this file once more as a module named "conftest", the name
 # tests/browser/conftest.py is loaded under too, and stop at the clash; it holds no doctest

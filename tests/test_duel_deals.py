@@ -22,8 +22,8 @@ from patience.errors import BadInputError, RecordError
 from patience.games import get_game
 from patience.rng import KeyedStream, check_seed, is_deal_key, new_deal_key, shuffled
 from patience.server import create_app
-from patience.server.dealstock import DealStock, add_deal, prove, stock_counts, take_deal, variant_of
-from patience.server.store import Store
+from patience.server.arena.dealstock import DealStock, add_deal, prove, stock_counts, take_deal, variant_of
+from patience.server.storage.store import Store
 from patience.session import ManualClock
 from patience.solve import solve_deal
 from patience.solve.search import Budget, Status

@@ -18,7 +18,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import BigInteger, Column, Integer, MetaData, Table, inspect, text
 
 from patience.cli import main
-from patience.server.store import Store, StoreError, alembic_config, database_url, metadata, sqlite_url
+from patience.server.storage.store import Store, StoreError, alembic_config, database_url, metadata, sqlite_url
 
 
 def tables(url: str) -> set[str]:

@@ -31,10 +31,10 @@ from patience.games import DRAW, REDEAL
 from patience.record import replay
 from patience.rng import is_deal_key
 from patience.server import create_app
-from patience.server.accounts import SESSION_COOKIE
 from patience.server.arena import Arena, LiveMatch
-from patience.server.league import finish_match, insert_match
-from patience.server.store import ChallengeRow, MatchMoveRow, MatchRow, SigninFailureRow, UserRow
+from patience.server.storage.league import finish_match, insert_match
+from patience.server.storage.store import ChallengeRow, MatchMoveRow, MatchRow, SigninFailureRow, UserRow
+from patience.server.web.identity import SESSION_COOKIE
 from patience.session import ManualClock
 
 FAST_HASH = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)  # argon2id, cheap for tests
@@ -50,7 +50,7 @@ def deal_key_for(number: int) -> str:
 def seeds(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
     """Duels deal from a known list of deal keys, so that a test can tell which deal a match has."""
     numbers = itertools.count(1)
-    monkeypatch.setattr("patience.server.dealstock.new_deal_key", lambda: deal_key_for(next(numbers)))
+    monkeypatch.setattr("patience.server.arena.dealstock.new_deal_key", lambda: deal_key_for(next(numbers)))
     return numbers
 
 
@@ -325,7 +325,7 @@ def test_pairing_prefers_the_closest_rating(app: Any, monkeypatch: pytest.Monkey
     strong, weak, middle = Page(person(app, "strong")), Page(person(app, "weak")), Page(person(app, "middle"))
     ids = {page.client.get("/api/me").json()["user"]["id"]: page for page in (strong, weak, middle)}
     ratings = {id(strong): Rating(1900, 80), id(weak): Rating(1200, 80), id(middle): Rating(1560, 80)}
-    monkeypatch.setattr("patience.server.arena.load_rating",
+    monkeypatch.setattr("patience.server.arena.lobby.load_rating",
                         lambda engine, user_id, game: ratings[id(ids[user_id])])
     for page in (strong, weak):  # 700 apart: too far to be paired at once
         page.send("seek", {"format": FORMAT})
@@ -788,7 +788,7 @@ def test_every_move_is_logged_before_it_is_acknowledged(database_url: str, fake_
             if list(rows):
                 raise RuntimeError("disk full")
 
-        monkeypatch.setattr("patience.server.arena.insert_moves", broken)
+        monkeypatch.setattr("patience.server.arena.matches.insert_moves", broken)
         failed = a.intent("stock")
         assert failed["t"] == "err" and failed["d"]["code"] == "server_error"  # not acknowledged
         monkeypatch.undo()

@@ -16,8 +16,9 @@ from sqlalchemy.orm import Session
 
 from patience.errors import IllegalMoveError
 from patience.games import Outcome
-from patience.server.hub import GameClock, LiveGame, restore
-from patience.server.store import GameRow, SavedGame, Store, metadata, sqlite_url
+from patience.server.live import GameClock
+from patience.server.solo.hub import LiveGame, restore
+from patience.server.storage.store import GameRow, SavedGame, Store, metadata, sqlite_url
 from patience.session import Session as GameSession
 
 
@@ -66,7 +67,7 @@ def test_saving_twice_updates_one_row_and_the_end_is_kept(store: Store) -> None:
 def test_statistics_count_finished_games_and_streaks(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     # games end one after the other; saved within one millisecond, their order would be the database's choice
     clock = iter(range(1_000_000, 2_000_000, 10))
-    monkeypatch.setattr("patience.server.store._now_ms", lambda: next(clock))
+    monkeypatch.setattr("patience.server.storage.store._now_ms", lambda: next(clock))
     outcomes = ["won", "won", "no_moves", "won", "won", "won", "given_up", "won"]
     for i, outcome in enumerate(outcomes):
         store.save_games([saved(f"game-{i:04}", outcome, score=10 * i)])

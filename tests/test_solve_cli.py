@@ -206,7 +206,7 @@ def test_winnable_command(tmp_path: Path) -> None:
 def test_the_server_and_terminal_hint_is_the_solvers() -> None:
     import patience.solve
     import patience.solve.hints  # importing the module must not hide the function
-    from patience.server.hints import hint as server_hint
+    from patience.server.solo.hints import hint as server_hint
 
     assert callable(patience.solve.hint)
     session = Session("faecher", 9, clock=ManualClock())

@@ -67,7 +67,7 @@ def sign_up(page: Any, base_url: str, login: str, name: str) -> None:
 def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_url: str, shot: Any,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     seed, ace, pile = ace_deal()
-    monkeypatch.setattr("patience.server.dealstock.new_deal_key", lambda: seed)
+    monkeypatch.setattr("patience.server.arena.dealstock.new_deal_key", lambda: seed)
     anna, bruno = two
     sockets: list[Any] = []
     through = {"on": True}

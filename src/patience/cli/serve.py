@@ -37,7 +37,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from patience.server.app import DB_FILE, create_app, default_data_dir
-    from patience.server.store import Store, StoreError, safe_url, sqlite_url
+    from patience.server.storage.store import Store, StoreError, safe_url, sqlite_url
 
     url = args.database_url or os.environ.get(DATABASE_URL_ENV) or None
     if url is None:

@@ -26,7 +26,19 @@ memory. Several processes, on one machine or many, share a Redis server: :class:
 
 from __future__ import annotations
 
-from patience.server.bus.base import Bus, BusError, Handler, make_bus, node_name
+from patience.server.bus.base import Bus, BusError, Handler, node_name
 from patience.server.bus.memory import MemoryBus
 
 __all__ = ["Bus", "BusError", "Handler", "MemoryBus", "make_bus", "node_name"]
+
+
+def make_bus(url: str | None, node: str | None = None) -> Bus:
+    """The memory bus without a URL, else the Redis bus at ``url`` (``redis://host:port/db``)."""
+    if not url:
+        return MemoryBus(node)
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise BusError(f"the bus URL must start with redis://, rediss:// or unix://, not {url[:40]!r}")
+    from patience.server.bus.redisbus import RedisBus
+
+    return RedisBus(url, node)
+

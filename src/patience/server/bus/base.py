@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable
 
 from patience.errors import PatienceError
 
-__all__ = ["Bus", "BusError", "Handler", "make_bus", "node_name"]
+__all__ = ["Bus", "BusError", "Handler", "node_name"]
 
 Handler = Callable[[bytes], None]
 """Called in the event loop with each message of a channel subscribed to."""
@@ -125,16 +125,3 @@ class Bus(ABC):
     async def hit(self, key: str, window_s: float, limit: int) -> float:
         """Count one event for ``key`` if fewer than ``limit`` happened in the last ``window_s``
         seconds: returns 0.0 then, else the seconds until one more is allowed (nothing counted)."""
-
-
-def make_bus(url: str | None, node: str | None = None) -> Bus:
-    """The memory bus without a URL, else the Redis bus at ``url`` (``redis://host:port/db``)."""
-    if not url:
-        from patience.server.bus.memory import MemoryBus
-
-        return MemoryBus(node)
-    if not url.startswith(("redis://", "rediss://", "unix://")):
-        raise BusError(f"the bus URL must start with redis://, rediss:// or unix://, not {url[:40]!r}")
-    from patience.server.bus.redisbus import RedisBus
-
-    return RedisBus(url, node)

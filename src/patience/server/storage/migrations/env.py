@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from patience.server.store import database_url, make_engine, metadata
+from patience.server.storage.store import database_url, make_engine, metadata
 
 
 def _migrate(connection: object) -> None:

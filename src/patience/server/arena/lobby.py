@@ -1,5 +1,5 @@
-"""Duels live: the lobby and its pools, challenges, matches on the server clock, the append-only
-move log written before anything is told, and the matches rebuilt from that log after a restart.
+"""The arena: the lobby and its pools, challenges, and the matches on the server clock, rebuilt
+from their logs after a restart (the matches themselves: :mod:`patience.server.arena.matches`).
 
 A match is a :class:`patience.duel.Match` in a :class:`LiveMatch`, which numbers every change as
 the next version and tells each player their own part (their table, score and ledger) and the
@@ -16,7 +16,6 @@ import functools
 import logging
 import secrets
 import time
-from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,356 +27,62 @@ from patience.duel import (
     LIMITS,
     Format,
     Match,
-    MatchResult,
     Player,
     Seeker,
     closest,
     pairs,
 )
-from patience.errors import BadInputError, GameOverError, IllegalMoveError, PatienceError
-from patience.games import DRAW, REDEAL, get_game
+from patience.errors import PatienceError
 from patience.ratings import Rating
 from patience.rng import check_seed
-from patience.server.dealstock import DealStock
-from patience.server.explain import why
-from patience.server.hub import Connection, GameClock, LiveGame, _line
-from patience.server.league import (
-    MoveRow,
-    OpenChallenge,
-    delete_challenges,
-    finish_match,
-    insert_challenge,
-    insert_match,
-    insert_moves,
-    load_rating,
-    open_challenges,
-    parse_rating,
-    saved_matches,
-)
+from patience.server.arena.dealstock import DealStock
+from patience.server.arena.matches import Intent, LiveMatch, LogWriter
+from patience.server.live import Connection, GameClock, Now
 from patience.server.protocol import (
     AcceptIntent,
     ChallengeIntent,
     ChallengeMsg,
-    DuelEvent,
-    DuelMsg,
     DuelPlayer,
-    ErrorMsg,
     GiveUpIntent,
     HintAsk,
     LobbyAsk,
     LobbyMsg,
-    MatchEnd,
     MatchJoin,
     MoveIntent,
     Ping,
     Pong,
     PoolInfo,
-    Progress,
-    Rejected,
     SeekIntent,
-    Status,
     StockIntent,
     TargetsAsk,
     UndoIntent,
     UnseekIntent,
     encode,
 )
-from patience.server.store import Store
+from patience.server.storage.league import (
+    MoveRow,
+    OpenChallenge,
+    delete_challenges,
+    finish_match,
+    insert_challenge,
+    insert_match,
+    load_rating,
+    open_challenges,
+    parse_rating,
+    saved_matches,
+)
+from patience.server.storage.store import Store
 
-__all__ = ["Arena", "LiveMatch", "LogWriter"]
+__all__ = ["Arena"]
 
 log = logging.getLogger("patience.server")
 
-Now = Callable[[], float]
-Intent = MoveIntent | StockIntent | UndoIntent | GiveUpIntent
 
-KEEP_REPLIES = 256  # answers kept per match for intents sent again
-KEEP_EVENTS = 400  # versions kept per match for a player who reconnects (older: the whole match)
-GATHER_SECONDS = 0.002  # how long the log writer lets rows gather before a transaction
-HEARTBEAT_MS = 5000  # a match logs its clock at least this often: a restart loses at most this much time
 CHALLENGE_SECONDS = 3600.0
 OVER_KEEP_SECONDS = 120.0  # a finished match stays in memory this long for late reconnects
 POOL_SHOWN = 12  # waiting players named per pool in the lobby
 FORMAT_KEYS = [Format(game, variant, limit).key for game, variants in FORMATS.items() for variant in variants
                for limit in LIMITS]
-
-
-# -- the move log writer -------------------------------------------------------------------------
-
-
-@dataclass
-class _Job:
-    before: list[Callable[[Any], None]]
-    moves: list[tuple[str, MoveRow]]
-    after: list[Callable[[Any], None]]
-    done: asyncio.Future[None]
-
-
-class LogWriter:
-    """Writes what matches hand it in batches, one transaction each, and says when it is durable.
-
-    Everything queued while a transaction runs goes into the next one, so a thousand players'
-    moves cost a few commits a second rather than a thousand. Within a batch, the ``before``
-    work (new matches) runs first, then every move row, then the ``after`` work (results).
-    """
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self._jobs: list[_Job] = []
-        self._wake = asyncio.Event()
-        self.batches = 0
-        self.rows = 0
-
-    async def write(self, moves: Iterable[tuple[str, MoveRow]] = (), *, before: Iterable[Callable[[Any], None]] = (),
-                    after: Iterable[Callable[[Any], None]] = ()) -> None:
-        job = _Job(list(before), list(moves), list(after), asyncio.get_running_loop().create_future())
-        self._jobs.append(job)
-        self._wake.set()
-        await job.done
-
-    async def run(self, gather_seconds: float = GATHER_SECONDS) -> None:
-        while True:
-            await self._wake.wait()
-            # a transaction costs far more than a row: let the moves of the next moment join this one
-            await asyncio.sleep(gather_seconds)
-            self._wake.clear()
-            await self.flush()
-
-    async def flush(self) -> None:
-        jobs, self._jobs = self._jobs, []
-        if not jobs:
-            return
-        try:
-            await anyio.to_thread.run_sync(self._commit, jobs)
-        except Exception as exc:  # every job of the batch is told; the matches rebuild from what is durable
-            log.exception("writing the move log failed")
-            for job in jobs:
-                if not job.done.done():
-                    job.done.set_exception(exc)
-            return
-        self.batches += 1
-        self.rows += sum(len(j.moves) for j in jobs)
-        for job in jobs:
-            if not job.done.done():
-                job.done.set_result(None)
-
-    def _commit(self, jobs: list[_Job]) -> None:
-        with self.store.engine.begin() as connection:
-            for job in jobs:
-                for work in job.before:
-                    work(connection)
-            insert_moves(connection, [row for job in jobs for row in job.moves])
-            for job in jobs:
-                for work in job.after:
-                    work(connection)
-
-
-# -- a live match --------------------------------------------------------------------------------
-
-
-def _player(p: Player) -> DuelPlayer:
-    return DuelPlayer(p.id, p.name, round(p.rating.rating), p.rating.provisional)
-
-
-class LiveMatch:
-    """A match being played: versions, the answers to acks, the players' connections."""
-
-    def __init__(self, match: Match, clock: GameClock, now: Now) -> None:
-        self.match = match
-        self.clock = clock
-        self.id = match.id
-        self.version = 0
-        self.first_version = 1
-        self.events: deque[tuple[bytes, bytes]] = deque()
-        self.replies: OrderedDict[tuple[int, str, int], bytes] = OrderedDict()
-        self.last_ack: dict[tuple[int, str], int] = {}
-        self.conns: tuple[set[Connection], set[Connection]] = (set(), set())
-        # a LiveGame per side draws that side's table and status exactly as a solo game's
-        self.views = tuple(LiveGame(match.id, p.id, s, clock, match.format.variant_name, now)
-                           for p, s in zip(match.players, match.sessions, strict=True))
-        self.ledger_sent = [len(s.ledger) for s in match.sessions]
-        self.lock = asyncio.Lock()
-        self.seq = 0
-        self.logged_ms = 0
-        self.end: MatchEnd | None = None
-        self.result: tuple[MatchResult, tuple[Rating, Rating]] | None = None
-        self.over_at: float | None = None
-        self.broken = False
-
-    # -- what each player sees ---------------------------------------------------------------
-
-    def side_of(self, user_id: str) -> int | None:
-        for side, player in enumerate(self.match.players):
-            if player.id == user_id:
-                return side
-        return None
-
-    def status(self, side: int) -> Status:
-        return self.views[side].status()  # every duel game has its own clock: the match's limit
-
-    def progress(self, side: int) -> Progress:
-        return Progress(**self.match.progress(side))
-
-    def snapshot(self, side: int) -> DuelMsg:
-        match = self.match
-        info = get_game(match.game).INFO
-        view = self.views[side]
-        return DuelMsg(
-            id=match.id, v=self.version, you=side, format=match.format.key, game=match.game, names=dict(info.names),
-            variant=match.format.variant_name, limit_s=match.format.limit_s, options=match.options,
-            commitment=match.commitment, players=[_player(p) for p in match.players], table=view.table(),
-            status=self.status(side), ledger=[_line(e) for e in match.sessions[side].ledger],
-            opp=self.progress(1 - side), summary=view.summary(), end=self.end,
-        )
-
-    def catch_up(self, conn: Connection, side: int, seen: int) -> None:
-        if 0 < seen <= self.version and seen + 1 >= self.first_version:
-            for pair in list(self.events)[seen + 1 - self.first_version:]:
-                conn.send(pair[side])
-        else:
-            conn.send(encode(self.snapshot(side)))
-
-    # -- changes -----------------------------------------------------------------------------
-
-    def _version(self, kind: str, actor: int | None, *, ack: int | None = None, cid: str | None = None,
-                 move: str | None = None, ok: bool = True, reason: str | None = None, moved: bool = False,
-                 ) -> tuple[bytes, bytes]:
-        """Number a change as the next version; render it for both players (not sent yet)."""
-        if self.match.is_over and self.end is None:
-            self._finish()
-        self.version += 1
-        rendered = []
-        for side in (0, 1):
-            session = self.match.sessions[side]
-            lines = [_line(e) for e in session.ledger[self.ledger_sent[side]:]]
-            self.ledger_sent[side] = len(session.ledger)
-            mine = actor == side
-            own_kind = kind if actor is None or mine else "opp"
-            rendered.append(encode(DuelEvent(
-                v=self.version, kind=own_kind, ack=ack if mine else None, cid=cid if mine else None,
-                move=move if mine else None, ok=ok or not mine, reason=reason if mine else None,
-                why=why(reason) if mine and reason else None,
-                table=self.views[side].table() if mine and moved else None, status=self.status(side), ledger=lines,
-                opp=self.progress(1 - side), summary=self.views[side].summary(),
-                end=self.end if self.match.is_over else None,
-            )))
-        pair = (rendered[0], rendered[1])
-        self.events.append(pair)
-        while len(self.events) > KEEP_EVENTS:
-            self.events.popleft()
-            self.first_version += 1
-        return pair
-
-    def _finish(self) -> None:
-        result, after = self.match.finish()
-        self.result = (result, after)
-        self.end = MatchEnd(
-            winner=result.winner, scores=list(result.scores), finals=list(result.finals), bonus=result.bonus,
-            seed=str(self.match.seed), nonce=self.match.nonce, proved=self.match.proved,
-            ratings=[DuelPlayer(p.id, p.name, round(r.rating), r.provisional)
-                     for p, r in zip(self.match.players, after, strict=True)],
-            outcomes=list(result.outcomes),
-        )
-
-    def _row(self, kind: str, side: int | None, action: str | None, t_ms: int, cid: str | None = None,
-             ack: int | None = None) -> MoveRow:
-        self.seq += 1
-        self.logged_ms = max(self.logged_ms, t_ms)
-        return MoveRow(self.seq, kind, side, action, t_ms, cid, ack)
-
-    def now_ms(self) -> int:
-        return max(0, round(self.clock() * 1000))
-
-    def tick(self, rows: list[MoveRow], out: list[tuple[bytes, bytes]], *, heartbeat: bool = False) -> None:
-        """Bring both games to the clock; a change (or a due heartbeat) becomes a logged version."""
-        if self.match.is_over:
-            return
-        changed = self.match.tick()
-        now = self.now_ms()
-        if changed or (heartbeat and now - self.logged_ms >= HEARTBEAT_MS):
-            rows.append(self._row("tick", None, None, now))
-            out.append(self._version("tick", None))
-
-    def carry_out(self, side: int, cid: str, intent: Intent, rows: list[MoveRow],
-                  out: list[tuple[bytes, bytes]]) -> bytes:
-        """Play an intent of ``side``; returns the answer for the intent's sender."""
-        ack = intent.ack
-        session = self.match.sessions[side]
-        if session.is_over:
-            text = session.outcome.value.replace("_", " ") if session.outcome else "over"
-            return _error("game_over", f"your game is over ({text})", ack)
-        if isinstance(intent, UndoIntent):
-            action = "undo"
-        elif isinstance(intent, GiveUpIntent):
-            action = "giveup"
-        elif isinstance(intent, StockIntent):
-            state = session.state
-            if state.check(DRAW) is None:
-                action = str(DRAW)
-            elif state.check(REDEAL) is None:
-                action = str(REDEAL)
-            else:
-                reason = state.check(DRAW) or "the stock is empty"
-                return encode(Rejected(ack, "stock", reason, why(reason)))
-        else:
-            action = str(self.views[side]._resolve(intent))
-        logged = len(session.log)
-        try:
-            self.match.act(side, action)
-        except IllegalMoveError as exc:
-            if len(session.log) == logged:
-                return encode(Rejected(ack, exc.move, exc.reason, why(exc.reason)))
-            entry = session.log[-1]  # a wrong click that cost points is a change like any move
-            rows.append(self._row("act", side, entry.action, entry.t_ms, cid, ack))
-            pair = self._version("illegal", side, ack=ack, cid=cid, move=entry.action, ok=False, reason=exc.reason)
-            out.append(pair)
-            return pair[side]
-        except (BadInputError, GameOverError) as exc:
-            return _error("bad_move", str(exc), ack)
-        entry = session.log[-1]
-        rows.append(self._row("act", side, entry.action, entry.t_ms, cid, ack))
-        kind = entry.action if entry.action in ("undo", "giveup") else "move"
-        pair = self._version(kind, side, ack=ack, cid=cid, move=entry.action, moved=kind != "giveup")
-        out.append(pair)
-        return pair[side]
-
-    def replay_row(self, row: MoveRow) -> None:
-        """Apply one logged row again while rebuilding (the clock stands at the row's time)."""
-        self.clock.set_ms(row.t_ms)
-        self.seq = row.seq
-        self.logged_ms = max(self.logged_ms, row.t_ms)
-        if row.kind == "tick":
-            self.match.tick()
-            self._version("tick", None)
-            return
-        side = int(row.side or 0)
-        action = str(row.action)
-        ok, reason = True, None
-        try:
-            self.match.act(side, action)
-        except IllegalMoveError as exc:
-            ok, reason = False, exc.reason
-        kind = "illegal" if not ok else action if action in ("undo", "giveup") else "move"
-        pair = self._version(kind, side, ack=row.ack, cid=row.cid, move=action, ok=ok, reason=reason,
-                             moved=kind in ("move", "undo"))
-        if row.cid is not None and row.ack is not None:
-            self.last_ack[(side, row.cid)] = max(row.ack, self.last_ack.get((side, row.cid), -1))
-            self.remember((side, row.cid, row.ack), pair[side])
-
-    def remember(self, key: tuple[int, str, int], reply: bytes) -> None:
-        self.replies[key] = reply
-        while len(self.replies) > KEEP_REPLIES:
-            self.replies.popitem(last=False)
-
-    def send(self, out: Iterable[tuple[bytes, bytes]]) -> None:
-        for pair in out:
-            for side in (0, 1):
-                for conn in self.conns[side]:
-                    conn.send(pair[side])
-
-
-def _error(code: str, message: str, ack: int | None = None) -> bytes:
-    return encode(ErrorMsg(code, message, ack))
 
 
 # -- the arena: lobby, challenges, matches -------------------------------------------------------

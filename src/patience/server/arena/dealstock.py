@@ -31,7 +31,7 @@ from sqlalchemy.exc import IntegrityError
 
 from patience.duel import FORMATS, Format
 from patience.rng import new_deal_key
-from patience.server.store import DealStockRow, Store
+from patience.server.storage.store import DealStockRow, Store
 
 __all__ = [
     "DEFAULT_BUDGET_S", "VARIANTS", "DealStock", "add_deal", "prove", "stock_counts", "take_deal", "variant_of",

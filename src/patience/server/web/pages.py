@@ -1,5 +1,6 @@
-"""The arena's pages: one shared ``<head>`` and header, each page's own part from ``web/NAME.html``,
-and the match history, which the server renders itself (with 400 and 404 pages for bad requests).
+"""The pages: the start and game pages (static files), and the arena's pages: one shared
+``<head>`` and header, each page's own part from ``web/NAME.html``, and the match history, which
+the server renders itself (with 400 and 404 pages for bad requests).
 
 A page is :func:`shell` around its body: the ``<head>`` (title, icon, style sheet, the page's
 script), and for the pages with the big title, the header with it and the navigation that
@@ -18,19 +19,25 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import anyio
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 
 from patience.duel import FORMATS
 from patience.errors import PatienceError
 from patience.games import get_game
-from patience.server.league import HISTORY_PAGE, History, find_players, match_history
+from patience.server.storage.league import HISTORY_PAGE, History, find_players, match_history
+from patience.server.web.identity import browser_id, with_cookie
 
-__all__ = ["PAGES", "Page", "matches_page", "page_of", "shell"]
+__all__ = ["CSP", "PAGES", "WEB_DIR", "Page", "matches_page", "page_of", "play_page", "shell", "start_page"]
+
+WEB_DIR = Path(__file__).resolve().parents[2] / "web"
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 
 @dataclass(frozen=True)
@@ -89,18 +96,30 @@ def shell(page: Page, body: str, *, title: str | None = None) -> str:
 
 
 def _respond(request: Request, text: str, status: int = 200) -> Response:
-    from patience.server.app import _CSP, _with_cookie, browser_id
-
     browser, new = browser_id(request)
-    response = HTMLResponse(text, status_code=status, headers={"Content-Security-Policy": _CSP,
+    response = HTMLResponse(text, status_code=status, headers={"Content-Security-Policy": CSP,
                                                                 "Cache-Control": "no-cache"})
-    return _with_cookie(response, browser, new)
+    return with_cookie(response, browser, new)
+
+
+async def start_page(request: Request) -> Response:
+    return _file_page(request, "index.html")
+
+
+async def play_page(request: Request) -> Response:
+    return _file_page(request, "play.html")
+
+
+def _file_page(request: Request, name: str) -> Response:
+    browser, new = browser_id(request)
+    response = FileResponse(WEB_DIR / name, media_type="text/html; charset=utf-8")
+    response.headers["Content-Security-Policy"] = CSP
+    response.headers["Cache-Control"] = "no-cache"
+    return with_cookie(response, browser, new)
 
 
 def page_of(name: str) -> Callable[[Request], Any]:
     """The handler of a page whose own part is the file ``web/NAME.html`` (the page asks the API for its data)."""
-    from patience.server.app import WEB_DIR
-
     page = PAGES[name]
 
     async def handler(request: Request) -> Response:

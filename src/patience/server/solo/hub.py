@@ -19,7 +19,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
@@ -27,11 +27,10 @@ from patience.errors import BadInputError, GameOverError, IllegalMoveError, Pati
 from patience.games import DRAW, REDEAL, Move, Outcome, get_game
 from patience.games.common import FOUNDATION_NAMES
 from patience.options import options_to_dict
-from patience.server import hints
 from patience.server.explain import why
+from patience.server.live import Connection, GameClock, Now
 from patience.server.protocol import (
     Clock,
-    ErrorMsg,
     EventMsg,
     GameMsg,
     GiveUpIntent,
@@ -55,19 +54,15 @@ from patience.server.protocol import (
     Why,
     encode,
 )
-from patience.server.store import SavedGame, Store
-from patience.session import LedgerEntry, ManualClock, Session
+from patience.server.solo import hints
+from patience.server.storage.store import SavedGame, Store
+from patience.session import LedgerEntry, Session
 from patience.solve import winnable
 
-if TYPE_CHECKING:
-    from patience.server.accounts import User
-    from patience.server.arena import Arena, LiveMatch
-
-__all__ = ["Connection", "GameClock", "Hub", "LiveGame"]
+__all__ = ["Hub", "LiveGame", "ledger_line"]
 
 log = logging.getLogger("patience.server")
 
-Now = Callable[[], float]
 
 ASSIST = {"teppich": True, "reloaded": True, "faecher": False}
 """Games where the browser may ask where a card can go (in Der Fächer a wrong click costs points,
@@ -75,58 +70,8 @@ so showing the targets would take the game away)."""
 
 KEEP_REPLIES = 128  # answers kept per game for intents sent again
 KEEP_EVENTS = 200  # events kept per game for a browser that reconnects (older: the whole game)
-OUTBOX_LIMIT = 1000  # messages waiting for a slow connection before it is dropped
 SAVE_CHUNK = 25  # games turned into records between two looks at the network
 SEED_RANGE = 1_000_000_000  # random game numbers have at most 9 digits, easy to pass on
-
-
-class GameClock(ManualClock):
-    """A game's clock: stands still while a game is rebuilt from its log, then follows ``now``."""
-
-    def __init__(self, now: Now) -> None:
-        super().__init__(0.0)
-        self._real = now
-        self._live_from: float | None = None
-
-    def __call__(self) -> float:
-        if self._live_from is None:
-            return self.now
-        return self.now + (self._real() - self._live_from)
-
-    def go_live(self) -> None:
-        self._live_from = self._real()
-
-
-class Connection:
-    """One websocket: whose browser it is, the page's client id, the game it shows, its outbox."""
-
-    def __init__(self, browser: str, on_overflow: Callable[[], None] | None = None) -> None:
-        self.browser = browser
-        self.cid = "-"
-        self.game: LiveGame | None = None
-        self.user: User | None = None  # the signed-in account, if any (duels need one)
-        self.match: LiveMatch | None = None  # the duel this page shows, and which side it plays
-        self.side = 0
-        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
-        self._on_overflow = on_overflow
-        self.dropped = False
-
-    def send(self, data: bytes) -> None:
-        if self.dropped:
-            return
-        if self.outbox.qsize() >= OUTBOX_LIMIT:
-            # a browser that does not read its messages is let go rather than kept in memory
-            self.dropped = True
-            self.outbox.put_nowait(None)
-            if self._on_overflow is not None:
-                self._on_overflow()
-            return
-        self.outbox.put_nowait(data)
-
-    def error(self, code: str, message: str, ack: int | None = None, why: Why | None = None) -> bytes:
-        data = encode(ErrorMsg(code, message, ack, why))
-        self.send(data)
-        return data
 
 
 class LiveGame:
@@ -207,7 +152,7 @@ class LiveGame:
             id=self.id, v=self.version, game=info.id, names=dict(info.names), variant=self.variant,
             seed=str(session.seed), options=options_to_dict(session.options), changed=session.options_dict,
             assist=self.assist, table=self.table(), status=self.status(),
-            ledger=[_line(e) for e in session.ledger], summary=self.summary(),
+            ledger=[ledger_line(e) for e in session.ledger], summary=self.summary(),
         )
 
     # -- changes -----------------------------------------------------------------------------
@@ -216,7 +161,7 @@ class LiveGame:
                ok: bool = True, reason: str | None = None, moved: bool = False) -> bytes:
         """Number what just happened as the next version and send it to every watcher."""
         ledger = self.session.ledger
-        lines = [_line(e) for e in ledger[self.ledger_sent:]]
+        lines = [ledger_line(e) for e in ledger[self.ledger_sent:]]
         self.ledger_sent = len(ledger)
         self.version += 1
         message = EventMsg(
@@ -356,7 +301,7 @@ class LiveGame:
         )
 
 
-def _line(entry: LedgerEntry) -> Line:
+def ledger_line(entry: LedgerEntry) -> Line:
     return Line(entry.t_ms, entry.kind, entry.points, entry.applied, entry.total, entry.reason, why(entry.reason))
 
 
@@ -406,7 +351,6 @@ class Hub:
         self.now = now
         self.idle_seconds = idle_seconds
         self.games: dict[str, LiveGame] = {}
-        self.arena: Arena | None = None  # duels, when the app has them
         self._saving = asyncio.Lock()
         self._solving = asyncio.Lock()
 
@@ -416,16 +360,15 @@ class Hub:
         return Connection(browser, on_overflow)
 
     def disconnect(self, conn: Connection) -> None:
-        self._detach(conn)
-        if self.arena is not None:
-            self.arena.disconnect(conn)
+        self.detach(conn)
 
     def _attach(self, conn: Connection, game: LiveGame) -> None:
-        self._detach(conn)
+        self.detach(conn)
         conn.game = game
         game.conns.add(conn)
 
-    def _detach(self, conn: Connection) -> None:
+    def detach(self, conn: Connection) -> None:
+        """The page no longer shows its solo game (it left, or shows a duel now)."""
         game = conn.game
         if game is not None:
             game.conns.discard(conn)
@@ -435,11 +378,7 @@ class Hub:
     # -- messages ----------------------------------------------------------------------------
 
     async def handle(self, conn: Connection, message: Any) -> None:
-        """One valid message from ``conn``."""
-        if self.arena is not None and self.arena.takes(conn, message):
-            self._detach(conn)  # a page shows one thing: a duel, or a solo game
-            await self.arena.handle(conn, message)
-            return
+        """One valid message of solo play from ``conn``."""
         game = conn.game
         if game is not None:
             game.sync()  # every message brings the clock up to date
@@ -506,7 +445,7 @@ class Hub:
         game = conn.game
         if game is None:
             return
-        self._detach(conn)
+        self.detach(conn)
         if game.conns:
             return
         if not game.worth_keeping:

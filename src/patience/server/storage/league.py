@@ -1,5 +1,5 @@
-"""The duel tables and what is read from them: ratings, matches and their move logs, the pages'
-HTTP API (leaderboards, profiles, match history, a finished match with its replay frames).
+"""The duel tables and what is read from them: ratings, matches and their move logs, what the
+pages show (leaderboards, profiles, match history, a finished match with its replay frames).
 
 The writes here are small functions of a database connection; the arena hands them to its log
 writer, which runs each batch in one transaction (see :class:`patience.server.arena.LogWriter`).
@@ -13,12 +13,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
 from sqlalchemy import case, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 
 from patience.duel import FORMATS, Match, MatchResult
 from patience.errors import PatienceError
@@ -26,14 +23,13 @@ from patience.games import get_game
 from patience.ratings import PROVISIONAL_DEVIATION, Rating
 from patience.record import replay
 from patience.rng import check_seed
-from patience.server.store import (
+from patience.server.storage.store import (
     ChallengeRow,
     GameRow,
     MatchMoveRow,
     MatchRow,
     RatingHistoryRow,
     RatingRow,
-    Store,
     UserBrowserRow,
     UserRow,
 )
@@ -42,8 +38,8 @@ from patience.session import Session as GameSession
 
 __all__ = [
     "DUEL_GAMES", "HISTORY_PAGE", "History", "MoveRow", "OpenChallenge", "delete_challenges", "finish_match",
-    "insert_challenge", "insert_match", "insert_moves", "leaderboard_api", "load_rating", "match_api",
-    "match_history", "matches_api", "open_challenges", "profile_api", "saved_matches",
+    "insert_challenge", "insert_match", "insert_moves", "leaderboard", "load_rating", "match_history",
+    "match_view", "open_challenges", "profile", "recent_matches", "saved_matches",
 ]
 
 DUEL_GAMES = tuple(FORMATS)
@@ -52,7 +48,7 @@ HISTORY_PAGE = 20  # finished matches a page of the match history
 
 @dataclass(frozen=True)
 class MoveRow:
-    """One row of a match's move log (see :class:`patience.server.store.MatchMoveRow`)."""
+    """One row of a match's move log (see :class:`patience.server.storage.store.MatchMoveRow`)."""
 
     seq: int
     kind: str  # act, tick
@@ -352,44 +348,3 @@ def _frame(session: GameSession, action: str | None, t_ms: int, ok: bool) -> dic
     view = session.state.view()
     return {"m": action, "t": t_ms, "ok": ok, "score": session.score, "piles": view["piles"],
             "counters": view["counters"], "outcome": session.outcome.value if session.outcome else None}
-
-
-# -- the HTTP API --------------------------------------------------------------------------------
-
-
-def _store(request: Request) -> Store:
-    return request.app.state.store  # type: ignore[no-any-return]
-
-
-def _not_found(what: str) -> Response:
-    return JSONResponse({"error": "not_found", "msg": f"no such {what}"}, status_code=404)
-
-
-async def leaderboard_api(request: Request) -> Response:
-    game = request.query_params.get("game", "reloaded")
-    if game not in DUEL_GAMES:
-        return JSONResponse({"error": "bad_game", "msg": f"duel games: {', '.join(DUEL_GAMES)}"}, status_code=400)
-    board = await anyio.to_thread.run_sync(leaderboard, _store(request).engine, game)
-    return JSONResponse({"game": game, "players": board}, headers={"Cache-Control": "no-store"})
-
-
-async def profile_api(request: Request) -> Response:
-    found = await anyio.to_thread.run_sync(profile, _store(request).engine, request.path_params["user"])
-    if found is None:
-        return _not_found("player")
-    return JSONResponse(found, headers={"Cache-Control": "no-store"})
-
-
-async def matches_api(request: Request) -> Response:
-    user = request.query_params.get("user") or None
-    before = request.query_params.get("before")
-    before_ms = int(before) if before and before.isdigit() else None
-    rows = await anyio.to_thread.run_sync(lambda: recent_matches(_store(request).engine, user, 30, before_ms))
-    return JSONResponse({"matches": rows}, headers={"Cache-Control": "no-store"})
-
-
-async def match_api(request: Request) -> Response:
-    found = await anyio.to_thread.run_sync(match_view, _store(request).engine, request.path_params["id"])
-    if found is None:
-        return _not_found("match")
-    return JSONResponse(found, headers={"Cache-Control": "no-store"})

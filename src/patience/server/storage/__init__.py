@@ -1,0 +1,1 @@
+"""Storage: the SQLAlchemy store (SQLite or PostgreSQL), the duel tables' queries, the migrations."""

@@ -1,0 +1,1 @@
+"""The websocket transport: connections in, messages to the services, their answers out."""

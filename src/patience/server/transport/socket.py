@@ -1,0 +1,114 @@
+"""The play socket: one websocket per page, its messages decoded and handed to the services.
+
+The transport knows no rule: it reads frames, decodes them (:mod:`patience.server.protocol`),
+hands each to the arena (duels) or the solo games, and writes what the services put into the
+page's :class:`~patience.server.live.Connection` back to the socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.types import Message
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from patience.server.arena import Arena
+from patience.server.live import Connection
+from patience.server.protocol import ProtocolError, decode
+from patience.server.solo.hub import Hub
+from patience.server.web.identity import browser_id, current_user
+
+__all__ = ["Router", "play_socket"]
+
+log = logging.getLogger("patience.server")
+
+
+class Router:
+    """Hands each message of a page to the service it is for: a page shows a duel or a solo game."""
+
+    def __init__(self, hub: Hub, arena: Arena) -> None:
+        self.hub = hub
+        self.arena = arena
+
+    async def handle(self, conn: Connection, message: Any) -> None:
+        if self.arena.takes(conn, message):
+            self.hub.detach(conn)  # a page shows one thing: a duel, or a solo game
+            await self.arena.handle(conn, message)
+        else:
+            await self.hub.handle(conn, message)
+
+    def disconnect(self, conn: Connection) -> None:
+        self.hub.disconnect(conn)
+        self.arena.disconnect(conn)
+
+
+async def play_socket(ws: WebSocket) -> None:
+    """One page's connection: read messages, hand valid ones to the hub, answer the rest with ``err``."""
+    if not _same_origin(ws):
+        await ws.close(code=1008)
+        return
+    await ws.accept()
+    router: Router = ws.app.state.router
+    browser, _ = browser_id(ws)
+    closing = asyncio.Event()
+    conn = Connection(browser, on_overflow=closing.set)
+    conn.user = await current_user(ws)
+    sender = asyncio.create_task(_send_all(ws, conn, closing))
+    receiver = asyncio.create_task(_receive_all(ws, conn, router))
+    stopper = asyncio.create_task(closing.wait())
+    try:
+        await asyncio.wait({receiver, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (receiver, stopper):
+            task.cancel()
+        router.disconnect(conn)
+        conn.outbox.put_nowait(None)
+        with contextlib.suppress(Exception):
+            await sender
+        with contextlib.suppress(Exception):
+            await ws.close()
+
+
+async def _receive_all(ws: WebSocket, conn: Connection, router: Router) -> None:
+    while True:
+        message: Message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        raw = message.get("text")
+        if raw is None:
+            raw = message.get("bytes") or b""
+        try:
+            intent = decode(raw)
+        except ProtocolError as exc:
+            conn.error(exc.code, str(exc))
+            continue
+        try:
+            await router.handle(conn, intent)
+        except Exception:  # the connection and the game outlive a fault in one message
+            log.exception("message failed: %r", intent)
+            conn.error("server_error", "the server could not handle that message")
+
+
+async def _send_all(ws: WebSocket, conn: Connection, closing: asyncio.Event) -> None:
+    try:
+        while True:
+            data = await conn.outbox.get()
+            if data is None:
+                break
+            await ws.send_text(data.decode())
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        pass
+    finally:
+        closing.set()
+
+
+def _same_origin(ws: WebSocket) -> bool:
+    """A page of another site must not play (or read the games) with this browser's cookie."""
+    origin = ws.headers.get("origin")
+    if not origin:
+        return True  # not a browser page: programs and tests
+    return urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower()

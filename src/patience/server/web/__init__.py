@@ -1,0 +1,1 @@
+"""HTTP: the pages, the forms of accounts, the JSON API."""

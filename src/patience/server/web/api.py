@@ -1,0 +1,93 @@
+"""The JSON API: the games and their options, a browser's statistics, the health check, and the
+duel side (leaderboards, profiles, match history, a match with its replay frames)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+
+from patience.games import GAMES
+from patience.options import describe_options
+from patience.server.solo.hub import Hub
+from patience.server.storage.league import DUEL_GAMES, leaderboard, match_view, profile, recent_matches
+from patience.server.storage.store import Store
+from patience.server.web.identity import browser_id, with_cookie
+
+__all__ = ["games_api", "health", "leaderboard_api", "match_api", "matches_api", "profile_api", "stats_api"]
+
+
+async def games_api(request: Request) -> Response:
+    """The games: id, names, named variants and every option with its default and meaning."""
+    games = []
+    for cls in GAMES.values():
+        info = cls.INFO
+        games.append({
+            "id": info.id,
+            "names": dict(info.names),
+            "variants": {name: dict(opts) for name, opts in (getattr(info, "variants", {}) or {}).items()},
+            "options": [{"name": name, "default": default, "doc": doc}
+                        for name, default, doc in describe_options(info.options)],
+        })
+    return JSONResponse({"games": games})
+
+
+async def stats_api(request: Request) -> Response:
+    """This browser's statistics per game, and its games still going on."""
+    browser, new = browser_id(request)
+    hub: Hub = request.app.state.hub
+    store: Store = request.app.state.store
+    await hub.save()  # a game that just ended counts at once
+    stats = await anyio.to_thread.run_sync(store.stats, browser)
+    unfinished = await anyio.to_thread.run_sync(store.unfinished, browser)
+    body: dict[str, Any] = {
+        "stats": {game: figures.to_dict() for game, figures in stats.items()},
+        "unfinished": [{"id": g.id, "game": g.game, "variant": g.variant, "seed": g.seed, "moves": g.moves,
+                        "score": g.score, "ms": g.ms} for g in unfinished],
+    }
+    response = JSONResponse(body, headers={"Cache-Control": "no-store"})
+    return with_cookie(response, browser, new)
+
+
+async def health(request: Request) -> Response:
+    return PlainTextResponse("ok")
+
+
+def _store(request: Request) -> Store:
+    return request.app.state.store  # type: ignore[no-any-return]
+
+
+def _not_found(what: str) -> Response:
+    return JSONResponse({"error": "not_found", "msg": f"no such {what}"}, status_code=404)
+
+
+async def leaderboard_api(request: Request) -> Response:
+    game = request.query_params.get("game", "reloaded")
+    if game not in DUEL_GAMES:
+        return JSONResponse({"error": "bad_game", "msg": f"duel games: {', '.join(DUEL_GAMES)}"}, status_code=400)
+    board = await anyio.to_thread.run_sync(leaderboard, _store(request).engine, game)
+    return JSONResponse({"game": game, "players": board}, headers={"Cache-Control": "no-store"})
+
+
+async def profile_api(request: Request) -> Response:
+    found = await anyio.to_thread.run_sync(profile, _store(request).engine, request.path_params["user"])
+    if found is None:
+        return _not_found("player")
+    return JSONResponse(found, headers={"Cache-Control": "no-store"})
+
+
+async def matches_api(request: Request) -> Response:
+    user = request.query_params.get("user") or None
+    before = request.query_params.get("before")
+    before_ms = int(before) if before and before.isdigit() else None
+    rows = await anyio.to_thread.run_sync(lambda: recent_matches(_store(request).engine, user, 30, before_ms))
+    return JSONResponse({"matches": rows}, headers={"Cache-Control": "no-store"})
+
+
+async def match_api(request: Request) -> Response:
+    found = await anyio.to_thread.run_sync(match_view, _store(request).engine, request.path_params["id"])
+    if found is None:
+        return _not_found("match")
+    return JSONResponse(found, headers={"Cache-Control": "no-store"})
