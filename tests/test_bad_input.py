@@ -9,11 +9,13 @@ its game: Der Fächer charges a wrong click −50.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import patience.record
 from patience.errors import BadInputError, GameOverError, IllegalMoveError, PatienceError, RecordError
 from patience.games import Move, State, get_game
 from patience.notation import parse_position_text
@@ -192,6 +194,24 @@ def test_illegal_move_in_der_faecher_costs_50_and_nothing_else() -> None:
         assert session.ledger[-1].kind == "illegal" and session.ledger[-1].points == -50
         assert session.log[-1].illegal and session.log[-1].action == str(move)
     assert (session.state.key(), session.state.position(), session.moves_made) == (key, position, 0)
+
+
+@pytest.mark.parametrize(("game", "move"), [
+    ("faecher", Move("v3", "r9")), ("faecher", Move("t1", "f")), ("faecher", Move("w", "v10")),
+    ("teppich", Move("c21", "f")), ("teppich", Move("w", "f")), ("reloaded", Move("t3", "t8")),
+    ("reloaded", Move("v1", "f")),
+])
+def test_a_move_naming_a_pile_the_game_lacks_is_bad_input_not_a_wrong_click(game: str, move: Move) -> None:
+    """One rule for typed text and moves made as data (the browser's): no pile, no move; nothing
+    is charged or logged, so a record never holds an action it cannot replay."""
+    session = Session(game, 11, clock=ManualClock())
+    before = snapshot(session)
+    for attempt in (move, str(move)):
+        with pytest.raises(BadInputError) as caught:
+            session.play(attempt)
+        one_line(caught, "no pile", str(move))
+    assert snapshot(session) == before
+    assert replay(session.record()).summary() == session.summary()
 
 
 @pytest.mark.parametrize("game", ["teppich", "reloaded", "faecher"])
@@ -443,6 +463,16 @@ def test_unreadable_position_text(text: str, words: list[str]) -> None:
     with pytest.raises(BadInputError) as caught:
         parse_position_text(text)
     one_line(caught, *words)
+
+
+def test_the_record_example_in_the_record_module_replays() -> None:
+    """The example in :mod:`patience.record`'s docstring is a real record, wrong click included."""
+    doc = patience.record.__doc__ or ""
+    text = doc[doc.index("{"):doc.index("\n    }\n") + 6]
+    example = json.loads(re.sub(r"#.*", "", text))
+    session = replay(example)
+    assert session.record() == example
+    assert any(action.get("illegal") for action in example["actions"])
 
 
 def test_a_record_may_mark_rejected_moves_only_in_a_game_that_charges_for_them() -> None:

@@ -263,6 +263,19 @@ def test_a_wrong_click_in_der_faecher_costs_50_and_is_an_event(client: TestClien
         assert ev["d"]["status"]["score"] == live(client, d["id"]).session.score == -50
 
 
+def test_a_move_naming_a_pile_the_game_lacks_is_bad_input_and_free(client: TestClient) -> None:
+    """As in the terminal: ``v3>r9`` in Der Fächer is no move at all, so no wrong click to charge."""
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "faecher", seed="5")
+        for ack, (src, dst, lacking) in enumerate([("v3", "r9", "r9"), ("t1", "f", "t1")], 1):
+            send(ws, "move", {"ack": ack, "src": src, "dst": dst})
+            err = reply_to(ws, ack)
+            assert err["t"] == "err" and err["d"]["code"] == "bad_move", err
+            assert f"no pile '{lacking}'" in err["d"]["msg"]
+        game = live(client, d["id"])
+        assert game.version == 0 and game.session.score == 0 and game.session.log == []
+
+
 def test_a_resent_intent_is_applied_once(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
         d = new_game(ws, "reloaded", seed="9")

@@ -5,21 +5,24 @@
     {
       "format": "patience-record",
       "version": 1,
-      "game": "reloaded",
-      "options": {"time_limit": 600},          # only options that differ from the defaults
+      "game": "faecher",
+      "options": {"undo_limit": 3},            # only options that differ from the defaults
       "seed": 7,
       "actions": [{"m": "draw", "t": 1200},     # t: milliseconds from the start
-                  {"m": "w>t3", "t": 2950},
+                  {"m": "v7>r1", "t": 2950},
                   {"m": "undo", "t": 4100},
-                  {"m": "v3>r9", "t": 5000, "illegal": true},   # a rejected move that cost points
+                  {"m": "v3>r2", "t": 5000, "illegal": true},   # a wrong click that cost points
                   {"m": "giveup", "t": 9000}],
       "end": {"t": 9000, "outcome": "given_up"},
-      "result": {"outcome": "given_up", "score": 35, "moves": 2, "ms": 9000, "foundation_cards": 0}
+      "result": {"outcome": "given_up", "score": 1427, "moves": 2, "ms": 9000, "foundation_cards": 4}
     }
 
-``end`` is absent while a game goes on. Replaying a record deals the seed again, carries out
-every action at its time on a manual clock, brings the clock to the end, and checks that the
-result is exactly the one written down.
+``end`` is absent while a game goes on. Only a game that charges for wrong clicks (Der Fächer)
+keeps them, marked ``illegal``: moves between its own piles that the rules refuse. Text that
+names no move, or a pile the game lacks, is never an action.
+
+Replaying a record deals the seed again, carries out every action at its time on a manual
+clock, brings the clock to the end, and checks that the result is exactly the one written down.
 """
 
 from __future__ import annotations

@@ -186,15 +186,18 @@ class Session:
             self._finish(Outcome.TIME_OUT, limit)
 
     def play(self, move: Move | str) -> Move:
-        """Play a move (a Move or its text). Raises BadInputError for text that is no move,
-        IllegalMoveError (with the reason) for a move the rules forbid, GameOverError after the end.
-        A rejected move changes nothing, except the charge some games make for it (Der Fächer)."""
+        """Play a move (a Move or its text). Raises BadInputError for text that is no move or a
+        move naming a pile the game lacks (neither is charged nor logged), IllegalMoveError (with
+        the reason) for a move the rules forbid, GameOverError after the end. A rejected move
+        changes nothing, except the charge some games make for it (Der Fächer)."""
         now = self.elapsed_ms()
         self._tick(now)
         if self.outcome is not None:
             raise GameOverError(f"the game is over ({self.outcome.value.replace('_', ' ')})")
         if isinstance(move, str):
             move = self.state.parse_move(move)
+        else:
+            self.state.check_names(move)
         reason = self.state.check(move)
         if reason is not None:
             if self.table.illegal_points:

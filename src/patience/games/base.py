@@ -240,13 +240,13 @@ class State(ABC):
             single = self._parse_single(raw)
             if single is not None:
                 return single
-            raise BadInputError(f"not a move: {text!r} (type help for the move forms)")
+            raise BadInputError(f"not a move: {_shown(text)} (type help for the move forms)")
         src = self._pile_name(match.group(1), text)
         dst = self._pile_name(match.group(2), text)
         if match.group(3) is not None:
             n = int(match.group(3))
             if not 1 <= n <= 52:
-                raise BadInputError(f"not a move: {text!r} (a card count is 1..52)")
+                raise BadInputError(f"not a move: {_shown(text)} (a card count is 1..52)")
             return Move(src, dst, n)
         depth = self._card_depth(match.group(1), src)
         if depth is not None:
@@ -299,8 +299,22 @@ class State(ABC):
             for name, cards in self.piles().items():
                 if any(c == card and up for c, up in cards):
                     return name
-            raise BadInputError(f"{card.display} is not face up anywhere, in {text!r}")
-        raise BadInputError(f"no pile {token!r} in this game, in {text!r} (piles: {_summarise(names)})")
+            raise BadInputError(f"{card.display} is not face up anywhere, in {_shown(text)}")
+        raise BadInputError(_no_pile(token, text, names))
+
+    def check_names(self, move: Move) -> None:
+        """Raise BadInputError if ``move`` names a pile this game does not have.
+
+        Such a move is bad input, like text that names no move: it is refused before the rules
+        see it, so it is never a wrong click (nothing charged, nothing logged). :meth:`parse_move`
+        already gives only moves that pass; a move made as data (``Move("v3", "r9")``) is checked here.
+        """
+        if move in (DRAW, REDEAL):
+            return
+        names = self.pile_names()
+        for name in (move.src, move.dst):
+            if name not in names:
+                raise BadInputError(_no_pile(name, str(move), names))
 
     PILE_ALIASES: ClassVar[dict[str, str]] = {}
 
@@ -315,6 +329,15 @@ class State(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self}>"
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for a message, cut after 40 characters: an error never echoes a whole flood."""
+    return repr(text if len(text) <= 40 else text[:40] + "…")
+
+
+def _no_pile(name: str, text: str, names: Sequence[str]) -> str:
+    return f"no pile {_shown(name)} in this game, in {_shown(text)} (piles: {_summarise(names)})"
 
 
 def _summarise(names: Sequence[str]) -> str:
