@@ -22,6 +22,11 @@ def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
                           text=True, timeout=60, env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
 
 
+def refusals(text: str) -> list[str]:
+    """The lines of terminal output that refuse a command (after the prompt)."""
+    return [line[line.index("✗"):] for line in text.splitlines() if "✗" in line]
+
+
 def simple_player(game: str, seed: int, options: dict[str, object]) -> tuple[list[str], bool]:
     """Moves that play the deal to its end, foundation moves first, and whether they win it."""
     state = get_game(game).deal(seed, options)
@@ -77,6 +82,48 @@ def test_play_shows_the_faecher_charge_for_an_illegal_move() -> None:
     text = out.getvalue()
     assert "cards never go back to the fan (-50)" in text
     assert "illegal move v1>v2" in text
+
+
+def test_play_charges_only_the_attempt_that_cost_points() -> None:
+    """A refused undo in Der Fächer is free: its line does not repeat the wrong click's (-50)."""
+    out = io.StringIO()
+    session = Session("faecher", 3, clock=ManualClock())
+    play_loop(session, io.StringIO("v1>v2\nundo\nv3>r9\nquit\n"), out, colour=False)
+    lines = refusals(out.getvalue())
+    assert len(lines) == 3 and lines[0].endswith("(-50)"), lines
+    assert "undo" in lines[1] and "(-50)" not in lines[1]
+    assert "no pile 'r9'" in lines[2] and "(-50)" not in lines[2]  # a pile the game lacks: bad input, free
+    assert [e.kind for e in session.ledger].count("illegal") == 1
+
+
+def test_play_a_save_that_cannot_be_written_is_reported_and_the_game_goes_on(tmp_path: Path) -> None:
+    out = io.StringIO()
+    session = Session("reloaded", 7, clock=ManualClock())
+    target = tmp_path / "game.json"
+    script = f"save {tmp_path / 'no' / 'such' / 'dir.json'}\ndraw\nsave {target}\nquit\n"
+    assert play_loop(session, io.StringIO(script), out, colour=False) == 0
+    assert "✗ cannot write" in out.getvalue()
+    assert load_record(target)["actions"] == [{"m": "draw", "t": 0}]
+
+
+def test_play_input_that_is_not_utf8_is_not_a_move() -> None:
+    """With strict decoding asked for (PYTHONIOENCODING=utf-8) stray bytes are still only bad input."""
+    result = subprocess.run([sys.executable, "-m", "patience", "play", "teppich", "--seed", "1"],
+                            input=b"\xff\xfe\x81\nquit\n", capture_output=True, timeout=60,
+                            env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"})
+    assert result.returncode == 0, result.stderr.decode()
+    assert b"Traceback" not in result.stderr
+    assert "✗ not a move" in result.stdout.decode() and "Given up." in result.stdout.decode()
+
+
+def test_play_a_flood_of_text_is_not_echoed_back_whole() -> None:
+    out = io.StringIO()
+    session = Session("faecher", 3, clock=ManualClock())
+    play_loop(session, io.StringIO("x" * 100_000 + "\n" + "v1>" + "r" * 100_000 + "\nquit\n"), out, colour=False)
+    lines = refusals(out.getvalue())
+    assert len(lines) == 2 and all(len(line) < 200 and "…" in line for line in lines), [x[:80] for x in lines]
+    assert lines[0].startswith("✗ not a move: 'xxxx")
+    assert session.score == 1500 and not session.log[:-1]  # neither attempt cost or was logged
 
 
 def test_play_commands_help_moves_score_undo_save(tmp_path: Path) -> None:

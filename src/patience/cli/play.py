@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import secrets
 import sys
@@ -11,7 +12,7 @@ from typing import Any, TextIO
 
 from patience.cli import add_game_arguments
 from patience.cli.board import Painter, draw_view
-from patience.errors import BadInputError, GameOverError, IllegalMoveError, PatienceError
+from patience.errors import BadInputError, GameOverError, PatienceError
 from patience.games import GAMES, State, get_game
 from patience.notation import position_text
 from patience.options import describe_options, options_to_dict
@@ -197,6 +198,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     else:
         seed = _seed(args)
     session = Session(cls, seed, options)
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")  # bytes that are no text become '�': not a move, no crash
     return play_loop(session, sys.stdin, sys.stdout, colour=args.colour)
 
 
@@ -223,6 +226,7 @@ def play_loop(session: Session, inp: TextIO, out: TextIO, *, colour: bool | None
             continue
         word, _, rest = command.partition(" ")
         word = word.lower()
+        charged = len(session.ledger)
         try:
             if word in ("help", "?", "h"):
                 out.write("Moves: " + HELP[gid] + "\n" + COMMANDS_HELP + "\n")
@@ -251,19 +255,17 @@ def play_loop(session: Session, inp: TextIO, out: TextIO, *, colour: bool | None
                 out.write(f"undone: {move}\n")
             else:
                 session.play(command)
-        except (BadInputError, IllegalMoveError) as exc:
+        except GameOverError as exc:
+            out.write(f"✗ {exc}\n")
+            break
+        except PatienceError as exc:  # bad input, a refused move, a file that cannot be written
+            # the charge of this very attempt, if the game made one (Der Fächer's wrong click)
+            charge = "".join(f" ({e.applied:+d})" for e in session.ledger[charged:] if e.kind == "illegal")
             session.tick()
-            charge = ""
-            if isinstance(exc, IllegalMoveError) and session.table.illegal_points:
-                last = session.ledger[-1]
-                charge = f" ({last.applied:+d})" if last.kind == "illegal" else ""
             out.write(painter.bold("✗ ") + str(exc) + charge + "\n")
             if session.is_over:
                 break
             continue
-        except GameOverError as exc:
-            out.write(f"✗ {exc}\n")
-            break
         out.write(draw_view(session.state.view(), painter) + "\n" + _status(session) + "\n")
     out.write("\n")
     _print_result(session, out)
