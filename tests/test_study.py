@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -20,6 +21,39 @@ from patience.solve.study import study, wilson
 # exact_rate(5, 6), counted once (it takes about a minute); exact_rate is checked against
 # counting every stock order in test_solve.py, and recomputed here for a smaller stock
 EXACT_5X6 = Fraction(3822574569511690, 6360928785398187)
+
+
+EXACT_4X5 = Fraction(254613799358412351705123205, 22210292044869908916827899008)  # about half a minute
+README = Path(__file__).resolve().parents[1] / "README.md"
+_ROW = re.compile(r"^\| (?P<name>[^|]+?) \| `(?P<command>patience study [^`]+)` \| (?P<deals>[\d,]+) \| "
+                  r"(?P<won>[\d,]+) / (?P<lost>[\d,]+) / (?P<unknown>[\d,]+) \| "
+                  r"\*\*(?P<rate>[\d.]+) %\*\* \((?P<low>[\d.]+) % – (?P<high>[\d.]+) %\) \|", re.M)
+
+
+def readme_rows() -> dict[str, re.Match[str]]:
+    """The README's win-rate table, by the game and variant of each row."""
+    return {m["name"]: m for m in _ROW.finditer(README.read_text(encoding="utf-8"))}
+
+
+def test_the_readme_win_rates_are_the_figures_of_their_counts() -> None:
+    """Each row's solver rate and interval are the Wilson figures of its own counts, as printed."""
+    rows = readme_rows()
+    assert len(rows) >= 7
+    for name, row in rows.items():
+        won, lost, unknown = (int(row[k].replace(",", "")) for k in ("won", "lost", "unknown"))
+        assert won + lost + unknown == int(row["deals"].replace(",", "")), name
+        assert f"--deals {won + lost + unknown}" in row["command"], name
+        shown = (row["rate"], row["low"], row["high"])
+        places = len(row["rate"].partition(".")[2])
+        figures = (won / (won + lost), *wilson(won, won + lost))
+        assert tuple(f"{100 * x:.{places}f}" for x in figures) == shown, name
+
+
+@pytest.mark.parametrize(("name", "exact"), [("Teppich 4 × 5 (base)", EXACT_4X5), ("Teppich 5 × 6", EXACT_5X6)])
+def test_the_readme_intervals_of_base_teppich_hold_the_exact_rates(name: str, exact: Fraction) -> None:
+    row = readme_rows()[name]
+    assert float(row["low"]) < 100 * float(exact) < float(row["high"])
+    assert f"{100 * float(exact):.3f} %" in README.read_text(encoding="utf-8")
 
 
 def test_wilson_interval() -> None:

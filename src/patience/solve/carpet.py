@@ -1,8 +1,9 @@
 """Solving Teppich: one playout for the base game, a real search for the waste-pile variant.
 
-Without a waste the order of play does not matter (RULES.md §1): after k moves the visible
-cards are the carpet's plus the first k of the stock, whatever was played. So any playout
-that plays while it can decides the deal, and a stuck playout proves it unwinnable.
+Without a waste the order of play does not matter (RULES.md §1): a card that becomes playable
+stays playable until it is played, and after k moves the cards seen so far are the dealt
+carpet's plus the first k of the stock, whatever was played (the carpets may differ). So any
+playout that plays while it can decides the deal, and a stuck playout proves it unwinnable.
 
 With a waste it matters which card is on the waste when a gap opens, so the waste variant is
 searched depth first. The carpet's places are folded away: which place a card lies in never
