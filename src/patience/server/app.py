@@ -39,6 +39,7 @@ from starlette.staticfiles import StaticFiles
 from patience.server.accounts import Accounts
 from patience.server.arena import Arena
 from patience.server.arena.dealstock import DealStock
+from patience.server.bus import make_bus
 from patience.server.solo import Hub
 from patience.server.storage.store import Store, sqlite_url
 from patience.server.transport.socket import Router, play_socket
@@ -77,6 +78,8 @@ def create_app(
     save_seconds: float = 5.0,
     password_hasher: Any = None,
     deal_stock: int = 0,
+    redis_url: str | None = None,
+    node: str | None = None,
 ) -> Starlette:
     """The app, storing in ``database_url`` (default: an SQLite file in ``data_dir``).
 
@@ -85,7 +88,9 @@ def create_app(
     ``password_hasher`` is an ``argon2.PasswordHasher`` (default: argon2-cffi's parameters);
     ``deal_stock`` is how many secret deals proved winnable the server keeps ready per duel variant,
     proved in the background by the solvers (0: every duel is dealt from a fresh secret key, not
-    proved winnable; see :mod:`patience.server.arena.dealstock`)."""
+    proved winnable; see :mod:`patience.server.arena.dealstock`). With ``redis_url``, the process
+    joins the arena of every process on that Redis (and the same database), as ``node`` (a name
+    made from the host and process id by default); without, it is an arena of its own."""
     if database_url is None:
         folder = Path(data_dir) if data_dir is not None else default_data_dir()
         folder.mkdir(parents=True, exist_ok=True)
@@ -98,12 +103,15 @@ def create_app(
         hub = Hub(store, now=now)
         accounts = await anyio.to_thread.run_sync(lambda: Accounts(store, now=wall, hasher=password_hasher))
         deals = DealStock(store, deal_stock)
-        arena = Arena(store, now=now, wall=wall, deals=deals)
-        await arena.restore()
+        bus = make_bus(redis_url, node)
+        await bus.start()
+        arena = Arena(store, bus, now=now, wall=wall, deals=deals)
+        await arena.start()
         app.state.store = store
         app.state.hub = hub
         app.state.accounts = accounts
         app.state.arena = arena
+        app.state.bus = bus
         app.state.router = Router(hub, arena)
         gc_before = _quiet_gc()
         tasks = [asyncio.create_task(hub.run_clock(tick_seconds)), asyncio.create_task(hub.run_saver(save_seconds)),
@@ -116,7 +124,8 @@ def create_app(
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            await arena.writer.flush()
+            await arena.stop()
+            await bus.close()
             hub.tick()
             await hub.save()
             store.close()

@@ -8,6 +8,7 @@ messages into it and know nothing of sockets.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +16,7 @@ from patience.server.accounts import User
 from patience.server.protocol import ErrorMsg, Why, encode
 from patience.session import ManualClock
 
-__all__ = ["OUTBOX_LIMIT", "Connection", "GameClock", "Now"]
+__all__ = ["OUTBOX_LIMIT", "Connection", "GameClock", "Now", "Peer"]
 
 Now = Callable[[], float]
 
@@ -39,20 +40,36 @@ class GameClock(ManualClock):
         self._live_from = self._real()
 
 
-class Connection:
+class Peer:
+    """Whoever a match or a game answers: a page's connection here, or one on another server process
+    (:class:`patience.server.arena.nodes.RemotePeer`). ``id`` names it among the arena's processes."""
+
+    def __init__(self) -> None:
+        self.id = secrets.token_urlsafe(9)
+        self.cid = "-"  # the page's client id: acks count per page
+        self.side = 0  # the side of the match it plays
+        self.dropped = False
+
+    def send(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    def error(self, code: str, message: str, ack: int | None = None, why: Why | None = None) -> bytes:
+        data = encode(ErrorMsg(code, message, ack, why))
+        self.send(data)
+        return data
+
+
+class Connection(Peer):
     """One websocket: whose browser it is, the page's client id, the game it shows, its outbox."""
 
     def __init__(self, browser: str, on_overflow: Callable[[], None] | None = None) -> None:
+        super().__init__()
         self.browser = browser
-        self.cid = "-"
         self.game: Any = None  # the solo game this page shows (a patience.server.solo.LiveGame), if any
         self.user: User | None = None  # the signed-in account, if any (duels need one)
-        self.match: Any = None  # the duel this page shows (a patience.server.arena.LiveMatch), if any
-        # and which side it plays
-        self.side = 0
+        self.match: Any = None  # the duel this page shows (patience.server.arena), if any
         self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._on_overflow = on_overflow
-        self.dropped = False
 
     def send(self, data: bytes) -> None:
         if self.dropped:
@@ -65,8 +82,3 @@ class Connection:
                 self._on_overflow()
             return
         self.outbox.put_nowait(data)
-
-    def error(self, code: str, message: str, ack: int | None = None, why: Why | None = None) -> bytes:
-        data = encode(ErrorMsg(code, message, ack, why))
-        self.send(data)
-        return data

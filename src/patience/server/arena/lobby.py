@@ -1,48 +1,51 @@
-"""The arena: the lobby and its pools, challenges, and the matches on the server clock, rebuilt
-from their logs after a restart (the matches themselves: :mod:`patience.server.arena.matches`).
+"""The arena: the lobby and its pools, challenges, and the matches, on one server process or many.
 
-A match is a :class:`patience.duel.Match` in a :class:`LiveMatch`, which numbers every change as
-the next version and tells each player their own part (their table, score and ledger) and the
-opponent's progress (figures only, never a card). Each version is first a row of the match's
-move log; the :class:`LogWriter` commits the rows of all matches together (a group commit) and
-only then are the events sent. So whatever a player was told survives a crash, and replaying
-the rows rebuilds each match, its versions and its answers to acks exactly.
+What the processes of one arena share goes through the bus (:mod:`patience.server.bus`): the
+waiting pools (hash ``pool:FORMAT``: a pair is made under a short lock on the pool, so a player
+is paired exactly once whichever process they wait on), the open challenges, the lobby pages
+open, who plays a match going on, and the owner of each live match. A match is played by the
+process that holds its lease (``match:ID``, renewed every second); pages on other processes
+reach it through :mod:`patience.server.arena.nodes`. When an owner stops renewing (it died),
+another process takes the lease, rebuilds the match from its move log in the database and goes
+on; pages resync by version. One process alone runs the same code on the memory bus.
+
+The time between the last logged moment of a match and its takeover does not count on either
+player's clock: the clock stands still while nobody owns the match (docs/protocol.md).
+
+Each version of a match is first a row of its move log (:mod:`patience.server.arena.matches`),
+committed before anyone is told, so whatever a player was told survives a crash.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import json
 import logging
 import secrets
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
-from patience.duel import (
-    FORMATS,
-    LIMITS,
-    Format,
-    Match,
-    Player,
-    Seeker,
-    closest,
-    pairs,
-)
+from patience.duel import FORMATS, LIMITS, Format, Match, Player, Seeker, closest, pairs
 from patience.errors import PatienceError
 from patience.ratings import Rating
 from patience.rng import check_seed
 from patience.server.arena.dealstock import DealStock
 from patience.server.arena.matches import Intent, LiveMatch, LogWriter
-from patience.server.live import Connection, GameClock, Now
+from patience.server.arena.nodes import Envelope, Outbound, RemoteMatch, RemotePeer, channel_of, read_envelope
+from patience.server.bus import Bus, MemoryBus
+from patience.server.live import Connection, GameClock, Now, Peer
 from patience.server.protocol import (
     AcceptIntent,
     ChallengeIntent,
     ChallengeMsg,
     DuelPlayer,
+    ErrorMsg,
     GiveUpIntent,
     HintAsk,
     LobbyAsk,
@@ -52,11 +55,13 @@ from patience.server.protocol import (
     Ping,
     Pong,
     PoolInfo,
+    ProtocolError,
     SeekIntent,
     StockIntent,
     TargetsAsk,
     UndoIntent,
     UnseekIntent,
+    decode,
     encode,
 )
 from patience.server.storage.league import (
@@ -66,7 +71,9 @@ from patience.server.storage.league import (
     finish_match,
     insert_challenge,
     insert_match,
+    live_match_ids,
     load_rating,
+    names_of,
     open_challenges,
     parse_rating,
     saved_matches,
@@ -77,82 +84,105 @@ __all__ = ["Arena"]
 
 log = logging.getLogger("patience.server")
 
-
 CHALLENGE_SECONDS = 3600.0
 OVER_KEEP_SECONDS = 120.0  # a finished match stays in memory this long for late reconnects
 POOL_SHOWN = 12  # waiting players named per pool in the lobby
 FORMAT_KEYS = [Format(game, variant, limit).key for game, variants in FORMATS.items() for variant in variants
                for limit in LIMITS]
+LEASE_SECONDS = 3.0  # a match whose owner stops renewing for this long is taken over
+RENEW_SECONDS = 1.0  # how often an owner renews its leases (and looks for matches nobody owns)
+PAIRER_SECONDS = 2.0  # one process at a time pairs the players waiting (lease ``pairer``)
+
+MATCH_INTENTS = (MoveIntent, StockIntent, UndoIntent, GiveUpIntent)
 
 
-# -- the arena: lobby, challenges, matches -------------------------------------------------------
+@dataclass(frozen=True)
+class _Side:
+    """One player of a match about to start: who, their rating, and where their page is."""
 
-
-@dataclass
-class _Seeking:
     user: str
     name: str
     rating: Rating
-    conn: Connection
-    since: float
+    node: str
+    peer: str
 
 
-@dataclass
-class _Challenge:
-    code: str
-    user: str
-    format: Format
-    made: float  # on the wall clock: the challenge is in the database and outlives a restart
-    taken: bool = field(default=False)
+def _seeker_entry(side: _Side, since: float) -> bytes:
+    r = side.rating
+    return json.dumps({"name": side.name, "r": r.rating, "d": r.deviation, "v": r.volatility, "since": since,
+                       "node": side.node, "peer": side.peer}).encode()
+
+
+def _seeker_side(user: str, data: bytes) -> tuple[_Side, float]:
+    e = json.loads(data)
+    return _Side(user, e["name"], Rating(e["r"], e["d"], e["v"]), e["node"], e["peer"]), float(e["since"])
 
 
 class Arena:
     """Every duel: the pools of the lobby, open challenges, live matches and their log.
 
-    The pools are in memory only: a player waits with an open page, and a page that reconnects
-    (after a restart, say) joins its pool again. Open challenges are kept in the database too
-    (made and lapsed on ``wall``, the clock of seconds since the epoch), so a link passed on
-    still works after a restart."""
+    ``now`` is the clock of matches (monotonic, this process's); ``wall`` the clock of what
+    processes and restarts share (seconds since the epoch): waiting since, challenges made."""
 
-    def __init__(self, store: Store, *, now: Now = time.monotonic, wall: Now = time.time,
+    def __init__(self, store: Store, bus: Bus | None = None, *, now: Now = time.monotonic, wall: Now = time.time,
                  deals: DealStock | None = None) -> None:
         self.store = store
+        self.bus = bus if bus is not None else MemoryBus()
+        self.node = self.bus.node
         self.now = now
         self.wall = wall
         self.deals = deals if deals is not None else DealStock(store, 0)
         self.writer = LogWriter(store)
-        self.matches: dict[str, LiveMatch] = {}
-        self.playing: dict[str, LiveMatch] = {}  # user id -> their match going on
-        self.pools: dict[str, dict[str, _Seeking]] = {key: {} for key in FORMAT_KEYS}
-        self.challenges: dict[str, _Challenge] = {}  # code -> the challenge
-        self.challenge_of: dict[str, str] = {}  # user id -> the code of their open challenge
-        self.watchers: set[Connection] = set()
+        self.out = Outbound(self.bus)
+        self.matches: dict[str, LiveMatch] = {}  # the matches this process owns
+        self.leases: dict[str, str] = {}  # match id -> the token of its lease
+        self.remote: dict[str, RemoteMatch] = {}  # matches owned elsewhere that pages here show
+        self.peers: dict[str, Connection] = {}  # this process's pages that talked to the arena, by id
+        self.remote_peers: dict[str, RemotePeer] = {}  # pages elsewhere that watch a match owned here
+        self.watchers: set[Connection] = set()  # pages here that show the lobby
+        self.takeovers = 0  # matches this process took over from one that stopped
         self._lobby_later: asyncio.TimerHandle | None = None
+        self._node_token: str | None = None
+        self._pairer_token: str | None = None
+        self._tasks: list[asyncio.Task[None]] = []
 
     # -- starting and stopping ---------------------------------------------------------------
 
-    async def restore(self) -> int:
-        """Rebuild every live match from its move log and take up the open challenges (after a
-        restart); returns how many matches."""
+    async def start(self) -> int:
+        """Join the arena: listen on the bus, take up open challenges and every live match nobody
+        owns (after a restart); returns how many matches were taken up."""
+        await self.bus.subscribe(channel_of(self.node), self._on_envelope)
+        await self.bus.subscribe("lobby", self._on_lobby)
+        self._node_token = await self.bus.acquire(f"node:{self.node}", LEASE_SECONDS)
         lapsed_ms = round((self.wall() - CHALLENGE_SECONDS) * 1000)
         for kept in await anyio.to_thread.run_sync(open_challenges, self.store.engine, lapsed_ms):
-            try:
-                fmt = Format.from_key(kept.format)
-            except PatienceError:  # a format that is no longer played: the link lapses
-                continue
-            self._keep_challenge(_Challenge(kept.code, kept.user, fmt, kept.made_ms / 1000))
-        saved = await anyio.to_thread.run_sync(saved_matches, self.store.engine)
-        for row, names, moves in saved:
-            try:
-                live = self._rebuild(row, names, moves)
-            except (PatienceError, KeyError, TypeError, ValueError):
-                log.exception("match %s cannot be rebuilt from its log", row.id)
-                continue
-            self.matches[live.id] = live
-            if not live.match.is_over:
-                for player in live.match.players:
-                    self.playing[player.id] = live
-        return len(saved)
+            if await self.bus.hget("challenges", kept.code) is None:
+                await self._keep_challenge(kept.code, kept.user, kept.format, kept.made_ms / 1000)
+        taken = 0
+        for match_id in await anyio.to_thread.run_sync(live_match_ids, self.store.engine):
+            if match_id not in self.matches and await self._take_over(match_id) is not None:
+                taken += 1
+        self._tasks = [asyncio.create_task(self.out.run(), name="arena-outbound"),
+                       asyncio.create_task(self._keep_leases(), name="arena-leases")]
+        return taken
+
+    restore = start
+
+    async def stop(self) -> None:
+        """Leave the arena: let go of every lease, so that other processes take the matches at once."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.writer.flush()
+        for match_id, token in list(self.leases.items()):
+            with contextlib.suppress(Exception):
+                await self.bus.release(f"match:{match_id}", token)
+        for name, token in ((f"node:{self.node}", self._node_token), ("pairer", self._pairer_token)):
+            if token is not None:
+                with contextlib.suppress(Exception):
+                    await self.bus.release(name, token)
+        with contextlib.suppress(Exception):
+            await self.out.flush()
 
     def _rebuild(self, row: Any, names: dict[str, str], moves: list[MoveRow]) -> LiveMatch:
         fmt = Format(row.game, row.variant, row.limit_s)
@@ -165,16 +195,107 @@ class Arena:
         live = LiveMatch(match, clock, self.now)
         for move in moves:
             live.replay_row(move)
-        # the clock goes on from the last logged moment: time while the server was down does not count
+        # the clock goes on from the last logged moment: time while nobody played the match does not count
         clock.set_ms(live.logged_ms)
         clock.go_live()
         if match.is_over:
             live.over_at = self.now()
         return live
 
+    async def _take_over(self, match_id: str) -> LiveMatch | None:
+        """Own a live match nobody owns: take its lease and rebuild it from its log (None if the
+        lease is held, or the database has no such match going on)."""
+        token = await self.bus.acquire(f"match:{match_id}", LEASE_SECONDS)
+        if token is None:
+            return None
+        try:
+            saved = await anyio.to_thread.run_sync(
+                functools.partial(saved_matches, self.store.engine, match_id=match_id))
+            live = self._rebuild(*saved[0]) if saved else None
+        except (PatienceError, KeyError, TypeError, ValueError):
+            log.exception("match %s cannot be rebuilt from its log", match_id)
+            live = None
+        except Exception:
+            await self.bus.release(f"match:{match_id}", token)
+            raise
+        if live is None:
+            await self.bus.release(f"match:{match_id}", token)
+            return None
+        self.matches[live.id] = live
+        self.leases[live.id] = token
+        if not live.match.is_over:
+            await self.bus.hset("live", live.id, self.node.encode())
+            for player in live.match.players:
+                await self.bus.hset("busy", player.id, live.id.encode())
+        self.takeovers += 1
+        log.info("match %s is played here now (version %d)", live.id, live.version)
+        return live
+
+    async def _keep_leases(self) -> None:
+        while True:
+            await asyncio.sleep(RENEW_SECONDS)
+            try:
+                await self.renew()
+            except Exception:  # pragma: no cover - the bus is away: try again
+                log.exception("renewing the arena's leases failed")
+
+    async def renew(self) -> None:
+        """Renew this process's leases; give up the matches whose lease was lost; take over the
+        matches whose owner stopped (pages here that show them first, then any match going on)."""
+        if self._node_token is None or not await self.bus.renew(f"node:{self.node}", self._node_token,
+                                                                 LEASE_SECONDS):
+            self._node_token = await self.bus.acquire(f"node:{self.node}", LEASE_SECONDS)
+        for match_id, token in list(self.leases.items()):
+            if not await self.bus.renew(f"match:{match_id}", token, LEASE_SECONDS):
+                log.warning("the lease of match %s was lost: another process plays it now", match_id)
+                self._let_go(match_id)
+        for remote in list(self.remote.values()):
+            owner = await self.bus.holder(f"match:{remote.id}")
+            if owner == remote.owner:
+                continue
+            live = await self._take_over(remote.id) if owner is None else None
+            conns = [c for c in remote.conns if not c.dropped]
+            del self.remote[remote.id]
+            for conn in conns:
+                conn.match = None
+                await self._join(conn, remote.id, 0)
+            if live is None and owner is None:
+                for conn in conns:
+                    conn.error("no_such_match", f"match {remote.id} is over or gone")
+        await self._sweep()
+
+    async def _sweep(self) -> None:
+        """Take over any match going on whose owner has stopped (no page needs to come back first)."""
+        owners = await self.bus.hgetall("live")
+        gone: dict[str, bool] = {}
+        for match_id, node in owners.items():
+            name = node.decode()
+            if name == self.node or match_id in self.matches:
+                continue
+            if name not in gone:
+                gone[name] = await self.bus.holder(f"node:{name}") is None
+            if gone[name] and await self.bus.holder(f"match:{match_id}") is None:
+                await self._take_over(match_id)
+
+    def _let_go(self, match_id: str) -> None:
+        live = self.matches.pop(match_id, None)
+        self.leases.pop(match_id, None)
+        if live is None:
+            return
+        for side_conns in live.conns:
+            for peer in list(side_conns):
+                if isinstance(peer, Connection):
+                    # the page joins again: at the new owner, through this process
+                    peer.match = RemoteMatch(match_id, "")
+                    self.remote.setdefault(match_id, peer.match).conns.add(peer)
+                else:
+                    self.remote_peers.pop(peer.id, None)
+
+    # -- the clock ---------------------------------------------------------------------------
+
     async def tick(self) -> None:
-        """The clock of every match (time penalties, time-outs and heartbeats, logged before told),
-        and the pools: a player's reach in rating grows while waiting."""
+        """The clock of every match owned here (time penalties, time-outs and heartbeats, logged
+        before told), and the pools: a player's reach in rating grows while waiting."""
         await self._pair_waiting()
         due: list[tuple[LiveMatch, list[MoveRow], list[tuple[bytes, bytes]]]] = []
         for live in list(self.matches.values()):
@@ -196,8 +317,8 @@ class Arena:
                     live.send(out)
                 live.lock.release()
                 if live.match.is_over:
-                    self._ended(live)
-        self._evict()
+                    await self._ended(live)
+        await self._evict()
 
     async def run_clock(self, every: float) -> None:
         while True:
@@ -207,15 +328,14 @@ class Arena:
             except Exception:  # pragma: no cover - one broken match must not stop every clock
                 log.exception("duel tick failed")
 
-    def _evict(self) -> None:
+    async def _evict(self) -> None:
         now = self.now()
         for live in list(self.matches.values()):
             if live.over_at is not None and now - live.over_at > OVER_KEEP_SECONDS and not any(live.conns):
                 del self.matches[live.id]
-        wall = self.wall()
-        for challenge in list(self.challenges.values()):
-            if not challenge.taken and wall - challenge.made > CHALLENGE_SECONDS:
-                self._drop_challenge(challenge)  # its row goes at the next restart or challenge of its maker
+                token = self.leases.pop(live.id, None)
+                if token is not None:
+                    await self.bus.release(f"match:{live.id}", token)
 
     # -- connections -------------------------------------------------------------------------
 
@@ -231,49 +351,73 @@ class Arena:
         return False
 
     def detach(self, conn: Connection) -> None:
-        live = conn.match
-        if live is not None:
-            live.conns[conn.side].discard(conn)
-            conn.match = None
+        shown = conn.match
+        if isinstance(shown, LiveMatch):
+            shown.conns[conn.side].discard(conn)
+        elif isinstance(shown, RemoteMatch):
+            shown.detach(conn, self.out)
+            if not shown.conns:
+                self.remote.pop(shown.id, None)
+        conn.match = None
 
     def disconnect(self, conn: Connection) -> None:
         self.detach(conn)
         self.watchers.discard(conn)
+        self.peers.pop(conn.id, None)
         user = conn.user
         if user is not None:
-            for pool in self.pools.values():
-                seeking = pool.get(user.id)
-                if seeking is not None and seeking.conn is conn:
-                    del pool[user.id]  # nobody is paired with a page that has gone
-                    self._lobby_changed()
+            asyncio.get_running_loop().create_task(self._forget_page(user.id, conn.id))
+
+    async def _forget_page(self, user_id: str, peer: str) -> None:
+        """Nobody is paired with a page that has gone, nor challenged through it."""
+        changed = False
+        for key in FORMAT_KEYS:
+            found = await self.bus.hget(f"pool:{key}", user_id)
+            if found is not None and json.loads(found)["peer"] == peer:
+                changed |= bool(await self.bus.hdel(f"pool:{key}", user_id))
+        page = await self.bus.hget("lobby_pages", user_id)
+        if page is not None and json.loads(page)["peer"] == peer:
+            await self.bus.hdel("lobby_pages", user_id)
+        if changed:
+            await self._lobby_changed()
 
     async def handle(self, conn: Connection, message: Any) -> None:
+        self.peers[conn.id] = conn
         cid = getattr(message, "cid", None)
         if cid is not None:
             conn.cid = cid  # the page's id: acks count per page
-        if isinstance(message, MoveIntent | StockIntent | UndoIntent | GiveUpIntent):
+        if isinstance(message, MATCH_INTENTS):
             await self.act(conn, message)
         elif isinstance(message, Ping):
-            live = conn.match
-            conn.send(encode(Pong(live.match.sessions[conn.side].elapsed_ms() if live else 0)))
+            shown = conn.match
+            if isinstance(shown, RemoteMatch):
+                self._forward(conn, shown, message)
+            else:
+                conn.send(encode(Pong(shown.match.sessions[conn.side].elapsed_ms() if shown else 0)))
         elif isinstance(message, HintAsk | TargetsAsk):
             conn.error("not_here", "hints are off in duels")
         elif isinstance(message, LobbyAsk):
-            self.watchers.add(conn)
-            conn.send(self._lobby_for(conn))
+            await self._watch_lobby(conn)
+            conn.send(await self._lobby_for(conn))
         elif isinstance(message, MatchJoin):
-            await self.join(conn, message)
+            await self._join(conn, message.id, message.v)
         elif conn.user is None:
             conn.error("sign_in", "duels are between people with an account: sign in first")
         elif isinstance(message, SeekIntent):
             await self.seek(conn, message)
         elif isinstance(message, UnseekIntent):
-            self._unseek(conn.user.id)
-            conn.send(self._lobby_for(conn))
+            await self._unseek(conn.user.id)
+            conn.send(await self._lobby_for(conn))
         elif isinstance(message, ChallengeIntent):
             await self.challenge(conn, message)
         elif isinstance(message, AcceptIntent):
             await self.accept(conn, message)
+
+    async def _watch_lobby(self, conn: Connection) -> None:
+        self.watchers.add(conn)
+        if conn.user is not None:
+            await self.bus.hset("lobby_pages", conn.user.id,
+                                json.dumps({"node": self.node, "peer": conn.id}).encode())
 
     # -- the lobby ---------------------------------------------------------------------------
 
@@ -284,177 +428,255 @@ class Arena:
             conn.error("bad_format", str(exc))
             return None
 
-    def _busy(self, conn: Connection) -> bool:
+    async def _busy(self, conn: Connection) -> bool:
         user = conn.user
-        live = self.playing.get(user.id) if user is not None else None
-        if live is None or live.match.is_over:
+        if user is None:
             return False
-        conn.error("in_match", f"finish your match {live.id} first")
+        playing = await self.bus.hget("busy", user.id)
+        if playing is None:
+            return False
+        conn.error("in_match", f"finish your match {playing.decode()} first")
         return True
 
     async def _rating(self, user_id: str, game: str) -> Rating:
         return await anyio.to_thread.run_sync(load_rating, self.store.engine, user_id, game)
 
+    def _side(self, conn: Connection, rating: Rating) -> _Side:
+        assert conn.user is not None
+        return _Side(conn.user.id, conn.user.name, rating, self.node, conn.id)
+
     async def seek(self, conn: Connection, message: SeekIntent) -> None:
         user = conn.user
         assert user is not None
         fmt = self._format(conn, message.format)
-        if fmt is None or self._busy(conn):
+        if fmt is None or await self._busy(conn):
             return
         rating = await self._rating(user.id, fmt.game)
-        self._unseek(user.id)
-        pool = self.pools[fmt.key]
-        waiting = [Seeker(s.user, s.rating.rating, s.since) for s in pool.values()]
-        other = closest(rating.rating, waiting, exclude=user.id, now=self.now())
+        await self._unseek(user.id)
+        me = self._side(conn, rating)
+        async with self.bus.lock(f"lock:pool:{fmt.key}"):
+            waiting = await self._waiting(fmt.key)
+            seekers = [Seeker(side.user, side.rating.rating, since) for side, since in waiting.values()]
+            other = closest(rating.rating, seekers, exclude=user.id, now=self.wall())
+            if other is not None:
+                await self.bus.hdel(f"pool:{fmt.key}", other.user)
+            else:
+                await self.bus.hset(f"pool:{fmt.key}", user.id, _seeker_entry(me, self.wall()))
+        await self._watch_lobby(conn)
+        await self._lobby_changed()
         if other is None:
-            pool[user.id] = _Seeking(user.id, user.name, rating, conn, self.now())
-            self.watchers.add(conn)
-            self._lobby_changed()
-            conn.send(self._lobby_for(conn))
+            conn.send(await self._lobby_for(conn))
             return
-        opponent = pool.pop(other.user)
-        self._lobby_changed()
-        await self._start(fmt, (opponent.user, opponent.name, opponent.rating, opponent.conn),
-                          (user.id, user.name, rating, conn))
+        await self._start(fmt, waiting[other.user][0], me)
+
+    async def _waiting(self, key: str) -> dict[str, tuple[_Side, float]]:
+        """The players waiting in pool ``key``, less those whose process has stopped."""
+        found = {user: _seeker_side(user, data) for user, data in (await self.bus.hgetall(f"pool:{key}")).items()}
+        nodes = {side.node for side, _ in found.values()} - {self.node}
+        gone = {node for node in nodes if await self.bus.holder(f"node:{node}") is None}
+        if gone:
+            stale = [user for user, (side, _) in found.items() if side.node in gone]
+            await self.bus.hdel(f"pool:{key}", *stale)
+            found = {user: entry for user, entry in found.items() if entry[0].node not in gone}
+        return found
+
+    async def waiting(self, key: str) -> list[str]:
+        """The ids of the players waiting in pool ``key``, longest waiting first."""
+        return [user for user, (_, since) in sorted((await self._waiting(key)).items(), key=lambda e: e[1][1])]
 
     async def _pair_waiting(self) -> None:
-        now = self.now()
-        for key, pool in self.pools.items():
-            if len(pool) < 2:
-                continue
-            waiting = [Seeker(s.user, s.rating.rating, s.since) for s in pool.values()]
-            for first, second in pairs(waiting, now):
-                a, b = pool.pop(first.user, None), pool.pop(second.user, None)
-                if a is None or b is None:
+        """Pair the players whose reach has grown to each other (by one process at a time)."""
+        if self._pairer_token is None or not await self.bus.renew("pairer", self._pairer_token, PAIRER_SECONDS):
+            self._pairer_token = await self.bus.acquire("pairer", PAIRER_SECONDS)
+            if self._pairer_token is None:
+                return
+        now = self.wall()
+        for key in FORMAT_KEYS:
+            made: list[tuple[_Side, _Side]] = []
+            async with self.bus.lock(f"lock:pool:{key}"):
+                waiting = await self._waiting(key)
+                if len(waiting) < 2:
                     continue
-                self._lobby_changed()
-                await self._start(Format.from_key(key), (a.user, a.name, a.rating, a.conn),
-                                  (b.user, b.name, b.rating, b.conn))
+                seekers = [Seeker(side.user, side.rating.rating, since) for side, since in waiting.values()]
+                for first, second in pairs(seekers, now):
+                    if await self.bus.hdel(f"pool:{key}", first.user, second.user) == 2:
+                        made.append((waiting[first.user][0], waiting[second.user][0]))
+            for a, b in made:
+                await self._lobby_changed()
+                await self._start(Format.from_key(key), a, b)
 
-    def _unseek(self, user_id: str) -> None:
-        for pool in self.pools.values():
-            if pool.pop(user_id, None) is not None:
-                self._lobby_changed()
+    async def _unseek(self, user_id: str) -> None:
+        gone = 0
+        for key in FORMAT_KEYS:
+            gone += await self.bus.hdel(f"pool:{key}", user_id)
+        if gone:
+            await self._lobby_changed()
 
-    def _keep_challenge(self, challenge: _Challenge) -> None:
-        old = self.challenge_of.get(challenge.user)
+    async def _keep_challenge(self, code: str, user: str, fmt: str, made: float) -> None:
+        old = await self.bus.hget("challenge_of", user)
         if old is not None:
-            self.challenges.pop(old, None)  # one open challenge each: the newest
-        self.challenges[challenge.code] = challenge
-        self.challenge_of[challenge.user] = challenge.code
-
-    def _drop_challenge(self, challenge: _Challenge) -> None:
-        self.challenges.pop(challenge.code, None)
-        if self.challenge_of.get(challenge.user) == challenge.code:
-            del self.challenge_of[challenge.user]
+            await self.bus.hdel("challenges", old.decode())  # one open challenge each: the newest
+        await self.bus.hset("challenges", code, json.dumps({"user": user, "format": fmt, "made": made}).encode())
+        await self.bus.hset("challenge_of", user, code.encode())
 
     async def challenge(self, conn: Connection, message: ChallengeIntent) -> None:
         user = conn.user
         assert user is not None
         fmt = self._format(conn, message.format)
-        if fmt is None or self._busy(conn):
+        if fmt is None or await self._busy(conn):
             return
-        made = _Challenge(secrets.token_urlsafe(9), user.id, fmt, self.wall())
-        kept = OpenChallenge(made.code, user.id, fmt.key, round(made.made * 1000))
+        code = secrets.token_urlsafe(9)
+        made = self.wall()
+        kept = OpenChallenge(code, user.id, fmt.key, round(made * 1000))
         try:
             # the link is in the database before it is handed out: it works after a restart too
             await self.writer.write(before=[functools.partial(insert_challenge, challenge=kept)])
         except Exception:
             conn.error("server_error", "the challenge could not be saved: try again")
             return
-        self._keep_challenge(made)
-        self.watchers.add(conn)
-        conn.send(encode(ChallengeMsg(made.code, fmt.key, f"/duel?c={made.code}")))
-
-    def _lobby_page(self, user_id: str) -> Connection | None:
-        """A page of this player's that shows the lobby now (not a match), if any."""
-        for conn in self.watchers:
-            if not conn.dropped and conn.match is None and conn.user is not None and conn.user.id == user_id:
-                return conn
-        return None
+        await self._keep_challenge(code, user.id, fmt.key, made)
+        await self._watch_lobby(conn)
+        conn.send(encode(ChallengeMsg(code, fmt.key, f"/duel?c={code}")))
 
     async def accept(self, conn: Connection, message: AcceptIntent) -> None:
         user = conn.user
         assert user is not None
-        challenge = self.challenges.get(message.code)
-        if challenge is None or challenge.taken or self.wall() - challenge.made > CHALLENGE_SECONDS:
+        found = await self.bus.hget("challenges", message.code)
+        challenge = json.loads(found) if found is not None else None
+        if challenge is None or self.wall() - challenge["made"] > CHALLENGE_SECONDS:
             conn.error("no_such_challenge", "this challenge is no longer open")
             return
-        if challenge.user == user.id:
+        if challenge["user"] == user.id:
             conn.error("own_challenge", "this is your own challenge: pass the link on to a friend")
             return
-        if self._busy(conn):
+        if await self._busy(conn):
             return
-        host = self._lobby_page(challenge.user)
-        if host is None or host.user is None:
+        page = await self.bus.hget("lobby_pages", challenge["user"])
+        host_page = json.loads(page) if page is not None else None
+        if host_page is None or (host_page["node"] != self.node
+                                 and await self.bus.holder(f"node:{host_page['node']}") is None):
             conn.error("challenger_away", "the player who made this challenge is not here right now")
             return
-        if self.playing.get(challenge.user) is not None and not self.playing[challenge.user].match.is_over:
+        if await self.bus.hget("busy", challenge["user"]) is not None:
             conn.error("challenger_away", "the player who made this challenge is playing another match")
             return
-        challenge.taken = True
-        fmt = challenge.format
-        host_rating = await self._rating(challenge.user, fmt.game)
-        rating = await self._rating(user.id, fmt.game)
-        self._unseek(user.id)
-        self._unseek(challenge.user)
+        fmt = Format.from_key(challenge["format"])
+        async with self.bus.lock(f"lock:challenge:{message.code}"):
+            if not await self.bus.hdel("challenges", message.code):  # taken by someone else meanwhile
+                conn.error("no_such_challenge", "this challenge is no longer open")
+                return
+        host_name = await self._name_of(challenge["user"], host_page)
+        host = _Side(challenge["user"], host_name, await self._rating(challenge["user"], fmt.game),
+                     host_page["node"], host_page["peer"])
+        await self._unseek(user.id)
+        await self._unseek(challenge["user"])
         # the challenge goes in the transaction that makes the match: taken exactly when the match exists
-        live = await self._start(fmt, (challenge.user, host.user.name, host_rating, host),
-                                 (user.id, user.name, rating, conn),
-                                 also=[functools.partial(delete_challenges, codes=[challenge.code])])
+        live = await self._start(fmt, host, self._side(conn, await self._rating(user.id, fmt.game)),
+                                 also=[functools.partial(delete_challenges, codes=[message.code])])
         if live is None:
-            challenge.taken = False  # nothing was written: the link is still open
-        else:
-            self._drop_challenge(challenge)
+            await self.bus.hset("challenges", message.code, found)  # nothing was written: the link is still open
+        elif await self.bus.hget("challenge_of", challenge["user"]) == message.code.encode():
+            await self.bus.hdel("challenge_of", challenge["user"])
 
-    async def _start(self, fmt: Format, a: tuple[str, str, Rating, Connection],
-                     b: tuple[str, str, Rating, Connection],
+    async def _name_of(self, user_id: str, page: dict[str, str]) -> str:
+        conn = self.peers.get(page["peer"]) if page["node"] == self.node else None
+        if conn is not None and conn.user is not None:
+            return conn.user.name
+        return (await anyio.to_thread.run_sync(names_of, self.store.engine, [user_id])).get(user_id, "?")
+
+    async def _start(self, fmt: Format, a: _Side, b: _Side,
                      also: Iterable[Callable[[Any], None]] = ()) -> LiveMatch | None:
+        """Make a match of ``a`` and ``b``, owned here; tell both pages, wherever they are."""
         deal, proved = await self.deals.take(fmt)  # a secret key: nobody can compute the deal before the end
         clock = GameClock(self.now)
         clock.go_live()
-        players = (Player(a[0], a[1], a[2]), Player(b[0], b[1], b[2]))
+        players = (Player(a.user, a.name, a.rating), Player(b.user, b.name, b.rating))
         match = Match(secrets.token_urlsafe(12), fmt, deal, clock=clock, players=players, proved=proved)
         live = LiveMatch(match, clock, self.now)
+        token = await self.bus.acquire(f"match:{live.id}", LEASE_SECONDS)
         try:
+            if token is None:
+                raise RuntimeError("a new match's lease is taken")
             # the match exists in the database before anyone is told of it
             await self.writer.write(before=[lambda connection: insert_match(connection, match), *also])
         except Exception:
-            for conn in (a[3], b[3]):
-                conn.error("server_error", "the match could not be started: try again")
+            log.exception("match %s could not be started", live.id)
+            for side in (a, b):
+                self._tell_page(side.node, side.peer, encode_error("server_error",
+                                                                   "the match could not be started: try again"))
             return None
         self.matches[live.id] = live
-        for side, (_, _, _, conn) in enumerate((a, b)):
-            self.playing[players[side].id] = live
-            self._attach(conn, live, side)
-            conn.send(encode(live.snapshot(side)))
-        self._lobby_changed()
+        self.leases[live.id] = token
+        await self.bus.hset("live", live.id, self.node.encode())
+        for side in (a, b):
+            await self.bus.hset("busy", side.user, live.id.encode())
+        for side in (a, b):
+            conn = self.peers.get(side.peer) if side.node == self.node else None
+            if conn is not None:
+                await self._join(conn, live.id, 0)
+            else:
+                self.out.send(side.node, Envelope("matched", m=live.id, x=side.peer))
+        await self._lobby_changed()
         return live
 
-    def _attach(self, conn: Connection, live: LiveMatch, side: int) -> None:
-        self.detach(conn)
-        self.watchers.discard(conn)
-        conn.match = live
-        conn.side = side
-        live.conns[side].add(conn)
+    def _tell_page(self, node: str, peer: str, data: bytes) -> None:
+        if node == self.node:
+            conn = self.peers.get(peer)
+            if conn is not None:
+                conn.send(data)
+        else:
+            self.out.to_peer(node, peer, data)
 
     # -- a match -----------------------------------------------------------------------------
 
-    async def join(self, conn: Connection, message: MatchJoin) -> None:
-        conn.cid = message.cid
-        live = self.matches.get(message.id)
+    def _attach(self, conn: Peer, live: LiveMatch, side: int) -> None:
+        if isinstance(conn, Connection):
+            self.detach(conn)
+            self.watchers.discard(conn)
+        conn.match = live  # type: ignore[attr-defined]
+        conn.side = side
+        live.conns[side].add(conn)  # type: ignore[arg-type]
+
+    async def _join(self, conn: Connection, match_id: str, seen: int) -> None:
+        """Show match ``match_id`` on this page: owned here, elsewhere, or by nobody (then take it)."""
+        live = self.matches.get(match_id)
         if live is None:
-            conn.error("no_such_match", f"no match {message.id} going on (a finished one is at /match?id=…)")
-            return
+            owner = await self.bus.holder(f"match:{match_id}")
+            if owner is None:
+                live = await self._take_over(match_id)
+                if live is None:
+                    conn.error("no_such_match", f"no match {match_id} going on (a finished one is at /match?id=…)")
+                    return
+            elif owner != self.node:
+                self.detach(conn)
+                self.watchers.discard(conn)
+                remote = self.remote.setdefault(match_id, RemoteMatch(match_id, owner))
+                remote.conns.add(conn)
+                conn.match = remote
+                user = conn.user.id if conn.user is not None else ""
+                self.out.send(owner, Envelope("join", m=match_id, x=conn.id, r=self.node, u=user, c=conn.cid,
+                                              v=seen))
+                return
+            else:
+                conn.error("server_error", f"match {match_id} is being restored: reconnect")
+                return
         side = live.side_of(conn.user.id) if conn.user is not None else None
         if side is None:
             conn.error("not_your_match", "this match is between two other players")
             return
         self._attach(conn, live, side)
-        live.catch_up(conn, side, message.v)
+        live.catch_up(conn, side, seen)
 
-    async def act(self, conn: Connection, intent: Intent) -> None:
-        live = conn.match
+    def _forward(self, conn: Connection, remote: RemoteMatch, message: Any) -> None:
+        self.out.send(remote.owner, Envelope("act", m=remote.id, x=conn.id, r=self.node, c=conn.cid,
+                                             d=encode(message).decode()))
+
+    async def act(self, conn: Peer, intent: Intent) -> None:
+        live = getattr(conn, "match", None)
+        if isinstance(live, RemoteMatch):
+            assert isinstance(conn, Connection)
+            self._forward(conn, live, intent)
+            return
         if live is None:
             conn.error("no_game", "join a match first", intent.ack)
             return
@@ -468,7 +690,7 @@ class Arena:
             if intent.ack <= live.last_ack.get((side, conn.cid), -1):
                 conn.error("stale_ack", f"ack {intent.ack} is older than this page's last one", intent.ack)
                 return
-            if live.broken:
+            if live.broken or self.matches.get(live.id) is not live:
                 conn.error("server_error", "the match is being restored: reconnect", intent.ack)
                 return
             live.last_ack[(side, conn.cid)] = intent.ack
@@ -484,7 +706,7 @@ class Arena:
             if not out or reply not in out[-1]:
                 conn.send(reply)  # a rejection or an error goes to the sender only
         if live.match.is_over:
-            self._ended(live)
+            await self._ended(live)
 
     async def _commit(self, live: LiveMatch, rows: list[MoveRow]) -> bool:
         return await self._commit_many([(live, rows)])
@@ -513,68 +735,149 @@ class Arena:
             for conn in list(conns):
                 conn.error("server_error", "the match is being restored from its log: reconnect")
         try:
-            saved = await anyio.to_thread.run_sync(saved_matches, self.store.engine)
+            saved = await anyio.to_thread.run_sync(
+                functools.partial(saved_matches, self.store.engine, match_id=live.id))
         except Exception:
             log.exception("cannot read the move log again")
             return
-        for row, names, moves in saved:
-            if row.id == live.id:
-                fresh = self._rebuild(row, names, moves)
-                fresh.conns = live.conns
-                self.matches[live.id] = fresh
-                for player in fresh.match.players:
-                    self.playing[player.id] = fresh
-                for side, conns in enumerate(fresh.conns):
-                    for conn in conns:
-                        conn.match = fresh
-                        conn.send(encode(fresh.snapshot(side)))
+        if not saved:
+            return
+        fresh = self._rebuild(*saved[0])
+        fresh.conns = live.conns
+        self.matches[live.id] = fresh
+        for side, conns in enumerate(fresh.conns):
+            for conn in conns:
+                conn.match = fresh  # type: ignore[attr-defined]
+                conn.send(encode(fresh.snapshot(side)))
 
-    def _ended(self, live: LiveMatch) -> None:
+    async def _ended(self, live: LiveMatch) -> None:
         for player in live.match.players:
-            if self.playing.get(player.id) is live:
-                del self.playing[player.id]
-        self._lobby_changed()
+            if await self.bus.hget("busy", player.id) == live.id.encode():
+                await self.bus.hdel("busy", player.id)
+        await self.bus.hdel("live", live.id)
+        await self._lobby_changed()
+
+    # -- what other processes say ------------------------------------------------------------
+
+    def _on_envelope(self, data: bytes) -> None:
+        envelope = read_envelope(data)
+        if envelope is not None:
+            asyncio.get_running_loop().create_task(self._envelope(envelope))
+
+    async def _envelope(self, e: Envelope) -> None:
+        try:
+            if e.k == "out":
+                for peer, text in e.o:
+                    conn = self.peers.get(peer)
+                    if conn is not None:
+                        conn.send(text.encode())
+            elif e.k == "joined":
+                conn = self.peers.get(e.x)
+                if conn is not None:
+                    conn.side = e.s
+            elif e.k == "refused":
+                conn = self.peers.get(e.x)
+                if conn is not None:
+                    self.detach(conn)
+            elif e.k == "matched":
+                conn = self.peers.get(e.x)
+                if conn is not None and not conn.dropped:
+                    await self._join(conn, e.m, 0)
+            elif e.k == "join":
+                await self._remote_join(e)
+            elif e.k == "act":
+                await self._remote_act(e)
+            elif e.k == "leave":
+                peer = self.remote_peers.pop(e.x, None)
+                live = self.matches.get(e.m)
+                if peer is not None and live is not None:
+                    live.conns[peer.side].discard(peer)  # type: ignore[arg-type]
+        except Exception:
+            log.exception("a message from another process failed: %s", e.k)
+
+    async def _remote_join(self, e: Envelope) -> None:
+        peer = self.remote_peers.get(e.x) or RemotePeer(e.x, e.r, e.u, self.out)
+        peer.cid = e.c
+        live = self.matches.get(e.m)
+        if live is None:  # not (or no longer) here: the page asks again and finds the owner
+            peer.error("server_error", f"match {e.m} is being restored: reconnect")
+            self.out.send(e.r, Envelope("refused", x=e.x))
+            return
+        side = live.side_of(e.u)
+        if side is None:
+            peer.error("not_your_match", "this match is between two other players")
+            self.out.send(e.r, Envelope("refused", x=e.x))
+            return
+        self.remote_peers[e.x] = peer
+        self.out.send(e.r, Envelope("joined", x=e.x, s=side))
+        self._attach(peer, live, side)
+        live.catch_up(peer, side, e.v)
+
+    async def _remote_act(self, e: Envelope) -> None:
+        peer = self.remote_peers.get(e.x)
+        if peer is None or peer.match is not self.matches.get(e.m):
+            self.out.to_peer(e.r, e.x, encode_error("server_error", "join the match again: reconnect"))
+            return
+        peer.cid = e.c
+        try:
+            message = decode(e.d)
+        except ProtocolError as exc:
+            peer.error(exc.code, str(exc))
+            return
+        if isinstance(message, MATCH_INTENTS):
+            await self.act(peer, message)
+        elif isinstance(message, Ping):
+            live = self.matches[e.m]
+            peer.send(encode(Pong(live.match.sessions[peer.side].elapsed_ms())))
 
     # -- lobby messages ----------------------------------------------------------------------
 
-    def _lobby_changed(self) -> None:
+    def _on_lobby(self, _: bytes) -> None:
         """Tell the lobby's watchers soon (changes close together make one message)."""
         if self._lobby_later is not None or not self.watchers:
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        self._lobby_later = loop.call_later(0.2, self._tell_lobby)
+        loop = asyncio.get_running_loop()
+        self._lobby_later = loop.call_later(0.2, lambda: loop.create_task(self._tell_lobby()))
 
-    def _tell_lobby(self) -> None:
+    async def _lobby_changed(self) -> None:
+        await self.bus.publish("lobby", b"")
+
+    async def _tell_lobby(self) -> None:
         self._lobby_later = None
-        pools = self._pools()
+        state = await self._lobby_state()
         for conn in list(self.watchers):
             if conn.dropped:
                 self.watchers.discard(conn)
                 continue
-            conn.send(self._lobby_for(conn, pools))
+            conn.send(self._render_lobby(conn, state))
 
-    def _pools(self) -> list[PoolInfo]:
-        out = []
+    async def _lobby_state(self) -> dict[str, Any]:
+        pools = {key: await self._waiting(key) for key in FORMAT_KEYS}
+        return {"pools": pools, "busy": await self.bus.hgetall("busy"), "playing": len(await self.bus.hgetall("live")),
+                "challenge_of": await self.bus.hgetall("challenge_of")}
+
+    async def _lobby_for(self, conn: Connection) -> bytes:
+        return self._render_lobby(conn, await self._lobby_state())
+
+    def _render_lobby(self, conn: Connection, state: dict[str, Any]) -> bytes:
+        infos = []
         for key in FORMAT_KEYS:
             fmt = Format.from_key(key)
-            pool = sorted(self.pools[key].values(), key=lambda s: s.since)
-            shown = [DuelPlayer(s.user, s.name, round(s.rating.rating), s.rating.provisional)
-                     for s in pool[:POOL_SHOWN]]
-            out.append(PoolInfo(key, fmt.game, fmt.variant_name, fmt.limit_s, len(pool), shown))
-        return out
-
-    def _lobby_for(self, conn: Connection, pools: list[PoolInfo] | None = None) -> bytes:
+            pool = sorted(state["pools"][key].values(), key=lambda entry: entry[1])
+            shown = [DuelPlayer(side.user, side.name, round(side.rating.rating), side.rating.provisional)
+                     for side, _ in pool[:POOL_SHOWN]]
+            infos.append(PoolInfo(key, fmt.game, fmt.variant_name, fmt.limit_s, len(pool), shown))
         user = conn.user
-        you = seeking = match = None
+        you = seeking = match = challenge = None
         if user is not None:
             you = DuelPlayer(user.id, user.name, 0, True)
-            seeking = next((key for key, pool in self.pools.items() if user.id in pool), None)
-            live = self.playing.get(user.id)
-            match = live.id if live is not None and not live.match.is_over else None
-        playing = sum(1 for live in self.matches.values() if not live.match.is_over)
-        challenge = self.challenge_of.get(user.id) if user is not None else None
-        return encode(LobbyMsg(pools if pools is not None else self._pools(), you, seeking, match, playing,
-                               challenge))
+            seeking = next((key for key in FORMAT_KEYS if user.id in state["pools"][key]), None)
+            busy = state["busy"].get(user.id)
+            match = busy.decode() if busy is not None else None
+            code = state["challenge_of"].get(user.id)
+            challenge = code.decode() if code is not None else None
+        return encode(LobbyMsg(infos, you, seeking, match, state["playing"], challenge))
+
+
+def encode_error(code: str, message: str) -> bytes:
+    return encode(ErrorMsg(code, message, None))

@@ -66,6 +66,10 @@ class Bus(ABC):
         """Set ``field`` of hash ``key``."""
 
     @abstractmethod
+    async def hget(self, key: str, field: str) -> bytes | None:
+        """One field of hash ``key``, or None."""
+
+    @abstractmethod
     async def hdel(self, key: str, *fields: str) -> int:
         """Delete fields of hash ``key``; returns how many there were."""
 

@@ -40,6 +40,9 @@ class MemoryBus(Bus):
     async def hset(self, key: str, field: str, value: bytes) -> None:
         self._hashes[key][field] = value
 
+    async def hget(self, key: str, field: str) -> bytes | None:
+        return self._hashes.get(key, {}).get(field)
+
     async def hdel(self, key: str, *fields: str) -> int:
         found = self._hashes.get(key, {})
         gone = sum(1 for f in fields if found.pop(f, None) is not None)

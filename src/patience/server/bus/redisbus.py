@@ -136,6 +136,11 @@ class RedisBus(Bus):
         self.commands += 1
         await self.redis.hset(self._k(key), field, value)
 
+    async def hget(self, key: str, field: str) -> bytes | None:
+        self.commands += 1
+        found = await self.redis.hget(self._k(key), field)
+        return None if found is None else bytes(found)
+
     async def hdel(self, key: str, *fields: str) -> int:
         if not fields:
             return 0

@@ -38,8 +38,8 @@ from patience.session import Session as GameSession
 
 __all__ = [
     "DUEL_GAMES", "HISTORY_PAGE", "History", "MoveRow", "OpenChallenge", "delete_challenges", "finish_match",
-    "insert_challenge", "insert_match", "insert_moves", "leaderboard", "load_rating", "match_history",
-    "match_view", "open_challenges", "profile", "recent_matches", "saved_matches",
+    "insert_challenge", "insert_match", "insert_moves", "leaderboard", "live_match_ids", "load_rating", "match_history",
+    "match_view", "names_of", "open_challenges", "profile", "recent_matches", "saved_matches",
 ]
 
 DUEL_GAMES = tuple(FORMATS)
@@ -164,11 +164,16 @@ def load_rating(engine: Engine, user_id: str, game: str) -> Rating:
         return Rating() if row is None else Rating(row.rating, row.deviation, row.volatility)
 
 
-def saved_matches(engine: Engine, *, state: str = "live") -> list[tuple[MatchRow, dict[str, str], list[MoveRow]]]:
-    """The matches in ``state`` with their players' names and their move logs in order."""
+def saved_matches(engine: Engine, *, state: str = "live", match_id: str | None = None,
+                  ) -> list[tuple[MatchRow, dict[str, str], list[MoveRow]]]:
+    """The matches in ``state`` (or just ``match_id``, if it is in that state) with their players'
+    names and their move logs in order."""
     out = []
+    query = select(MatchRow).where(MatchRow.state == state)
+    if match_id is not None:
+        query = query.where(MatchRow.id == match_id)
     with Session(engine) as db:
-        for row in list(db.scalars(select(MatchRow).where(MatchRow.state == state))):
+        for row in list(db.scalars(query)):
             names = dict(db.execute(select(UserRow.id, UserRow.name)
                                     .where(UserRow.id.in_([row.player_a, row.player_b]))).all())
             moves = [MoveRow(m.seq, m.kind, m.side, m.action, m.t_ms, m.cid, m.ack) for m in db.scalars(
@@ -176,6 +181,12 @@ def saved_matches(engine: Engine, *, state: str = "live") -> list[tuple[MatchRow
             db.expunge(row)
             out.append((row, names, moves))
     return out
+
+
+def live_match_ids(engine: Engine) -> list[str]:
+    """The matches going on, by the database."""
+    with Session(engine) as db:
+        return list(db.scalars(select(MatchRow.id).where(MatchRow.state == "live")))
 
 
 def _rating_dict(row: RatingRow) -> dict[str, Any]:
@@ -200,6 +211,12 @@ def _match_summary(row: MatchRow, names: Mapping[str, str]) -> dict[str, Any]:
                         {"id": row.player_b, "name": names.get(row.player_b, "?")}],
             "scores": [row.score_a, row.score_b], "finals": [row.final_a, row.final_b],
             "outcomes": [row.outcome_a, row.outcome_b]}
+
+
+def names_of(engine: Engine, ids: Iterable[str]) -> dict[str, str]:
+    """The names of these players, by id."""
+    with Session(engine) as db:
+        return _names(db, ids)
 
 
 def _names(db: Session, ids: Iterable[str]) -> dict[str, str]:
@@ -340,6 +357,9 @@ def frames(record: Mapping[str, Any]) -> list[dict[str, Any]]:
         clock.set_ms(int(end["t"]))
         session.tick()
         out.append(_frame(session, "end", int(end["t"]), True))
+        if "match_t" in end:  # a duel's pool, added when the match ended
+            session.settle(int(end["match_t"]))
+            out.append(_frame(session, "match_end", int(end["match_t"]), True))
     assert session.score == final.score
     return out
 

@@ -1,0 +1,142 @@
+"""How the server processes ("nodes") of one arena speak to each other over the bus.
+
+Each live match has one owner node, which holds the match's lease and plays it: the engine,
+the clock, the move log, the versions. A page whose socket is on another node is a
+:class:`RemotePeer` at the owner: its intents come over the bus as :class:`Envelope` s and what
+the owner tells it goes back the same way. Every node listens on its own channel
+``node:NAME``; :class:`Outbound` publishes to those channels from one task, in order, and puts the
+messages for several pages of one node into one envelope when they queue up together.
+
+Nothing here needs a message to arrive: a page that missed something asks again by version, an
+intent sent again is answered once (its ack), and a node that sees no owner takes the match over
+from its log (:mod:`patience.server.arena.lobby`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import msgspec
+
+from patience.server.bus import Bus
+from patience.server.live import Connection, Peer
+
+__all__ = ["Envelope", "Outbound", "RemoteMatch", "RemotePeer", "channel_of", "read_envelope"]
+
+log = logging.getLogger("patience.server")
+
+
+class Envelope(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One message between nodes. ``k`` is its kind:
+
+    - ``out`` (owner → node): ``o``, pairs of (peer id, message for that page);
+    - ``join`` / ``act`` / ``leave`` (node → owner): page ``x`` of user ``u`` on node ``r`` joins
+      match ``m`` having seen version ``v`` (client id ``c``), sends intent ``d``, or leaves;
+    - ``joined`` / ``refused`` (owner → node): page ``x`` plays side ``s`` / may not join;
+    - ``matched`` (any → node): page ``x`` has a new match ``m``: join it.
+    """
+
+    k: str
+    m: str = ""
+    x: str = ""
+    r: str = ""
+    u: str = ""
+    s: int = 0
+    c: str = "-"
+    v: int = 0
+    d: str = ""
+    o: list[tuple[str, str]] = []
+
+
+_ENCODER = msgspec.json.Encoder()
+_DECODER = msgspec.json.Decoder(Envelope)
+
+
+def read_envelope(data: bytes) -> Envelope | None:
+    try:
+        return _DECODER.decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        log.warning("a message on the bus is not an envelope: %r", data[:80])
+        return None
+
+
+def channel_of(node: str) -> str:
+    return f"node:{node}"
+
+
+class Outbound:
+    """What this node sends to other nodes: kept in order per node, published by one task."""
+
+    def __init__(self, bus: Bus) -> None:
+        self.bus = bus
+        self._pending: OrderedDict[str, list[Envelope | tuple[str, str]]] = OrderedDict()
+        self._wake = asyncio.Event()
+        self.sent = 0
+
+    def send(self, node: str, envelope: Envelope) -> None:
+        self._pending.setdefault(node, []).append(envelope)
+        self._wake.set()
+
+    def to_peer(self, node: str, peer: str, data: bytes) -> None:
+        self._pending.setdefault(node, []).append((peer, data.decode()))
+        self._wake.set()
+
+    async def run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            await self.flush()
+
+    async def flush(self) -> None:
+        while self._pending:
+            node, items = self._pending.popitem(last=False)
+            batch: list[tuple[str, str]] = []
+            for item in [*items, None]:
+                if isinstance(item, tuple):
+                    batch.append(item)
+                    continue
+                if batch:
+                    await self._publish(node, Envelope("out", o=batch))
+                    batch = []
+                if item is not None:
+                    await self._publish(node, item)
+
+    async def _publish(self, node: str, envelope: Envelope) -> None:
+        try:
+            await self.bus.publish(channel_of(node), _ENCODER.encode(envelope))
+            self.sent += 1
+        except Exception:  # the pages ask again by version; a node that is gone is taken over
+            log.exception("publishing to %s failed", node)
+
+
+class RemotePeer(Peer):
+    """A page on another node, as the owner of its match sees it."""
+
+    def __init__(self, peer_id: str, node: str, user: str, outbound: Outbound) -> None:
+        super().__init__()
+        self.id = peer_id
+        self.node = node
+        self.user_id = user
+        self.match: object = None
+        self._out = outbound
+
+    def send(self, data: bytes) -> None:
+        if not self.dropped:
+            self._out.to_peer(self.node, self.id, data)
+
+
+@dataclass
+class RemoteMatch:
+    """A match owned by another node that pages of this node show."""
+
+    id: str
+    owner: str
+    conns: set[Connection] = field(default_factory=set)
+
+    def detach(self, conn: Connection, outbound: Outbound) -> None:
+        if conn in self.conns:
+            self.conns.discard(conn)
+            outbound.send(self.owner, Envelope("leave", m=self.id, x=conn.id))
