@@ -3,11 +3,12 @@ its bonus, ratings, the match record that anyone can check, and pairing by ratin
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from patience.duel import (
@@ -25,12 +26,12 @@ from patience.duel import (
     verify_commitment,
     verify_match,
 )
-from patience.errors import BadInputError, IllegalMoveError, RecordError
+from patience.errors import BadInputError, IllegalMoveError, PatienceError, RecordError
 from patience.games import get_game
 from patience.games.reloaded import ReloadedOptions
 from patience.ratings import Rating
 from patience.record import replay
-from patience.session import ManualClock
+from patience.session import ManualClock, Session
 
 NONCE = "5e" * 16
 
@@ -53,7 +54,8 @@ def play_useful(match: Match, side: int, count: int, clock: ManualClock, rng: ra
 def test_formats_set_the_time_limit_where_the_game_has_one() -> None:
     assert Format("reloaded", None, 600).options() == {"time_limit": 600}
     assert Format("reloaded", None, 300).options() == {}  # the default: 5 minutes
-    assert Format("faecher", "with-undo", 300).options() == {"time_limit": 300, "undo_limit": 3}
+    assert Format("faecher", "with-undo", 300).options() == {"time_limit": 300, "undo_limit": 3,
+                                                             "pool_until": "match"}
     # Teppich has no clock and no undo limit of its own: a duel sets both
     assert Format("teppich", "waste", 300).options() == {"waste": True, "time_limit": 300, "undo_limit": 3}
     assert Format("faecher", None, 600).key == "faecher/standard/600"
@@ -106,9 +108,10 @@ def test_progress_tells_figures_and_no_card() -> None:
     match = Match("m-prog", Format("faecher", None, 600), 5, NONCE, clock)
     play_useful(match, 1, 6, clock, random.Random(2))
     progress = match.progress(1)
-    assert set(progress) == {"score", "foundation_cards", "moves", "ms", "left_ms", "outcome"}
+    assert set(progress) == {"score", "foundation_cards", "moves", "ms", "left_ms", "outcome", "pool"}
     assert all(isinstance(v, int) or v is None for v in progress.values())
     assert progress["moves"] == 6 and progress["left_ms"] == 600_000 - 6000
+    assert progress["pool"] == 1500 * (600_000 - 6000) // 600_000  # not in the score until the match ends
 
 
 def test_time_ends_both_games_at_the_limit_exactly() -> None:
@@ -186,8 +189,96 @@ def test_draw_look_and_undo_is_refused_past_three_in_a_carpet_duel() -> None:
         match.act(0, "undo")  # a fourth card back would show how deep the player may look
     assert refused.value.reason == "at most 3 moves back: make a move first"
     assert len(session.state.stock) == stock + 3 and len(session.state.waste) == 1
-    match.act(0, "draw")  # a new move starts a new row
+    match.act(0, "draw")  # a new move adds one undo
     match.act(0, "undo")
+
+
+def test_in_a_faecher_duel_the_pool_drains_until_the_match_ends() -> None:
+    """RULES.md §3: "In a duel, each player's pool drains until the match ends (when both games have
+    ended) ... giving up or getting stuck early saves no pool" (issue 10: −50 and 75 became 1,344 and
+    1,622 at the end, the one who gave up at once banking nearly the whole pool)."""
+    clock = ManualClock()
+    match = Match("m-pool", Format("faecher", None, 300), 41, NONCE, clock)
+    early, late = match.sessions
+    clock.advance(1)
+    match.act(0, "giveup")
+    assert early.is_over and early.score == 0 and early.waits_for_match
+    assert [e.kind for e in early.ledger] == []  # the pool is not banked at the player's own end
+    clock.advance(99)
+    assert match.progress(0)["pool"] == match.progress(1)["pool"] == 1500 * 200 // 300  # still draining
+    play_useful(match, 1, 3, clock, random.Random(8))
+    clock.set_ms(200_000)
+    match.act(1, "giveup")
+    assert match.is_over and not early.waits_for_match and not late.waits_for_match
+    assert early.ledger[-1].to_dict() == {"t": 200_000, "kind": "pool", "points": 500, "applied": 500,
+                                          "total": 500, "reason": "what is left of the pool after 200 s"}
+    assert late.ledger[-1].kind == "pool" and late.ledger[-1].points == 500
+    assert match.pools() == (500, 500) and match.progress(0)["pool"] is None
+    assert early.summary()["ms"] == 1000  # the game itself ended at 1 s
+    result, _ = match.finish()
+    assert result.scores == (500, late.score)
+    # the records keep the match's end, so each game replays to its score, and the match checks out
+    record = match.record()
+    assert record["games"][0]["end"] == {"t": 1000, "outcome": "given_up", "match_t": 200_000}
+    assert replay(record["games"][0]).score == 500
+    assert verify_match(record) == result
+    for forged in (1000, 250_000):
+        bad = copy.deepcopy(record)
+        bad["games"][0]["end"]["match_t"] = forged
+        bad["games"][0]["result"]["score"] = 1500 * (300_000 - forged) // 300_000
+        bad["result"]["scores"][0] = bad["games"][0]["result"]["score"]
+        with pytest.raises(RecordError):
+            verify_match(bad)
+
+
+def test_a_faecher_duel_that_runs_out_of_time_adds_an_empty_pool() -> None:
+    clock = ManualClock()
+    match = Match("m-pool-time", Format("faecher", "with-undo", 300), 42, NONCE, clock)
+    clock.advance(2)
+    match.act(1, "giveup")
+    clock.advance(400)
+    assert match.tick() == [0, 1]
+    assert match.pools() == (0, 0) and [s.score for s in match.sessions] == [0, 0]
+    assert verify_match(match.record()).outcomes == ("time_out", "given_up")
+
+
+@settings(max_examples=25, deadline=None)
+@given(variant=st.sampled_from(sorted(FORMATS["faecher"])), limit=st.sampled_from(LIMITS),
+       rnd=st.randoms(use_true_random=False))
+def test_any_faecher_duel_replays_and_checks_out_with_its_pools(variant: str, limit: int,
+                                                                 rnd: random.Random) -> None:
+    """Whoever ends first and however the match ends, both game records replay to their scores (the pool
+    counted at the match's end) and the match record checks out."""
+    clock = ManualClock()
+    match = Match("m-any", Format("faecher", variant, limit), rnd.randrange(1, 10**6), NONCE, clock)
+    while not match.is_over:
+        clock.advance(rnd.choice((0.5, 3, 9.999, 40)))
+        side = rnd.randrange(2)
+        session = match.sessions[side]
+        if session.is_over:
+            match.tick()
+            continue
+        moves = session.state.useful_moves()
+        action = "giveup" if not moves or rnd.random() < 0.04 else str(rnd.choice(moves))
+        with contextlib.suppress(PatienceError):  # the time ran out first
+            match.act(side, action)
+    result, _ = match.finish()
+    record = match.record()
+    end = max(s.end_ms or 0 for s in match.sessions)
+    for side, session in enumerate(match.sessions):
+        assert session.match_end_ms == end and record["games"][side]["end"]["match_t"] == end
+        assert replay(record["games"][side]).score == session.score
+    assert verify_match(record) == result
+
+
+def test_solo_der_faecher_still_adds_the_pool_at_the_games_end() -> None:
+    """``pool_until=game`` is the default: out of a duel the pool stops when the game ends."""
+    clock = ManualClock()
+    session = Session("faecher", 41, {"time_limit": 300}, clock=clock)
+    clock.advance(1)
+    session.give_up()
+    assert session.score == 1500 * 299 // 300 and not session.waits_for_match
+    assert get_game("faecher").make_options({}).pool_until == "game"
 
 
 def test_a_record_of_a_result_without_outcomes_still_checks_out() -> None:

@@ -453,7 +453,7 @@ def test_a_whole_duel_between_two_websocket_clients(stored_app: Any) -> None:
     assert start is not None and len(start["commitment"]) == 64 and "seed" not in start
     assert start["table"]["piles"] == live.match.sessions[a.side].state.view()["piles"]
     assert start["opp"] == {"score": 0, "foundation_cards": 0, "moves": 0, "ms": 0, "left_ms": 300_000,
-                            "outcome": None}
+                            "outcome": None, "pool": None}
     rng = random.Random(11)
     mine = play(a, live, rng)
     assert mine["t"] == "dev" and mine["d"]["kind"] == "move" and mine["d"]["table"] is not None
@@ -507,13 +507,45 @@ def test_a_game_still_going_at_the_limit_ends_as_a_time_out(app: Any, fake_time:
     assert shown["outcomes"] == ["time_out", "time_out"]
     record = shown["record"]
     assert record["result"]["outcomes"] == ["time_out", "time_out"]
+    # Der Fächer's pool drained until the match ended: its time is in each game's record
+    pooled = {"match_t": 300_000} if fmt.startswith("faecher") else {}
     for game in record["games"]:
-        assert game["end"] == {"t": 300_000, "outcome": "time_out"}
+        assert game["end"] == {"t": 300_000, "outcome": "time_out", **pooled}
         assert all(action["m"] != "giveup" for action in game["actions"])
     assert verify_match(record).outcomes == ("time_out", "time_out")
     assert [frames[-1]["outcome"] for frames in shown["frames"]] == ["time_out", "time_out"]
     history = a.client.get("/matches").text
     assert history.count('data-outcome="time_out"') == 2 and "given_up" not in history
+    a.close()
+    b.close()
+
+
+def test_a_faecher_duel_shows_the_pool_and_adds_it_when_the_match_ends(app: Any, fake_time: FakeTime) -> None:
+    """RULES.md §3: in a duel the pool drains until the match ends. A player who gives up at once banks
+    nothing then: both see the pool still draining, and it comes into both scores at the match's end."""
+    a, b, live = pair(app, fmt="faecher/standard/300")
+    fake_time.t += 1
+    gave_up = a.intent("giveup")["d"]
+    assert gave_up["status"]["outcome"] == "given_up" and gave_up["status"]["score"] == 0
+    assert gave_up["status"]["pool"] == {"value": 1495, "ms": 1000, "zero_ms": 300_000}
+    assert gave_up["end"] is None
+    seen = b.until(lambda m: m["t"] == "dev" and m["d"]["opp"]["outcome"] == "given_up")["d"]
+    assert seen["opp"]["score"] == 0 and seen["opp"]["pool"] == 1495
+    assert seen["status"]["pool"]["value"] == 1495 and seen["status"]["outcome"] is None
+    fake_time.t += 99
+    end = b.intent("giveup")["d"]
+    assert end["end"]["pools"] == [1000, 1000] and end["opp"]["pool"] is None
+    scores = [s.score for s in live.match.sessions]
+    assert scores[a.side] == 1000 and end["end"]["scores"] == scores
+    assert [line["kind"] for line in end["ledger"]] == ["pool"]  # b's own pool line, at the match's end
+    told = end_of(a)
+    assert told["end"]["pools"] == [1000, 1000] and told["ledger"][-1]["points"] == 1000
+    shown = a.client.get(f"/api/matches/{live.id}").json()
+    assert verify_match(shown["record"]).scores == tuple(scores)
+    for side in (0, 1):
+        assert shown["record"]["games"][side]["end"]["match_t"] == 100_000
+        last = shown["frames"][side][-1]
+        assert last["m"] == "match_end" and last["t"] == 100_000 and last["score"] == scores[side]
     a.close()
     b.close()
 

@@ -15,7 +15,9 @@ played as duels, the secret deal and its commitment that proves the deal was fix
 
 Every duel game has a ``time_limit`` option, which a format sets to the match's limit, so a game
 that runs out of time ends as a time out (and its record replays to that end); and an undo limit of
-at most :data:`DUEL_UNDO_LIMIT` in a row.
+:data:`DUEL_UNDO_LIMIT` (each move adds one undo, up to the limit; each undo uses one). Der Fächer's pool
+drains until the match ends, when both games have (``pool_until=match``, RULES.md §3): ending early saves
+nothing. Each game's record then keeps the match's end (``match_t``), so it replays to the same score.
 
 A duel is dealt from a **deal key**: 256 random bits from :mod:`secrets`, which drive a keyed
 BLAKE2b stream through the shuffle (:mod:`patience.rng`). Nobody can compute the deal without the
@@ -64,12 +66,15 @@ LIMITS = (300, 600)
 """Time limits a duel may have, in seconds (RULES.md §2: 5 minutes by default)."""
 
 DUEL_UNDO_LIMIT = 3
-"""Undos in a row a duel allows at most (Solitaire Reloaded's rule, RULES.md §2), or none. An unlimited
+"""Undos a duel keeps in store at most: each move adds one, each undo uses one (Solitaire Reloaded's
+rule, RULES.md §2), or none. An unlimited
 undo would let a player draw, look and take back to learn the stock, which the opponent does not."""
 
 FORMATS: dict[str, dict[str, dict[str, Any]]] = {
     "reloaded": {"standard": {}},  # undo_limit=3 is the game's own rule
-    "faecher": {"standard": {}, "with-undo": {"undo_limit": DUEL_UNDO_LIMIT}},  # the game itself has no undo
+    # the game itself has no undo; the pool drains until the match ends (RULES.md §3, in a duel)
+    "faecher": {"standard": {"pool_until": "match"},
+                "with-undo": {"undo_limit": DUEL_UNDO_LIMIT, "pool_until": "match"}},
     # the base carpet's result does not depend on the play at all, so only the waste variants,
     # where the order of play decides which card fills a gap, can be duels; Teppich's own undo
     # has no limit
@@ -253,7 +258,21 @@ class Match:
         """Carry out a player's action (a move text, ``undo``, ``giveup``) as :meth:`Session.apply_action`."""
         if action in ("hint", "solve"):
             raise BadInputError("hints are off in duels")
-        self.sessions[side].apply_action(action)
+        try:
+            self.sessions[side].apply_action(action)
+        finally:  # a move refused because the time ran out may have ended the game, and so the match
+            self._settle()
+
+    def _settle(self) -> bool:
+        """Once both games are over, add what waited for the end of the match (Der Fächer's pool, counted
+        at the later game's end); True if that happened now."""
+        waiting = [s for s in self.sessions if s.waits_for_match]
+        if not waiting or not self.is_over:
+            return False
+        end = max(s.end_ms or 0 for s in self.sessions)
+        for session in waiting:
+            session.settle(end)
+        return True
 
     def tick(self) -> list[int]:
         """Bring both games up to the clock; returns the sides whose score or end changed.
@@ -267,6 +286,8 @@ class Match:
             session.tick()
             if session.is_over or len(session.ledger) != before:
                 changed.append(side)
+        if self._settle():
+            changed = [0, 1]
         return changed
 
     def progress(self, side: int) -> dict[str, Any]:
@@ -274,7 +295,19 @@ class Match:
         s = self.sessions[side]
         return {"score": s.score, "foundation_cards": s.state.foundation_cards(), "moves": s.moves_made,
                 "ms": s.elapsed_ms(), "left_ms": max(0, self.limit_ms - s.elapsed_ms()),
-                "outcome": s.outcome.value if s.outcome else None}
+                "outcome": s.outcome.value if s.outcome else None, "pool": self.pool(side)}
+
+    def pool(self, side: int) -> int | None:
+        """Der Fächer's pool of ``side`` while it is not in the score yet (None: no pool, or added)."""
+        s = self.sessions[side]
+        return s.pool_left() if s.outcome is None or s.waits_for_match else None
+
+    def pools(self) -> tuple[int, int] | None:
+        """What the pool added to each side's score at the end (None: the game has no pool)."""
+        if self.sessions[0].pool_left() is None:
+            return None
+        a, b = (sum(e.applied for e in s.ledger if e.kind == "pool") for s in self.sessions)
+        return a, b
 
     def result(self) -> MatchResult:
         """The result; only once both games are over."""
@@ -340,6 +373,10 @@ def verify_match(record: Mapping[str, Any]) -> MatchResult:
         if session.outcome is None:
             raise RecordError(f"game {side + 1} has not ended")
         sessions.append(session)
+    end = max(s.end_ms or 0 for s in sessions)
+    for side, session in enumerate(sessions):
+        if session.table.settles and session.match_end_ms != end:
+            raise RecordError(f"game {side + 1}'s pool is not counted at the end of the match ({end} ms)")
     result = result_of((sessions[0].score, sessions[1].score), sessions[0].options, _outcomes(sessions))
     if "result" in record:
         expected = result.to_dict()

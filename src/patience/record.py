@@ -56,6 +56,8 @@ def make_record(session: Session) -> dict[str, Any]:
     }
     if session.outcome is not None:
         record["end"] = {"t": session.end_ms, "outcome": session.outcome.value}
+        if session.match_end_ms is not None:
+            record["end"]["match_t"] = session.match_end_ms  # a duel's pool drained until then
         record["result"] = session.summary()
     return record
 
@@ -139,6 +141,12 @@ def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Session:
         if end.get("outcome") != session.outcome.value or t != session.end_ms:
             raise RecordError(f"record: the game ends {session.outcome.value} at {session.end_ms} ms, "
                               f"but the record says {end.get('outcome')!r} at {t} ms")
+        if "match_t" in end:
+            match_t = _int(end.get("match_t"), "the match's end time")
+            if not session.waits_for_match or match_t < t:
+                raise RecordError(f"record: {session.game_id} with these options keeps nothing for the end of "
+                                  f"the match, or the match ends ({match_t} ms) before the game ({t} ms)")
+            session.settle(match_t)
     if check_result and "result" in record:
         got = session.summary()
         want = record["result"]

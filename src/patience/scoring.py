@@ -30,6 +30,7 @@ class ScoreTable:
     illegal_points: int = 0  # charged for a well-formed move the rules reject
     time_limit_ms: int | None = None
     time_penalty: tuple[int, int] | None = None  # (points, every ms)
+    settles: bool = False  # some lines wait for the end of the match (see settle)
 
     def __init__(self, options: Any) -> None:
         self.options = options
@@ -43,6 +44,10 @@ class ScoreTable:
         return []
 
     def end(self, state: State, outcome: Outcome, elapsed_ms: int, steps: int) -> list[Line]:
+        return []
+
+    def settle(self, state: State, match_ms: int) -> list[Line]:
+        """The lines that wait for the end of the match, which came ``match_ms`` after the start."""
         return []
 
     def pool_left(self, elapsed_ms: int) -> int | None:
@@ -134,6 +139,8 @@ class FaecherScore(ScoreTable):
         self.undo_limit = o.undo_limit
         self.illegal_points = o.illegal_points
         self.time_limit_ms = o.time_limit * 1000
+        # Decision (pool_until=match, duels): the pool drains until both games have ended
+        self.settles = o.pool_until == "match"
 
     def pool_left(self, elapsed_ms: int) -> int:
         o = self.options
@@ -161,9 +168,13 @@ class FaecherScore(ScoreTable):
         lines: list[Line] = []
         if outcome == Outcome.WON:
             lines.append(("solved", self.options.solved_points, "solved"))
-        pool = self.pool_left(elapsed_ms)
-        lines.append(("pool", pool, f"what is left of the pool after {elapsed_ms // 1000} s"))
+        if not self.settles:
+            lines.extend(self.settle(state, elapsed_ms))
         return lines
+
+    def settle(self, state: State, match_ms: int) -> list[Line]:
+        pool = self.pool_left(match_ms)
+        return [("pool", pool, f"what is left of the pool after {match_ms // 1000} s")]
 
 
 _TABLES: dict[str, type[ScoreTable]] = {t.game: t for t in (CarpetScore, ReloadedScore, FaecherScore)}

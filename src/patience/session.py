@@ -110,6 +110,7 @@ class Session:
         self.score = 0
         self.outcome: Outcome | None = None
         self.end_ms: int | None = None
+        self.match_end_ms: int | None = None  # when the match ended, once settled (see settle)
         self.moves_made = 0
         self.undo_depth = 0  # moves that may be undone now, under a limited undo
         self._played: list[_Played] = []
@@ -129,6 +130,9 @@ class Session:
         """Milliseconds of play: from the start to now, or to the end once the game is over."""
         if self.end_ms is not None:
             return self.end_ms
+        return self._clock_ms()
+
+    def _clock_ms(self) -> int:
         # round, not int: 1.001 s is 1000.9999… ms in binary floating point
         return max(0, round((self._clock() - self._t0) * 1000))
 
@@ -136,8 +140,19 @@ class Session:
         limit = self.table.time_limit_ms
         return None if limit is None else max(0, limit - self.elapsed_ms())
 
+    @property
+    def waits_for_match(self) -> bool:
+        """The game is over, but some of its score waits for the end of the match (a duel's pool)."""
+        return self.outcome is not None and self.table.settles and self.match_end_ms is None
+
+    def pool_ms(self) -> int:
+        """How long the pool has drained: the time played, and in a duel on until the match ends."""
+        if self.match_end_ms is not None:
+            return self.match_end_ms
+        return self._clock_ms() if self.waits_for_match else self.elapsed_ms()
+
     def pool_left(self) -> int | None:
-        return self.table.pool_left(self.elapsed_ms())
+        return self.table.pool_left(self.pool_ms())
 
     @property
     def is_over(self) -> bool:
@@ -247,6 +262,18 @@ class Session:
             raise GameOverError(f"the game is over ({self.outcome.value.replace('_', ' ')})")
         self.log.append(LogEntry(now, "giveup"))
         self._finish(Outcome.GIVEN_UP, now)
+
+    def settle(self, match_ms: int) -> None:
+        """The match has ended ``match_ms`` after the start: add what waited for it (RULES.md §3, a duel's
+        pool drains until both games have ended). Only for a game that is over and waits for it."""
+        if not self.waits_for_match:
+            raise GameOverError("only a game that is over and waits for its match can be settled")
+        assert self.end_ms is not None
+        if match_ms < self.end_ms:
+            raise GameOverError(f"the match cannot end ({match_ms} ms) before this game ({self.end_ms} ms)")
+        self.match_end_ms = match_ms
+        for kind, points, reason in self.table.settle(self.state, match_ms):
+            self._add(match_ms, kind, points, reason)
 
     def apply_action(self, action: str) -> None:
         """Carry out one logged action text: a move, ``undo`` or ``giveup`` (records, duels)."""

@@ -179,3 +179,43 @@ def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_ur
     anna.goto(f"{base_url}/profile")
     anna.goto(f"{base_url}/leaderboard?game=reloaded")
     expect(anna.locator("#rows")).to_contain_text("Anna")
+
+
+def test_a_faecher_duel_shows_the_pool_draining_until_the_match_ends(two: tuple[Any, Any], base_url: str,
+                                                                       shot: Any) -> None:
+    """RULES.md §3: in a duel the pool drains until both games have ended. Anna gives up at once: her score
+    stays 0, her pool (and Bruno's view of it) goes on draining, and the result shows what it added."""
+    fmt = "faecher/standard/300"
+    anna, bruno = two
+    tag = secrets.token_hex(3)
+    sign_up(anna, base_url, f"annaf{tag}", "Anna")
+    sign_up(bruno, base_url, f"brunof{tag}", "Bruno")
+    anna.locator(f'.pool[data-format="{fmt}"] .seek').click()
+    expect(anna.locator("#wait-box")).to_be_visible()
+    bruno.locator(f'.pool[data-format="{fmt}"] .seek').click()
+    for page in (anna, bruno):
+        expect(page.locator("#arena")).to_be_visible()
+        expect(page.locator("#pool-box")).to_be_visible()
+    anna.locator("#giveup").click()
+    anna.locator("#confirm-yes").click()
+    expect(anna.locator("#giveup")).to_be_disabled()
+    expect(anna.locator("#score")).to_have_text("0")  # nothing banked by ending early
+    expect(anna.locator("#pool-box")).to_be_visible()
+    expect(bruno.locator("#opp-outcome")).to_have_text("Given up")
+    expect(bruno.locator("#opp-pool-box")).to_be_visible()
+    expect(bruno.locator("#opp-score")).to_have_text("0")
+    first = int(anna.locator("#pool").inner_text())
+    assert 1400 < first <= 1500
+    anna.wait_for_timeout(1300)  # 5 points a second over 5 minutes
+    assert int(anna.locator("#pool").inner_text()) < first
+    shot(bruno, "duel-faecher-pool")
+    bruno.locator("#giveup").click()
+    bruno.locator("#confirm-yes").click()
+    for page in (anna, bruno):
+        expect(page.locator("#result")).to_be_visible()
+        expect(page.locator("#pool-note")).to_be_visible()
+        expect(page.locator("#pool-box")).to_be_hidden()
+    you = anna.locator('#result-rows tr[data-side="you"] td')
+    pool = you.nth(2).inner_text()
+    assert 1400 < int(pool) < first and you.nth(1).inner_text() == pool  # her score is the pool alone
+    shot(anna, "duel-faecher-result")

@@ -54,6 +54,8 @@ class FaecherOptions:
     pool: int = option(1500, "the starting pool; what is left at the end is added", low=0, high=1000000)
     pool_drain: str = option("linear", "how the pool drains (Decision: linearly to 0 over the time limit)",
                              choices=("linear", "none"))
+    pool_until: str = option("game", "the pool drains until this game ends, or until the match ends (both games; "
+                             "Decision: duels, so ending early saves nothing)", choices=("game", "match"))
     foundation_points: int = option(150, "a card onto a foundation", low=-10000, high=10000)
     from_reserve_points: int = option(75, "a card onto a foundation from a reserve pile (Decision)",
                                       low=-10000, high=10000)

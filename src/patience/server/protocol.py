@@ -347,7 +347,8 @@ class Pong(_Msg, frozen=True):
 
 
 class Progress(Struct, frozen=True):
-    """What a player may know of the opponent's game: figures, never a card."""
+    """What a player may know of the opponent's game: figures, never a card; ``pool``: Der Fächer's
+    pool while it is not in the score yet (in a duel it drains until the match ends), else null."""
 
     score: int
     foundation_cards: int
@@ -355,6 +356,7 @@ class Progress(Struct, frozen=True):
     ms: int
     left_ms: int
     outcome: str | None
+    pool: int | None = None
 
 
 class DuelPlayer(Struct, frozen=True):
@@ -370,7 +372,8 @@ class MatchEnd(Struct, frozen=True):
     """A finished match: ``winner`` (side 0 or 1, null: a draw), the scores, the scores with the
     bonus, the bonus; the deal key that opens the commitment (``seed``; a match of the first version
     had a game number and a ``nonce``); whether the deal was proved winnable before the match; both
-    ratings after the match; how each game ended (``won``, ``no_moves``, ``time_out``, ``given_up``)."""
+    ratings after the match; how each game ended (``won``, ``no_moves``, ``time_out``, ``given_up``);
+    ``pools``: what Der Fächer's pool added to each score when the match ended (null: no pool)."""
 
     winner: int | None
     scores: list[int]
@@ -381,6 +384,7 @@ class MatchEnd(Struct, frozen=True):
     ratings: list[DuelPlayer]
     outcomes: list[str | None]
     proved: bool = False
+    pools: list[int] | None = None
 
 
 class DuelMsg(_Msg, frozen=True):

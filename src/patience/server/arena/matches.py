@@ -239,6 +239,7 @@ class LiveMatch:
             ratings=[DuelPlayer(p.id, p.name, round(r.rating), r.provisional)
                      for p, r in zip(self.match.players, after, strict=True)],
             outcomes=list(result.outcomes),
+            pools=None if (pools := self.match.pools()) is None else list(pools),
         )
 
     def _row(self, kind: str, side: int | None, action: str | None, t_ms: int, cid: str | None = None,

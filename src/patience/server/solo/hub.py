@@ -121,7 +121,8 @@ class LiveGame:
         pool_state = None
         if pool is not None:
             drains = getattr(session.options, "pool_drain", "none") == "linear" and limit is not None
-            pool_state = Pool(pool, elapsed, limit if drains else None)
+            # a duel's pool drains on after the game's end until the match ends (pool_ms)
+            pool_state = Pool(pool, session.pool_ms(), limit if drains else None)
         return Status(
             score=session.score,
             moves=session.moves_made,

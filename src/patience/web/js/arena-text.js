@@ -23,6 +23,8 @@ export const ARENA_TEXT = {
       not_verified: "✗ the deal key does not open the commitment", commitment: "Commitment (SHA-256)",
       replay: "Replay", lobby: "Back to the lobby", confirm_giveup: "Give up? Your score so far counts.",
       your_game_over: "Your game is over. {name} plays on…", opp_over: "{name}: {outcome}",
+      pool_drains: "Your pool drains on until the match ends.", of_pool: "Pool (included)",
+      pool_note: "The pool drained until both games were over; what was left then went into each score.",
       vs: "{a} vs {b}", format: "{game} · {variant} · {limit}",
       err: {
         sign_in: "Sign in first to play a duel.", in_match: "Finish your match first.",
@@ -68,7 +70,7 @@ export const ARENA_TEXT = {
     replay: {
       title: "Match", live: "This match is going on. The deal key is shown when it ends.", step: "Step {i} of {n}",
       first: "Start", prev: "Back", next: "Forward", last: "End", play: "Play", pause: "Pause", deal: "the deal",
-      end: "the end",
+      end: "the end", match_end: "the end of the match: the pool is added",
     },
   },
   de: {
@@ -92,6 +94,8 @@ export const ARENA_TEXT = {
       not_verified: "✗ der Spielschlüssel öffnet die Festlegung nicht", commitment: "Festlegung (SHA-256)",
       replay: "Wiederholung", lobby: "Zurück zur Lobby", confirm_giveup: "Aufgeben? Deine Punkte bis jetzt zählen.",
       your_game_over: "Dein Spiel ist vorbei. {name} spielt noch…", opp_over: "{name}: {outcome}",
+      pool_drains: "Dein Pool läuft weiter ab, bis das Duell endet.", of_pool: "davon Pool",
+      pool_note: "Der Pool lief ab, bis beide Spiele vorbei waren; der Rest kam dann in beide Punktzahlen.",
       vs: "{a} gegen {b}", format: "{game} · {variant} · {limit}",
       err: {
         sign_in: "Melde dich an, um ein Duell zu spielen.", in_match: "Beende zuerst dein Duell.",
@@ -139,7 +143,7 @@ export const ARENA_TEXT = {
     replay: {
       title: "Duell", live: "Dieses Duell läuft noch. Der Spielschlüssel wird am Ende gezeigt.",
       step: "Schritt {i} von {n}", first: "Anfang", prev: "Zurück", next: "Weiter", last: "Ende", play: "Abspielen",
-      pause: "Pause", deal: "das Austeilen", end: "das Ende",
+      pause: "Pause", deal: "das Austeilen", end: "das Ende", match_end: "das Ende des Duells: der Pool kommt dazu",
     },
   },
   it: {
@@ -163,6 +167,8 @@ export const ARENA_TEXT = {
       not_verified: "✗ la chiave non apre l'impegno", commitment: "Impegno (SHA-256)",
       replay: "Rivedi", lobby: "Torna alla sala", confirm_giveup: "Abbandonare? I punti fatti finora contano.",
       your_game_over: "La tua partita è finita. {name} gioca ancora…", opp_over: "{name}: {outcome}",
+      pool_drains: "Il tuo fondo continua a scendere finché la sfida finisce.", of_pool: "di cui fondo",
+      pool_note: "Il fondo è sceso finché entrambe le partite erano finite; il resto è andato poi nei due punteggi.",
       vs: "{a} contro {b}", format: "{game} · {variant} · {limit}",
       err: {
         sign_in: "Accedi per giocare una sfida.", in_match: "Prima finisci la tua sfida.",
@@ -209,7 +215,7 @@ export const ARENA_TEXT = {
     replay: {
       title: "Sfida", live: "Questa sfida è in corso. La chiave della smazzata si vede alla fine.",
       step: "Passo {i} di {n}", first: "Inizio", prev: "Indietro", next: "Avanti", last: "Fine", play: "Avvia",
-      pause: "Pausa", deal: "la smazzata", end: "la fine",
+      pause: "Pausa", deal: "la smazzata", end: "la fine", match_end: "la fine della sfida: si aggiunge il fondo",
     },
   },
 };

@@ -209,6 +209,7 @@ function onDuel(d) {
 }
 
 function onEvent(d) {
+  if (d.end) view.end = d.end; // before the figures: once the match is over, the pool is in the scores
   if (d.table) board.update(d.table);
   else if (!d.ok) board.snapBack();
   setStatus(d.status);
@@ -223,7 +224,8 @@ function onEvent(d) {
     board.clearSelection();
     if (!view.endShown) setTimeout(showResult, 400);
   } else if (d.status.outcome && d.kind !== "opp" && d.kind !== "tick") {
-    toast(t("duel.your_game_over", { name: opponent().name }));
+    const pool = d.status.pool ? ` ${t("duel.pool_drains")}` : "";
+    toast(t("duel.your_game_over", { name: opponent().name }) + pool);
   }
 }
 
@@ -272,6 +274,8 @@ function setStatus(status) {
   undo.disabled = !status.can_undo;
   $("#undos-left").textContent = status.undos_left == null ? "" : `(${status.undos_left})`;
   $("#giveup").disabled = !!status.outcome;
+  // Der Fächer: the pool drains until the match ends, after this player's own game too (RULES.md §3)
+  $("#pool-box").hidden = !status.pool || !!view.end;
   tick();
 }
 
@@ -283,7 +287,16 @@ function setOpp(progress) {
   $("#opp-moves").textContent = String(progress.moves);
   $("#opp-outcome").textContent = progress.outcome ? t(`outcome.${progress.outcome}`) : "";
   $("#opp").dataset.over = progress.outcome ? "yes" : "no";
+  $("#opp-pool-box").hidden = progress.pool == null || !!view.end;
   tick();
+}
+
+/** A pool ``value`` told at ``since`` (performance.now()), drained on to now: in a duel both pools drain
+ * at the same rate (the one of this player's own pool) until the match ends. */
+function poolNow(value, since) {
+  const p = view.status && view.status.pool;
+  if (!p || !p.zero_ms || p.zero_ms <= p.ms || view.end) return value;
+  return Math.max(0, Math.floor(value - (p.value * (performance.now() - since)) / (p.zero_ms - p.ms)));
 }
 
 function tick() {
@@ -299,7 +312,9 @@ function tick() {
     const running = !o.outcome && !(view.end);
     const left = Math.max(0, o.left_ms - (running ? performance.now() - view.oppAt : 0));
     $("#opp-left").textContent = formatTime(Math.ceil(left / 1000) * 1000);
+    if (o.pool != null) $("#opp-pool").textContent = String(poolNow(o.pool, view.oppAt));
   }
+  if (s && s.pool) $("#pool").textContent = String(poolNow(s.pool.value, view.statusAt));
 }
 setInterval(tick, 250);
 
@@ -331,11 +346,14 @@ async function showResult() {
     const how = end.outcomes && end.outcomes[side] ? ` · ${t(`outcome.${end.outcomes[side]}`)}` : "";
     tr.insertCell().textContent = `${side === mine ? `${before.name} (${t("duel.you")})` : before.name}${how}`;
     tr.insertCell().textContent = String(end.scores[side]);
+    // Der Fächer: what the pool added when the match ended, in the score already
+    if (end.pools) tr.insertCell().textContent = String(end.pools[side]);
     tr.insertCell().textContent = end.winner === side ? signed(end.bonus) : "";
     tr.insertCell().textContent = String(end.finals[side]);
     const diff = after.rating - before.rating;
     tr.insertCell().textContent = `${after.rating}${after.provisional ? "?" : ""} (${signed(diff)})`;
   }
+  for (const node of dialog.querySelectorAll(".pool-col")) node.hidden = !end.pools;
   $("#commitment").textContent = d.commitment;
   $("#to-replay").href = `/match?id=${encodeURIComponent(d.id)}`;
   const verify = $("#verify");

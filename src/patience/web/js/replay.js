@@ -38,6 +38,7 @@ function show(k) {
     head.querySelector(".side-score").textContent = `${t("score")} ${frame.score}`;
     const ended = frame.outcome ? ` · ${t(`outcome.${frame.outcome}`)}` : "";
     const what = frame.m == null ? t("replay.deal") : frame.m === "end" ? `${t("replay.end")}${ended}`
+      : frame.m === "match_end" ? t("replay.match_end") // a duel's pool, added when the match ended
       : frame.m === "draw" || frame.m === "redeal" ? t(frame.m === "draw" ? "stock_draw" : "stock_redeal")
         : frame.m === "giveup" ? t("give_up") : frame.m === "undo" ? t("undo") : moveName(frame.m, match.game);
     head.querySelector(".side-step").textContent = `${formatTime(frame.t)} · ${what}${frame.ok ? "" : " ✗"}`;
