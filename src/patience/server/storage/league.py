@@ -360,9 +360,6 @@ def frames(record: Mapping[str, Any]) -> list[dict[str, Any]]:
         if "match_t" in end:  # a duel's pool, added when the match ended
             session.settle(int(end["match_t"]))
             out.append(_frame(session, "match_end", int(end["match_t"]), True))
-        if "match_t" in end:  # a duel's pool, added when the match ended
-            session.settle(int(end["match_t"]))
-            out.append(_frame(session, "match_end", int(end["match_t"]), True))
     assert session.score == final.score
     return out
 
