@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 from pathlib import Path
+from typing import Any
 
 from patience.errors import BadInputError
 
-__all__ = ["DATABASE_URL_ENV", "register"]
+__all__ = ["DATABASE_URL_ENV", "DEAL_STOCK_ENV", "REDIS_URL_ENV", "register"]
 
 MAX_MESSAGE = 64 * 1024  # a websocket frame larger than this is refused by uvicorn before the app sees it
 DATABASE_URL_ENV = "PATIENCE_DATABASE_URL"
+REDIS_URL_ENV = "PATIENCE_REDIS_URL"
+DEAL_STOCK_ENV = "PATIENCE_DEAL_STOCK"
+PING_SECONDS = 10.0  # the server pings every socket this often and closes one that does not answer in time
 DEAL_STOCK = 20  # proved-winnable secret duel deals kept ready per duel variant
 
 
@@ -29,6 +34,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--deal-stock", type=int, default=None, metavar="N",
                    help="secret duel deals proved winnable to keep ready per duel variant, proved by the solvers "
                         f"in the background (default {DEAL_STOCK}; 0: duels get random secret deals)")
+    p.add_argument("--redis-url", default=None, metavar="URL",
+                   help="share one arena with every other patience serve on this Redis (and the same "
+                        f"database), e.g. redis://127.0.0.1:6379/0 (default: ${REDIS_URL_ENV} if set; "
+                        "without it, this process is an arena of its own)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="start N server processes on this port (needs --redis-url; default 1)")
     p.set_defaults(func=cmd_serve)
 
 
@@ -36,10 +47,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
     from sqlalchemy.exc import SQLAlchemyError
 
-    from patience.server.app import DB_FILE, create_app, default_data_dir
-    from patience.server.storage.store import Store, StoreError, safe_url, sqlite_url
+    from patience.server.app import DB_FILE, app_from_env, create_app, default_data_dir
+    from patience.server.storage.store import ArenaLock, Store, StoreError, safe_url, sqlite_url
 
     url = args.database_url or os.environ.get(DATABASE_URL_ENV) or None
+    redis_url = args.redis_url or os.environ.get(REDIS_URL_ENV) or None
     if url is None:
         data_dir = Path(args.data_dir if args.data_dir is not None else default_data_dir())
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -47,23 +59,81 @@ def cmd_serve(args: argparse.Namespace) -> int:
         where = str(data_dir / DB_FILE)
     else:
         where = safe_url(url)
+    stock = DEAL_STOCK if args.deal_stock is None else args.deal_stock
+    if not 0 <= stock <= 10_000:
+        raise BadInputError("--deal-stock is a number of deals from 0 to 10000")
+    if not 1 <= args.workers <= 64:
+        raise BadInputError("--workers is a number of processes from 1 to 64")
+    if args.workers > 1 and redis_url is None:
+        raise BadInputError("--workers N needs --redis-url: the processes share the arena through Redis")
     # Reach the database and bring its schema up to date before listening, so that a wrong URL or
     # a database that is down ends the command with one line rather than a failing app.
     store = Store(url)
     try:
         store.ping()
         store.migrate()
+        if redis_url is None:  # an arena of its own: refuse at once when another process has this database
+            probe = ArenaLock(store)
+            probe.acquire()
+            probe.release()
     except SQLAlchemyError as exc:
         said = str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__]
         raise StoreError(f"cannot migrate the database {where}: {said[0]}") from exc
     finally:
         store.close()
-    stock = DEAL_STOCK if args.deal_stock is None else args.deal_stock
-    if not 0 <= stock <= 10_000:
-        raise BadInputError("--deal-stock is a number of deals from 0 to 10000")
-    app = create_app(database_url=store.url, deal_stock=stock)
+    if redis_url is not None:
+        _check_redis(redis_url)
+    listening = _listen(args.host, args.port)
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"Patience Arena: http://{host}:{args.port}/  (games and statistics in {where})")
+    arena = f"; arena shared through {_safe_redis(redis_url)}" if redis_url else ""
+    print(f"Patience Arena: http://{host}:{args.port}/  (games and statistics in {where}{arena})")
     print("Stop with Ctrl+C.")
-    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=MAX_MESSAGE, log_level="warning")
+    options: dict[str, Any] = {"fd": listening.fileno(), "ws_max_size": MAX_MESSAGE, "log_level": "warning",
+                               "ws_ping_interval": PING_SECONDS, "ws_ping_timeout": PING_SECONDS}
+    if args.workers > 1:
+        # every worker builds its app from the environment; they share the listening socket
+        os.environ.update({DATABASE_URL_ENV: store.url, REDIS_URL_ENV: redis_url or "", DEAL_STOCK_ENV: str(stock)})
+        uvicorn.run(f"{app_from_env.__module__}:{app_from_env.__name__}", factory=True, workers=args.workers,
+                    **options)
+    else:
+        uvicorn.run(create_app(database_url=store.url, deal_stock=stock, redis_url=redis_url), **options)
     return 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything is printed: a port in use is one clear line."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        return socket.create_server((host, port), family=family, backlog=2048)
+    except OSError as exc:
+        reason = (exc.strerror or str(exc)).split(" (while attempting")[0]
+        raise BadInputError(f"cannot listen on {host} port {port}: {reason} (is another server running there? "
+                            "choose another with --port)") from None
+
+
+def _safe_redis(url: str | None) -> str:
+    from urllib.parse import urlsplit
+
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
+
+
+def _check_redis(url: str) -> None:
+    """Reach Redis before listening, or end with one line."""
+    import asyncio
+
+    from patience.server.bus import BusError, make_bus
+
+    async def ping() -> None:
+        bus = make_bus(url)
+        try:
+            await bus.start()
+        finally:
+            await bus.close()
+
+    try:
+        asyncio.run(ping())
+    except BusError as exc:
+        raise BadInputError(str(exc)) from None

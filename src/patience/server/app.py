@@ -41,13 +41,13 @@ from patience.server.arena import Arena
 from patience.server.arena.dealstock import DealStock
 from patience.server.bus import make_bus
 from patience.server.solo import Hub
-from patience.server.storage.store import Store, sqlite_url
+from patience.server.storage.store import ArenaLock, Store, sqlite_url
 from patience.server.transport.socket import Router, play_socket
 from patience.server.web import accounts as accounts_web
 from patience.server.web import api, pages
 from patience.server.web.headers import HeadersMiddleware
 
-__all__ = ["DB_FILE", "create_app", "default_data_dir"]
+__all__ = ["DB_FILE", "app_from_env", "create_app", "default_data_dir"]
 
 log = logging.getLogger("patience.server")
 
@@ -98,39 +98,45 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store = Store(database_url)
-        await anyio.to_thread.run_sync(store.migrate)
-        hub = Hub(store, now=now)
-        accounts = await anyio.to_thread.run_sync(lambda: Accounts(store, now=wall, hasher=password_hasher))
-        deals = DealStock(store, deal_stock)
-        bus = make_bus(redis_url, node)
-        await bus.start()
-        arena = Arena(store, bus, now=now, wall=wall, deals=deals)
-        await arena.start()
-        app.state.store = store
-        app.state.hub = hub
-        app.state.accounts = accounts
-        app.state.arena = arena
-        app.state.bus = bus
-        app.state.router = Router(hub, arena)
-        gc_before = _quiet_gc()
-        tasks = [asyncio.create_task(hub.run_clock(tick_seconds)), asyncio.create_task(hub.run_saver(save_seconds)),
-                 asyncio.create_task(_collect_garbage(FULL_GC_SECONDS)),
-                 asyncio.create_task(arena.writer.run()), asyncio.create_task(arena.run_clock(tick_seconds)),
-                 asyncio.create_task(deals.run())]
-        try:
-            yield
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            await arena.stop()
-            await bus.close()
-            hub.tick()
-            await hub.save()
-            store.close()
-            gc.unfreeze()
-            gc.set_threshold(*gc_before)
+        async with contextlib.AsyncExitStack() as stack:
+            store = Store(database_url)
+            stack.callback(store.close)
+            await anyio.to_thread.run_sync(store.migrate)
+            bus = make_bus(redis_url, node)
+            stack.push_async_callback(bus.close)
+            await bus.start()
+            if not bus.shared:  # an arena of its own: the database is this process's alone
+                lock = ArenaLock(store)
+                await anyio.to_thread.run_sync(lock.acquire)
+                stack.callback(lock.release)
+            hub = Hub(store, now=now)
+            accounts = await anyio.to_thread.run_sync(lambda: Accounts(store, now=wall, hasher=password_hasher))
+            deals = DealStock(store, deal_stock)
+            arena = Arena(store, bus, now=now, wall=wall, deals=deals)
+            await arena.start()
+            app.state.store = store
+            app.state.hub = hub
+            app.state.accounts = accounts
+            app.state.arena = arena
+            app.state.bus = bus
+            app.state.router = Router(hub, arena)
+            gc_before = _quiet_gc()
+            tasks = [asyncio.create_task(hub.run_clock(tick_seconds)),
+                     asyncio.create_task(hub.run_saver(save_seconds)),
+                     asyncio.create_task(_collect_garbage(FULL_GC_SECONDS)),
+                     asyncio.create_task(arena.writer.run()), asyncio.create_task(arena.run_clock(tick_seconds)),
+                     asyncio.create_task(deals.run())]
+            try:
+                yield
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                await arena.stop()
+                hub.tick()
+                await hub.save()
+                gc.unfreeze()
+                gc.set_threshold(*gc_before)
 
     routes = [
         Route("/", pages.start_page),
@@ -158,6 +164,16 @@ def create_app(
     ]
     middleware = [Middleware(HeadersMiddleware), Middleware(GZipMiddleware, minimum_size=600)]
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+
+
+def app_from_env() -> Starlette:
+    """The app of one worker of ``patience serve --workers N``: its settings come from the environment
+    (``PATIENCE_DATABASE_URL``, ``PATIENCE_REDIS_URL``, ``PATIENCE_DEAL_STOCK``)."""
+    import os
+
+    return create_app(database_url=os.environ["PATIENCE_DATABASE_URL"],
+                      redis_url=os.environ.get("PATIENCE_REDIS_URL") or None,
+                      deal_stock=int(os.environ.get("PATIENCE_DEAL_STOCK", "0")))
 
 
 # -- garbage collection --------------------------------------------------------------------------

@@ -50,11 +50,12 @@ from patience.errors import PatienceError
 from patience.games import GAMES
 
 __all__ = [
-    "Base", "BrowserRow", "DealStockRow", "GameRow", "GameStats", "SavedGame", "Store", "StoreError", "alembic_config",
-    "database_url", "make_engine", "metadata", "sqlite_url",
+    "ArenaLock", "Base", "BrowserRow", "DealStockRow", "GameRow", "GameStats", "SavedGame", "Store", "StoreError",
+    "alembic_config", "database_url", "make_engine", "metadata", "sqlite_url",
 ]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+MIGRATION_LOCK = 0x70617468  # PostgreSQL advisory lock held while the schema is upgraded
 
 
 class Base(DeclarativeBase):
@@ -352,11 +353,14 @@ class Store:
             raise StoreError(f"cannot reach the database {safe_url(self.url)}: {_reason(exc)}") from exc
 
     def migrate(self) -> None:
-        """Bring the schema up to the newest migration."""
+        """Bring the schema up to the newest migration (on PostgreSQL one process at a time: several
+        servers that start together upgrade it once)."""
         from alembic import command
 
         config = alembic_config(self.url)
         with self.engine.begin() as connection:
+            if connection.dialect.name == "postgresql":
+                connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
 
@@ -452,6 +456,62 @@ def _saved(row: GameRow) -> SavedGame:
 
 class StoreError(PatienceError):
     """A database URL that cannot be used, or a database that cannot be reached."""
+
+
+class ArenaLock:
+    """Keeps a second arena off a database: one process without a shared bus holds it.
+
+    Two processes that do not share a bus (``--redis-url``) would each think they own every live
+    match of the database and write its log twice, so the second one is refused: on SQLite by an
+    exclusive lock on ``FILE.lock`` beside the database file, on PostgreSQL by a session advisory
+    lock held on a connection of its own. Both go when the process does, however it ends."""
+
+    KEY = 0x70617469  # the advisory lock's number on PostgreSQL
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._file: Any = None
+        self._connection: Any = None
+
+    def acquire(self) -> None:
+        """Hold the lock, or raise :class:`StoreError` saying who has it and what to do."""
+        url = make_url(self.store.url)
+        held = ("another patience serve uses the database {where}: stop it, or let both share one arena "
+                "with --redis-url (and PostgreSQL)")
+        if url.get_backend_name() == "sqlite":
+            if not url.database or url.database == ":memory:":
+                return
+            import fcntl
+
+            path = Path(url.database + ".lock")
+            self._file = path.open("a+")
+            try:
+                fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                self._file.close()
+                self._file = None
+                raise StoreError(held.format(where=url.database)) from None
+            return
+        self._connection = self.store.engine.connect()
+        got = self._connection.exec_driver_sql(f"SELECT pg_try_advisory_lock({self.KEY})").scalar()
+        self._connection.commit()
+        if not got:
+            self._connection.close()
+            self._connection = None
+            raise StoreError(held.format(where=safe_url(self.store.url)))
+
+    def release(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        if self._connection is not None:
+            try:
+                self._connection.exec_driver_sql(f"SELECT pg_advisory_unlock({self.KEY})")
+                self._connection.commit()
+            finally:
+                self._connection.invalidate()  # the session ends, and with it any lock it held
+                self._connection.close()
+                self._connection = None
 
 
 def database_url(url: str) -> str:

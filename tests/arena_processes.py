@@ -1,0 +1,168 @@
+"""Real ``patience serve`` processes on loopback ports, and players that talk to them as a browser does.
+
+Used by the tests of an arena of several processes (and by benchmarks/duels.py): each process is
+started with the command a person would type, on PostgreSQL and Redis, and killed with SIGKILL
+when a test wants an owner to die.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+PASSWORD = "correct horse battery"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServeProcess:
+    """``patience serve`` in a process of its own, on a free port."""
+
+    def __init__(self, database_url: str, redis_url: str | None, log_dir: Path, name: str,
+                 extra: tuple[str, ...] = ()) -> None:
+        self.port = free_port()
+        self.name = name
+        self.log_path = log_dir / f"{name}.log"
+        command = [sys.executable, "-m", "patience", "serve", "--port", str(self.port), "--database-url",
+                   database_url, "--deal-stock", "0", *extra]
+        if redis_url is not None:
+            command += ["--redis-url", redis_url]
+        self._log = self.log_path.open("w")
+        self.proc = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def wait_ready(self, seconds: float = 30.0) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"{self.name} ended with {self.proc.returncode}: {self.log()}")
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1.0).text == "ok":
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise AssertionError(f"{self.name} did not start: {self.log()}")
+
+    def log(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text()[-3000:]
+
+    def kill(self) -> None:
+        """SIGKILL: no goodbye, no lease given back, nothing flushed."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self._log.close()
+
+
+class Player:
+    """A person with an account and one duel page, on the server at ``url``."""
+
+    def __init__(self, url: str, login: str) -> None:
+        self.login = login
+        self.http = httpx.Client(base_url=url, timeout=10.0)
+        token = self.http.get("/api/me").json()["csrf"]
+        answer = self.http.post("/account/signup", data={"csrf": token, "login": login, "name": login.title(),
+                                                         "password": PASSWORD},
+                                headers={"accept": "application/json"})
+        assert answer.status_code == 200, answer.text
+        self.user_id: str = answer.json()["user"]["id"]
+        self.ws: ClientConnection | None = None
+        self.cid = f"page-{login}"
+        self.ack = 0
+        self.v = 0
+        self.side = 0
+        self.match_id: str | None = None
+        self.got: list[dict[str, Any]] = []
+
+    def move_to(self, url: str) -> None:
+        """Go on with the same cookies on another server process (as after a load balancer's choice)."""
+        cookies = self.http.cookies
+        self.http.close()
+        self.http = httpx.Client(base_url=url, timeout=10.0, cookies=cookies)
+
+    def open(self) -> None:
+        base = str(self.http.base_url).replace("http://", "ws://").rstrip("/")
+        cookie = "; ".join(f"{name}={value}" for name, value in self.http.cookies.items())
+        self._opened = connect(f"{base}/ws", additional_headers={"Cookie": cookie}, open_timeout=10)
+        self.ws = self._opened.__enter__()
+
+    def close(self) -> None:
+        if self.ws is not None:
+            self._opened.__exit__(None, None, None)
+            self.ws = None
+
+    def send(self, t: str, d: dict[str, Any] | None = None) -> None:
+        assert self.ws is not None
+        self.ws.send(json.dumps({"t": t, "d": d or {}}))
+
+    def recv(self, timeout: float = 10.0) -> dict[str, Any]:
+        assert self.ws is not None
+        msg = json.loads(self.ws.recv(timeout=timeout))
+        self.got.append(msg)
+        d = msg["d"]
+        if msg["t"] == "duel":
+            self.match_id, self.v, self.side = d["id"], d["v"], d["you"]
+        elif msg["t"] == "dev":
+            self.v = max(self.v, d["v"])
+        return msg  # type: ignore[no-any-return]
+
+    def until(self, wanted: Callable[[dict[str, Any]], bool], timeout: float = 15.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"{self.login}: the wanted message did not come (last: {self.got[-3:]})")
+            try:
+                msg = self.recv(timeout=left)
+            except TimeoutError:
+                continue
+            if wanted(msg):
+                return msg
+
+    def intent(self, t: str, timeout: float = 15.0, **d: Any) -> dict[str, Any]:
+        """Send an intent and wait for its answer (the page's own version, a rejection or an error)."""
+        self.ack += 1
+        ack = self.ack
+        self.send(t, {"ack": ack, **d})
+        return self.until(lambda m: m["t"] in ("dev", "rej", "err") and m["d"].get("ack") == ack, timeout)
+
+    def seek(self, fmt: str) -> None:
+        self.send("seek", {"format": fmt, "cid": self.cid})
+
+    def join(self, match_id: str, v: int = 0) -> None:
+        self.send("match", {"id": match_id, "v": v, "cid": self.cid})
+
+    def alive(self) -> bool:
+        try:
+            assert self.ws is not None
+            self.ws.ping().wait(2)
+            return True
+        except (ConnectionClosed, TimeoutError, AssertionError):
+            return False
