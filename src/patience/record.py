@@ -30,36 +30,21 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from patience.errors import IllegalMoveError, PatienceError, RecordError
 from patience.games import Outcome, get_game
-
-if TYPE_CHECKING:
-    from patience.session import Session
+from patience.session import RECORD_FORMAT as FORMAT
+from patience.session import RECORD_VERSION as VERSION
+from patience.session import ManualClock, Session
 
 __all__ = ["FORMAT", "VERSION", "load_record", "make_record", "replay"]
-
-FORMAT = "patience-record"
-VERSION = 1
 MAX_ACTIONS = 100_000
 
 
 def make_record(session: Session) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "format": FORMAT,
-        "version": VERSION,
-        "game": session.game_id,
-        "options": session.options_dict,
-        "seed": session.seed,
-        "actions": [entry.to_dict() for entry in session.log],
-    }
-    if session.outcome is not None:
-        record["end"] = {"t": session.end_ms, "outcome": session.outcome.value}
-        if session.match_end_ms is not None:
-            record["end"]["match_t"] = session.match_end_ms  # a duel's pool drained until then
-        record["result"] = session.summary()
-    return record
+    """The record of a session (the same as :meth:`Session.record`)."""
+    return session.record()
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
@@ -85,7 +70,6 @@ def _int(value: Any, what: str) -> int:
 
 def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Session:
     """Play a record through again and return the session; RecordError if anything differs."""
-    from patience.session import ManualClock, Session
 
     if not isinstance(record, Mapping):
         raise RecordError("a record is a JSON object")

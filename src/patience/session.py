@@ -26,7 +26,11 @@ from patience.options import options_to_dict
 from patience.rng import Seed, check_seed
 from patience.scoring import ScoreTable, score_table_for
 
-__all__ = ["LedgerEntry", "LogEntry", "ManualClock", "Session"]
+__all__ = ["RECORD_FORMAT", "RECORD_VERSION", "LedgerEntry", "LogEntry", "ManualClock", "Session"]
+
+RECORD_FORMAT = "patience-record"
+RECORD_VERSION = 1
+"""A game record's format and version (docs/notation.md; read by :mod:`patience.record`)."""
 
 Clock = Callable[[], float]
 
@@ -323,10 +327,21 @@ class Session:
     # -- records -----------------------------------------------------------------------------
 
     def record(self) -> dict[str, Any]:
-        """This game as a record (see :mod:`patience.record`)."""
-        from patience.record import make_record
-
-        return make_record(self)
+        """This game as a record: the versioned JSON form that :func:`patience.record.replay` plays again."""
+        record: dict[str, Any] = {
+            "format": RECORD_FORMAT,
+            "version": RECORD_VERSION,
+            "game": self.game_id,
+            "options": self.options_dict,
+            "seed": self.seed,
+            "actions": [entry.to_dict() for entry in self.log],
+        }
+        if self.outcome is not None:
+            record["end"] = {"t": self.end_ms, "outcome": self.outcome.value}
+            if self.match_end_ms is not None:
+                record["end"]["match_t"] = self.match_end_ms  # a duel's pool drained until then
+            record["result"] = self.summary()
+        return record
 
     def summary(self) -> dict[str, Any]:
         """The result so far: outcome, score, moves, time, cards on the foundations."""
