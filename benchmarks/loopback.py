@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import httpx
@@ -22,13 +22,16 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(data_dir: str, port: int | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """``patience serve`` on 127.0.0.1 with ``data_dir`` as its data folder, for the ``with`` block:
-    (its base URL, its process). It is stopped at the end, however the block ends."""
+def serving(data_dir: str, port: int | None = None, extra: Sequence[str] = ()
+            ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``patience serve`` on 127.0.0.1 with ``data_dir`` as its data folder (and ``extra`` options,
+    e.g. ``--database-url``, ``--redis-url``), for the ``with`` block: (its base URL, its process).
+    It is stopped at the end, however the block ends."""
     port = port or free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "patience", "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir],
+        [sys.executable, "-m", "patience", "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir,
+         "--deal-stock", "0", *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
     )
     try:
@@ -39,7 +42,7 @@ def serving(data_dir: str, port: int | None = None) -> Iterator[tuple[str, subpr
                 if httpx.get(f"{base}/healthz", timeout=1).text == "ok":
                     break
             except httpx.HTTPError:
-                if time.monotonic() > deadline:
+                if time.monotonic() > deadline or process.poll() is not None:
                     raise SystemExit("the server did not start") from None
                 time.sleep(0.1)
         yield base, process

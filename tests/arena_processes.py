@@ -7,6 +7,7 @@ when a test wants an owner to die.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -115,7 +116,8 @@ class Player:
 
     def close(self) -> None:
         if self.ws is not None:
-            self._opened.__exit__(None, None, None)
+            with contextlib.suppress(ConnectionClosed, OSError):
+                self._opened.__exit__(None, None, None)
             self.ws = None
 
     def send(self, t: str, d: dict[str, Any] | None = None) -> None:
@@ -158,6 +160,21 @@ class Player:
 
     def join(self, match_id: str, v: int = 0) -> None:
         self.send("match", {"id": match_id, "v": v, "cid": self.cid})
+
+    def rejoin(self, match_id: str, attempts: int = 5) -> dict[str, Any]:
+        """Show the match again from its start, on a new connection if this one has died (as a page does)."""
+        for _ in range(attempts):
+            try:
+                if not self.alive():
+                    self.close()
+                    self.open()
+                self.join(match_id, 0)
+                return self.until(lambda m: m["t"] == "duel", timeout=20)["d"]  # type: ignore[no-any-return]
+            except (ConnectionClosed, OSError):
+                self.close()
+                time.sleep(0.3)
+                self.open()
+        raise AssertionError(f"{self.login} could not join match {match_id} again")
 
     def alive(self) -> bool:
         try:

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 with warnings.catch_warnings():  # the test client's note about its HTTP library is not ours to act on
     warnings.filterwarnings("ignore", message=".*httpx.*")
@@ -51,3 +54,13 @@ def mentioned_cards(value: Any) -> set[str]:
         for item in value:
             found |= mentioned_cards(item)
     return found
+
+
+def run_async(main: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """``asyncio.run(main())`` on a thread of its own: the browser tests' Playwright keeps an event
+    loop running on the main thread for the whole session, where ``asyncio.run`` is refused."""
+    import asyncio
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(main())).result()

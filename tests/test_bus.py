@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from helpers import run_async
 from patience.server.bus import Bus, BusError, MemoryBus, make_bus
 from patience.server.bus.redisbus import RedisBus
 
@@ -37,7 +38,7 @@ def run(test: Callable[[Factory], Awaitable[None]], kind: str, redis_url: str, p
             for bus in made:
                 await bus.close()
 
-    asyncio.run(main())
+    run_async(main)
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -165,4 +166,4 @@ def test_a_wrong_or_unreachable_bus_is_a_clear_error() -> None:
             await bus.start()
         await bus.close()
 
-    asyncio.run(main())
+    run_async(main)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import FakeTime
+from helpers import FakeTime, run_async
 from patience.duel import FORMATS, LIMITS, Format, Match, commitment, verify_commitment, verify_match
 from patience.errors import BadInputError, RecordError
 from patience.games import get_game
@@ -220,14 +220,14 @@ def test_the_stock_fills_with_proved_deals_in_the_background(tmp_path: Path) -> 
             await asyncio.gather(task, return_exceptions=True)
 
     try:
-        asyncio.run(fill())
+        run_async(fill)
         assert stock.proved >= 3 and stock_counts(store.engine)["teppich/waste"] == 0  # only what it was asked
         fmt = Format("faecher", "standard", 300)
         for _ in range(3):
-            key, proved = asyncio.run(stock.take(fmt))
+            key, proved = run_async(lambda: stock.take(fmt))
             assert proved and is_deal_key(key)
             assert solve_deal("faecher", key, {}, Budget(seconds=10.0)).status is Status.WON  # really winnable
-        key, proved = asyncio.run(stock.take(fmt))  # the stock is empty: a fresh key, not proved
+        key, proved = run_async(lambda: stock.take(fmt))  # the stock is empty: a fresh key, not proved
         assert not proved and is_deal_key(key)
     finally:
         store.close()

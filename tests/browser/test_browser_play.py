@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -334,3 +335,55 @@ def test_winnable_deals_only_is_one_choice_the_pages_keep(page: Any, base_url: s
     page.wait_for_url(f"{base_url}/")
     expect(page.locator('.game-tile[data-game="faecher"] input[name=winnable]')).to_be_checked()
     expect(page.locator('.game-tile[data-game="faecher"] .winnable-label')).to_have_text("Nur lösbare Spiele")
+
+
+def test_a_silent_connection_is_noticed_within_seconds_and_the_move_sent_once(page: Any, base_url: str,
+                                                                              shot: Any) -> None:
+    """The socket stays open but nothing comes back (the network gone without a close): the page
+    says so within seconds, connects again when it can, and the move whose answer was lost is
+    played exactly once."""
+    through = {"on": True}
+    sockets: list[Any] = []
+
+    def socket(route: Any) -> None:
+        if not through["on"]:
+            route.close()  # no new connection while the network is down
+            return
+        server = route.connect_to_server()
+        sockets.append(route)
+        server.on_message(lambda message: through["on"] and route.send(message))  # answers are lost
+
+    page.route_web_socket(re.compile(r"/ws$"), socket)
+    page.goto(f"{base_url}/play?game=reloaded&seed=5")
+    page.wait_for_selector(".card.up")
+    expect(page.locator("#banner")).to_be_hidden()
+    expect(page.locator(".badge")).to_have_text("24")
+    through["on"] = False  # nothing comes back; the socket itself stays open
+    started = time.monotonic()
+    page.keyboard.press("d")  # a draw the server plays, whose answer never arrives
+    expect(page.locator("#banner")).to_be_visible(timeout=15_000)
+    noticed = time.monotonic() - started
+    assert noticed < 12, f"the silent connection was noticed after {noticed:.1f} s"
+    shot(page, "reloaded-silent-connection")
+    through["on"] = True  # the next connection goes through
+    expect(page.locator("#banner")).to_be_hidden(timeout=15_000)
+    assert len(sockets) >= 2
+    expect(page.locator('.card[data-pile="w"]')).to_have_count(1)
+    expect(page.locator(".badge")).to_have_text("23")  # the draw was sent again, but played once: 24 - 1
+    page.reload()
+    page.wait_for_selector(".card.up")
+    expect(page.locator(".badge")).to_have_text("23")
+
+
+def test_going_offline_shows_the_banner_at_once(browser: Any, base_url: str) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(f"{base_url}/play?game=teppich&seed=3")
+        page.wait_for_selector(".card.up")
+        context.set_offline(True)
+        expect(page.locator("#banner")).to_be_visible(timeout=3_000)
+        context.set_offline(False)
+        expect(page.locator("#banner")).to_be_hidden(timeout=15_000)
+    finally:
+        context.close()

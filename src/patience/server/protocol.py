@@ -337,7 +337,8 @@ class ErrorMsg(_Msg, frozen=True):
 
 
 class Pong(_Msg, frozen=True):
-    """Answer to ping: milliseconds played in the current game (0 without one)."""
+    """Answer to ping: milliseconds played in the current game (0 without one, or when another server
+    process plays the page's match)."""
 
     T = "pong"
     ms: int

@@ -388,12 +388,10 @@ class Arena:
             conn.cid = cid  # the page's id: acks count per page
         if isinstance(message, MATCH_INTENTS):
             await self.act(conn, message)
-        elif isinstance(message, Ping):
+        elif isinstance(message, Ping):  # answered here, whoever owns the match: the page asks whether we are alive
             shown = conn.match
-            if isinstance(shown, RemoteMatch):
-                self._forward(conn, shown, message)
-            else:
-                conn.send(encode(Pong(shown.match.sessions[conn.side].elapsed_ms() if shown else 0)))
+            owned = isinstance(shown, LiveMatch)
+            conn.send(encode(Pong(shown.match.sessions[conn.side].elapsed_ms() if owned else 0)))
         elif isinstance(message, HintAsk | TargetsAsk):
             conn.error("not_here", "hints are off in duels")
         elif isinstance(message, LobbyAsk):
@@ -826,9 +824,6 @@ class Arena:
             return
         if isinstance(message, MATCH_INTENTS):
             await self.act(peer, message)
-        elif isinstance(message, Ping):
-            live = self.matches[e.m]
-            peer.send(encode(Pong(live.match.sessions[peer.side].elapsed_ms())))
 
     # -- lobby messages ----------------------------------------------------------------------
 

@@ -5,6 +5,7 @@
 import { Board } from "./board.js";
 import { commitmentText, el, formatName, openPage, sha256 } from "./arena.js";
 import { onLang, say, t } from "./i18n.js";
+import { Liveness } from "./liveness.js";
 import { $, applyText, confirmDialog, formatTime, signed, toast } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
@@ -40,15 +41,15 @@ const net = {
   v: 0,
   retry: 0,
   seeking: null, // the pool this page waits in: a page that reconnects (a restart, say) joins it again
-  pinger: null,
+  liveness: null,
 
   open() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     const ws = new WebSocket(`${scheme}//${location.host}/ws`);
     this.ws = ws;
     ws.onopen = () => {
-      this.retry = 0;
-      $("#banner").hidden = true;
+      // the banner goes once the server answers on this socket (below), not when it merely opens
+      this.liveness.heardNow();
       if (this.matchId) {
         this.raw("match", { id: this.matchId, v: this.v, cid: this.cid });
         for (const [type, body] of [...this.pending.values()].sort((a, b) => a[1].ack - b[1].ack)) this.raw(type, body);
@@ -58,13 +59,33 @@ const net = {
         if (again) this.raw("seek", { format: again, cid: this.cid }); // back into the queue
       }
     };
-    ws.onmessage = (e) => this.receive(e.data);
-    ws.onclose = () => {
-      if (this.ws !== ws) return;
-      $("#banner").hidden = false;
-      setTimeout(() => this.open(), Math.min(5000, 300 * 2 ** this.retry++));
+    ws.onmessage = (e) => {
+      this.liveness.heardNow();
+      if (!$("#banner").hidden) {
+        this.retry = 0;
+        $("#banner").hidden = true;
+      }
+      this.receive(e.data);
     };
-    if (!this.pinger) this.pinger = setInterval(() => this.raw("ping", {}), 25000); // one timer, not one a reconnect
+    ws.onclose = () => this.lost(ws);
+    if (!this.liveness) {
+      this.liveness = new Liveness(() => this.raw("ping", {}), () => this.lost(this.ws));
+      this.liveness.start();
+    }
+  },
+
+  /** The connection ``ws`` is gone (closed, or silent): say so and open another soon. */
+  lost(ws) {
+    if (!ws || this.ws !== ws) return;
+    this.ws = null;
+    ws.onclose = null;
+    try {
+      ws.close();
+    } catch {
+      // closing a socket that is already gone
+    }
+    $("#banner").hidden = false;
+    setTimeout(() => this.open(), Math.min(5000, 300 * 2 ** this.retry++));
   },
 
   raw(type, data) {

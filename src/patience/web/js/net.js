@@ -1,6 +1,8 @@
 // The play connection: one websocket, intents with ack ids, versions, reconnecting and catching up.
 // Messages are {"t": type, "d": data}; docs/protocol.md describes them.
 
+import { Liveness } from "./liveness.js";
+
 const INTENTS = new Set(["move", "stock", "undo", "giveup"]);
 
 function randomId() {
@@ -25,12 +27,13 @@ export class Net {
     this.retry = 0;
     this.timer = null;
     this.online = false;
+    this.liveness = new Liveness(() => this.raw("ping", {}), () => this.lost(this.ws));
   }
 
   connect(start) {
     this.start = start;
     this.open();
-    this.timer = setInterval(() => this.online && this.send("ping", {}), 25000);
+    this.liveness.start();
   }
 
   open() {
@@ -38,8 +41,8 @@ export class Net {
     const ws = new WebSocket(`${scheme}//${location.host}/ws`);
     this.ws = ws;
     ws.onopen = () => {
-      this.retry = 0;
-      this.setOnline(true);
+      // online once the server answers on this socket (below), not when it merely opens
+      this.liveness.heardNow();
       if (this.gameId) {
         // the server reads messages in order: after the join, intents still unanswered are sent
         // again (it answers each once, so none is played twice)
@@ -49,13 +52,30 @@ export class Net {
         this.raw(this.start[0], { ...this.start[1], cid: this.cid });
       }
     };
-    ws.onmessage = (e) => this.receive(e.data);
-    ws.onclose = () => {
-      if (this.ws !== ws) return;
-      this.setOnline(false);
-      const wait = Math.min(5000, 300 * 2 ** this.retry++);
-      setTimeout(() => this.open(), wait);
+    ws.onmessage = (e) => {
+      this.liveness.heardNow();
+      if (!this.online) {
+        this.retry = 0;
+        this.setOnline(true);
+      }
+      this.receive(e.data);
     };
+    ws.onclose = () => this.lost(ws);
+  }
+
+  /** The connection ``ws`` is gone (closed, or silent): say so and open another soon. */
+  lost(ws) {
+    if (!ws || this.ws !== ws) return;
+    this.ws = null;
+    ws.onclose = null;
+    try {
+      ws.close();
+    } catch {
+      // closing a socket that is already gone
+    }
+    this.setOnline(false);
+    const wait = Math.min(5000, 300 * 2 ** this.retry++);
+    setTimeout(() => this.open(), wait);
   }
 
   setOnline(online) {
