@@ -312,6 +312,7 @@ def main() -> int:
     processes = min(8, max(1, args.processes))
     with tempfile.TemporaryDirectory() as data_dir, arena(processes, data_dir) as (bases, servers, url, redis_url):
         everyone = make_players(url, sum(counts) + 2, 0)
+        print("server logs:", data_dir)
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         where = "SQLite move log" if processes == 1 else f"{processes} processes, PostgreSQL move log, Redis bus"
         print(f"patience serve on {', '.join(bases)} ({os.cpu_count()} CPUs, load {load}); Solitaire Reloaded "

@@ -29,11 +29,13 @@ def serving(data_dir: str, port: int | None = None, extra: Sequence[str] = ()
     It is stopped at the end, however the block ends."""
     port = port or free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "patience", "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir,
-         "--deal-stock", "0", *extra],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-    )
+    log = Path(data_dir) / f"serve-{port}.log"  # a file, not a pipe nobody reads: a full pipe would stop the server
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "patience", "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir",
+             data_dir, "--deal-stock", "0", *extra],
+            stdout=out, stderr=subprocess.STDOUT, env=env,
+        )
     try:
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
@@ -43,7 +45,7 @@ def serving(data_dir: str, port: int | None = None, extra: Sequence[str] = ()
                     break
             except httpx.HTTPError:
                 if time.monotonic() > deadline or process.poll() is not None:
-                    raise SystemExit("the server did not start") from None
+                    raise SystemExit(f"the server did not start: {log.read_text()[-2000:]}") from None
                 time.sleep(0.1)
         yield base, process
     finally:

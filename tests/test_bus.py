@@ -112,6 +112,18 @@ def test_a_lease_has_one_holder_until_it_lapses_or_is_released(arena: Any) -> No
     arena(test)
 
 
+def test_many_leases_are_renewed_at_once_and_only_with_their_tokens(arena: Any) -> None:
+    async def test(make: Factory) -> None:
+        a, b = await make("a"), await make("b")
+        mine = {f"lease:m{i}": await a.acquire(f"lease:m{i}", 5.0) for i in range(700)}  # two batches on Redis
+        theirs = await b.acquire("lease:other", 5.0)
+        assert theirs is not None and all(mine.values())
+        asked = {**{k: v for k, v in mine.items() if v}, "lease:other": "a/forged", "lease:none": "a/x"}
+        assert await a.renew_many(asked, 5.0) == set(mine)
+
+    arena(test)
+
+
 def test_a_lock_lets_one_worker_in_at_a_time(arena: Any) -> None:
     async def test(make: Factory) -> None:
         buses = [await make(f"n{i}") for i in range(3)]

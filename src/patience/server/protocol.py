@@ -449,7 +449,7 @@ class LobbyMsg(_Msg, frozen=True):
     player's open challenge."""
 
     T = "lobby"
-    pools: list[PoolInfo]
+    pools: list[PoolInfo] | msgspec.Raw  # Raw: the pools encoded once for every page that shows the lobby
     you: DuelPlayer | None
     seeking: str | None
     match: str | None

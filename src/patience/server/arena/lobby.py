@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import msgspec
 
 from patience.duel import FORMATS, LIMITS, Format, Match, Player, Seeker, closest, pairs
 from patience.errors import PatienceError
@@ -38,7 +39,7 @@ from patience.rng import check_seed
 from patience.server.arena.dealstock import DealStock
 from patience.server.arena.matches import Intent, LiveMatch, LogWriter
 from patience.server.arena.nodes import Envelope, Outbound, RemoteMatch, RemotePeer, channel_of, read_envelope
-from patience.server.bus import Bus, MemoryBus
+from patience.server.bus import Bus, BusError, MemoryBus
 from patience.server.live import Connection, GameClock, Now, Peer
 from patience.server.protocol import (
     AcceptIntent,
@@ -89,7 +90,7 @@ OVER_KEEP_SECONDS = 120.0  # a finished match stays in memory this long for late
 POOL_SHOWN = 12  # waiting players named per pool in the lobby
 FORMAT_KEYS = [Format(game, variant, limit).key for game, variants in FORMATS.items() for variant in variants
                for limit in LIMITS]
-LEASE_SECONDS = 3.0  # a match whose owner stops renewing for this long is taken over
+LEASE_SECONDS = 5.0  # a match whose owner stops renewing for this long is taken over
 RENEW_SECONDS = 1.0  # how often an owner renews its leases (and looks for matches nobody owns)
 PAIRER_SECONDS = 2.0  # one process at a time pairs the players waiting (lease ``pairer``)
 
@@ -245,8 +246,11 @@ class Arena:
         if self._node_token is None or not await self.bus.renew(f"node:{self.node}", self._node_token,
                                                                  LEASE_SECONDS):
             self._node_token = await self.bus.acquire(f"node:{self.node}", LEASE_SECONDS)
-        for match_id, token in list(self.leases.items()):
-            if not await self.bus.renew(f"match:{match_id}", token, LEASE_SECONDS):
+        held = dict(self.leases)
+        kept = await self.bus.renew_many({f"match:{match_id}": token for match_id, token in held.items()},
+                                         LEASE_SECONDS)
+        for match_id in held:
+            if f"match:{match_id}" not in kept and self.leases.get(match_id) == held[match_id]:
                 log.warning("the lease of match %s was lost: another process plays it now", match_id)
                 self._let_go(match_id)
         for remote in list(self.remote.values()):
@@ -402,7 +406,11 @@ class Arena:
         elif conn.user is None:
             conn.error("sign_in", "duels are between people with an account: sign in first")
         elif isinstance(message, SeekIntent):
-            await self.seek(conn, message)
+            try:
+                await self.seek(conn, message)
+            except BusError:
+                log.warning("the pool %s stayed locked: a seek was turned away", message.format)
+                conn.error("busy", "the lobby is very busy right now: try again in a moment")
         elif isinstance(message, UnseekIntent):
             await self._unseek(conn.user.id)
             conn.send(await self._lobby_for(conn))
@@ -855,13 +863,15 @@ class Arena:
         return self._render_lobby(conn, await self._lobby_state())
 
     def _render_lobby(self, conn: Connection, state: dict[str, Any]) -> bytes:
-        infos = []
-        for key in FORMAT_KEYS:
-            fmt = Format.from_key(key)
-            pool = sorted(state["pools"][key].values(), key=lambda entry: entry[1])
-            shown = [DuelPlayer(side.user, side.name, round(side.rating.rating), side.rating.provisional)
-                     for side, _ in pool[:POOL_SHOWN]]
-            infos.append(PoolInfo(key, fmt.game, fmt.variant_name, fmt.limit_s, len(pool), shown))
+        if "infos" not in state:  # the same for every page: encoded once
+            infos = []
+            for key in FORMAT_KEYS:
+                fmt = Format.from_key(key)
+                pool = sorted(state["pools"][key].values(), key=lambda entry: entry[1])
+                shown = [DuelPlayer(side.user, side.name, round(side.rating.rating), side.rating.provisional)
+                         for side, _ in pool[:POOL_SHOWN]]
+                infos.append(PoolInfo(key, fmt.game, fmt.variant_name, fmt.limit_s, len(pool), shown))
+            state["infos"] = msgspec.Raw(msgspec.json.encode(infos))
         user = conn.user
         you = seeking = match = challenge = None
         if user is not None:
@@ -871,7 +881,7 @@ class Arena:
             match = busy.decode() if busy is not None else None
             code = state["challenge_of"].get(user.id)
             challenge = code.decode() if code is not None else None
-        return encode(LobbyMsg(infos, you, seeking, match, state["playing"], challenge))
+        return encode(LobbyMsg(state["infos"], you, seeking, match, state["playing"], challenge))
 
 
 def encode_error(code: str, message: str) -> bytes:

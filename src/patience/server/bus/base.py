@@ -33,6 +33,7 @@ class Bus(ABC):
 
     def __init__(self, node: str | None = None) -> None:
         self.node = node or node_name()
+        self._local_locks: dict[str, tuple[asyncio.Lock, int]] = {}  # name -> its lock, coroutines using it
 
     async def start(self) -> None:  # noqa: B027 (a bus in memory has nothing to connect)
         """Connect (a no-op for the memory bus)."""
@@ -87,6 +88,10 @@ class Bus(ABC):
     async def renew(self, name: str, token: str, ttl_s: float) -> bool:
         """Extend a lease still held with ``token``; False if it was lost (expired, taken by another)."""
 
+    async def renew_many(self, leases: dict[str, str], ttl_s: float) -> set[str]:
+        """Renew several leases (name -> token) at once; returns the names still held."""
+        return {name for name, token in leases.items() if await self.renew(name, token, ttl_s)}
+
     @abstractmethod
     async def release(self, name: str, token: str) -> None:
         """Let go of a lease held with ``token`` (nothing if it is no longer ours)."""
@@ -104,10 +109,34 @@ class Bus(ABC):
         return token.rsplit("/", 1)[0]
 
     @contextlib.asynccontextmanager
-    async def lock(self, name: str, ttl_s: float = 2.0, wait_s: float = 5.0) -> AsyncIterator[None]:
+    async def lock(self, name: str, ttl_s: float = 2.0, wait_s: float = 30.0) -> AsyncIterator[None]:
         """Hold lease ``name`` for a short piece of work (waiting up to ``wait_s`` for it).
 
-        ``ttl_s`` bounds how long a holder that died keeps others out."""
+        The coroutines of this process queue for it in order on a lock of their own, so that only
+        one of them at a time asks the bus: under a burst the bus sees one waiter per process, not
+        one per page. ``ttl_s`` bounds how long a holder that died keeps others out."""
+        local, users = self._local_locks.get(name, (asyncio.Lock(), 0))
+        self._local_locks[name] = (local, users + 1)
+        try:
+            try:
+                async with asyncio.timeout(wait_s):
+                    await local.acquire()
+            except TimeoutError:
+                raise BusError(f"{name} stayed locked for {wait_s} s") from None
+            try:
+                async with self._lease_lock(name, ttl_s, wait_s):
+                    yield
+            finally:
+                local.release()
+        finally:
+            lock, users = self._local_locks[name]
+            if users == 1:
+                del self._local_locks[name]  # nobody else waits: forget it (challenge codes come and go)
+            else:
+                self._local_locks[name] = (lock, users - 1)
+
+    @contextlib.asynccontextmanager
+    async def _lease_lock(self, name: str, ttl_s: float, wait_s: float) -> AsyncIterator[None]:
         deadline = asyncio.get_running_loop().time() + wait_s
         pause = 0.001
         while True:
@@ -117,7 +146,7 @@ class Bus(ABC):
             if asyncio.get_running_loop().time() > deadline:
                 raise BusError(f"{name} stayed locked for {wait_s} s")
             await asyncio.sleep(pause * (1 + random.random()))
-            pause = min(pause * 2, 0.05)
+            pause = min(pause * 2, 0.02)
         try:
             yield
         finally:

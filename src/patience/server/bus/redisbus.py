@@ -26,9 +26,23 @@ __all__ = ["RedisBus"]
 
 log = logging.getLogger("patience.server")
 
+MAX_CONNECTIONS = 64  # connections to Redis a process uses at most (commands wait for one beyond that)
+RENEW_BATCH = 500  # leases renewed by one command
+
 _RENEW = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
 return 0
+"""
+_RENEW_MANY = """
+local out = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('get', key) == ARGV[i + 1] then
+    out[i] = redis.call('pexpire', key, ARGV[1])
+  else
+    out[i] = 0
+  end
+end
+return out
 """
 _RELEASE = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
@@ -58,11 +72,15 @@ class RedisBus(Bus):
         super().__init__(node)
         self.url = url
         self.prefix = prefix
-        self.redis: aioredis.Redis = aioredis.Redis.from_url(url, socket_connect_timeout=5, health_check_interval=15)
+        # a bounded pool that makes a command wait for a free connection rather than fail under a burst
+        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=MAX_CONNECTIONS, timeout=10,
+                                                        socket_connect_timeout=5, health_check_interval=15)
+        self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         self._handlers: defaultdict[str, list[Handler]] = defaultdict(list)
         self._reader: asyncio.Task[None] | None = None
         self._renew = self.redis.register_script(_RENEW)
+        self._renew_many = self.redis.register_script(_RENEW_MANY)
         self._release = self.redis.register_script(_RELEASE)
         self._hit = self.redis.register_script(_HIT)
         self.commands = 0  # commands sent (for the figures of benchmarks/duels.py)
@@ -161,6 +179,17 @@ class RedisBus(Bus):
     async def renew(self, name: str, token: str, ttl_s: float) -> bool:
         self.commands += 1
         return bool(await self._renew(keys=[self._k(name)], args=[token, max(1, round(ttl_s * 1000))]))
+
+    async def renew_many(self, leases: dict[str, str], ttl_s: float) -> set[str]:
+        names = list(leases)
+        kept: set[str] = set()
+        for start in range(0, len(names), RENEW_BATCH):
+            batch = names[start:start + RENEW_BATCH]
+            self.commands += 1
+            answers = await self._renew_many(keys=[self._k(n) for n in batch],
+                                             args=[max(1, round(ttl_s * 1000)), *(leases[n] for n in batch)])
+            kept.update(name for name, ok in zip(batch, answers, strict=True) if ok)
+        return kept
 
     async def release(self, name: str, token: str) -> None:
         self.commands += 1
