@@ -1,0 +1,77 @@
+"""A duel between two browsers on two server processes of one arena (PostgreSQL and Redis): each
+Chromium talks to a different ``patience serve``, they meet in the shared pool, play, and both
+reach the result page."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from playwright.sync_api import expect
+from test_browser_duel import sign_up
+
+from arena_processes import ServeProcess
+
+pytestmark = pytest.mark.slow
+
+FORMAT = "reloaded/standard/300"
+
+
+@pytest.fixture
+def two_processes(postgres_url: str, redis_server: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    arena_redis = redis_server.rsplit("/", 1)[0] + "/12"
+    client = redis.Redis.from_url(arena_redis)
+    client.flushdb()
+    client.close()
+    procs = [ServeProcess(postgres_url, arena_redis, tmp_path, name) for name in ("one", "two")]
+    try:
+        for proc in procs:
+            proc.wait_ready()
+        yield procs[0].url, procs[1].url
+    finally:
+        for proc in procs:
+            proc.stop()
+
+
+def test_two_browsers_on_two_processes_play_a_duel_to_its_result(browser: Any, two_processes: tuple[str, str],
+                                                                 shot: Any) -> None:
+    contexts = [browser.new_context(viewport={"width": 1200, "height": 800}, locale="en-US") for _ in range(2)]
+    errors: list[str] = []
+    try:
+        anna, bruno = (context.new_page() for context in contexts)
+        for page in (anna, bruno):
+            page.set_default_timeout(15_000)
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+        url_a, url_b = two_processes
+        tag = secrets.token_hex(3)
+        sign_up(anna, url_a, f"anna{tag}", "Anna")
+        sign_up(bruno, url_b, f"bruno{tag}", "Bruno")
+        anna.locator(f'.pool[data-format="{FORMAT}"] .seek').click()
+        expect(anna.locator("#wait-box")).to_be_visible()
+        pool_b = bruno.locator(f'.pool[data-format="{FORMAT}"]')
+        expect(pool_b.locator(".pool-queue")).to_contain_text("Anna")  # waiting on the other process
+        pool_b.locator(".seek").click()
+        for page in (anna, bruno):
+            expect(page.locator("#arena")).to_be_visible()
+            page.wait_for_selector(".card.up")
+        expect(anna.locator("#opp-name")).to_contain_text("Bruno")
+        expect(bruno.locator("#opp-name")).to_contain_text("Anna")
+        bruno.keyboard.press("d")  # a card drawn on one process, seen on the other
+        expect(bruno.locator('.card[data-pile="w"]')).to_have_count(1)
+        expect(anna.locator("#opp-moves")).to_have_text("1")
+        shot(anna, "arena-two-processes")
+        for page in (bruno, anna):
+            page.locator("#giveup").click()
+            page.locator("#confirm-yes").click()
+        for page in (anna, bruno):
+            expect(page.locator("#result")).to_be_visible()
+            expect(page.locator("#verify")).to_contain_text("opens the commitment shown at the start")
+        shot(bruno, "arena-two-processes-result")
+    finally:
+        for context in contexts:
+            context.close()
+    assert not errors, f"errors in the pages: {errors}"
