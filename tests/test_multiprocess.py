@@ -152,3 +152,40 @@ def test_a_second_process_without_a_shared_bus_is_refused(tmp_path: Path, postgr
             assert httpx.get(f"{first.url}/healthz").text == "ok"  # the first goes on, untouched
         finally:
             first.stop()
+
+
+def test_a_process_stopped_on_purpose_hands_its_matches_over_at_once(two: tuple[ServeProcess, ServeProcess],
+                                                                     arena_redis: str) -> None:
+    """Draining a process for a new version (docs/deploy.md): SIGTERM gives back its leases, and the
+    other process plays its matches on within a second or two, nothing lost."""
+    one, other = two
+    tag = secrets.token_hex(3)
+    anna, bruno = Player(one.url, f"anna{tag}"), Player(other.url, f"bruno{tag}")
+    anna.open()
+    bruno.open()
+    anna.seek(FORMAT)
+    anna.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == FORMAT)
+    bruno.seek(FORMAT)
+    match_id = bruno.until(lambda m: m["t"] == "duel")["d"]["id"]
+    anna.until(lambda m: m["t"] == "duel")
+    for player in (anna, bruno):
+        for _ in range(3):
+            assert player.intent("stock")["t"] == "dev"
+    lease = redis.Redis.from_url(arena_redis).get(f"patience:match:{match_id}")
+    assert lease is not None
+    owner_proc = one if f"-{one.proc.pid}-" in lease.decode() else other
+    survivor = other if owner_proc is one else one
+    on_owner, on_survivor = (anna, bruno) if owner_proc is one else (bruno, anna)
+    stopped_at = time.monotonic()
+    owner_proc.stop()  # SIGTERM
+    again = on_survivor.until(lambda m: m["t"] == "duel", timeout=20)["d"]
+    handed_over_s = time.monotonic() - stopped_at
+    assert again["status"]["moves"] == 3 and again["opp"]["moves"] == 3
+    assert moves_of(on_survivor.intent("stock")) == 4
+    on_owner.close()
+    on_owner.move_to(survivor.url)
+    on_owner.open()
+    back = on_owner.rejoin(match_id)
+    assert back["status"]["moves"] == 3 and back["opp"]["moves"] == 4
+    print(f"drain: the match was played on by the other process {handed_over_s:.2f} s after SIGTERM")
+    assert handed_over_s < 4  # well before a lease would lapse by itself
