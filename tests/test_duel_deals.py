@@ -8,6 +8,7 @@ import asyncio
 import collections
 import hashlib
 import json
+import secrets
 import threading
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena_processes import Player as RealPlayer
+from arena_processes import ServeProcess
 from helpers import FakeTime, run_async
 from patience.duel import FORMATS, LIMITS, Format, Match, commitment, verify_commitment, verify_match
 from patience.errors import BadInputError, RecordError
@@ -252,3 +255,33 @@ def test_a_match_is_dealt_from_the_stock_and_says_so(tmp_path: Path, fake_time: 
         record = a.client.get(f"/api/matches/{live.id}").json()["record"]
         assert record["proved"] is True and verify_match(record)
         assert arena_of(application).deals.target == 1
+
+
+@pytest.mark.slow
+def test_the_attack_fails_against_a_running_patience_serve(tmp_path: Path) -> None:
+    """The same attack on a real ``patience serve`` process, as a player's script would make it."""
+    server = ServeProcess(f"sqlite:///{tmp_path / 'arena.sqlite3'}", None, tmp_path, "attacked")
+    try:
+        server.wait_ready()
+        tag = secrets.token_hex(3)
+        anna, bruno = RealPlayer(server.url, f"anna{tag}"), RealPlayer(server.url, f"bruno{tag}")
+        for player in (anna, bruno):
+            player.open()
+        fmt = Format("reloaded", "standard", LIMITS[0])
+        anna.seek(fmt.key)
+        anna.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == fmt.key)
+        bruno.seek(fmt.key)
+        start = bruno.until(lambda m: m["t"] == "duel")["d"]
+        seen = start["table"]["piles"]
+        options = fmt.options()
+        for seed in candidates("reloaded", options):
+            assert get_game("reloaded").deal(seed, options).view()["piles"] != seen, f"seed {seed} found the deal"
+        anna.intent("giveup")
+        end = bruno.intent("giveup")["d"]["end"]  # the last give-up ends the match
+        key = end["seed"]  # revealed at the end: now it opens the commitment and deals what was seen
+        assert is_deal_key(key) and verify_commitment(start["commitment"], "reloaded", start["options"], key)
+        assert get_game("reloaded").deal(key, options).view()["piles"] == seen
+        for player in (anna, bruno):
+            player.close()
+    finally:
+        server.stop()
