@@ -1,13 +1,20 @@
 """Accounts: sign up, sign in, sign out and the display name, with the safeguards they need.
 
-- Passwords are kept only as argon2id hashes (argon2-cffi), rehashed when the parameters change.
+- Passwords are kept only as argon2id hashes (argon2-cffi) with the OWASP parameters (19 MiB, two
+  passes), rehashed when the parameters change. Hashing runs on threads of its own, never inside a
+  database session nor on the event loop, at most a few at once: a burst of sign-ins waits its
+  turn (or is answered 429 with the seconds to wait) instead of taking the database's connections,
+  the memory and the duels' event loop.
 - A signed-in browser holds a random session token in an HttpOnly, SameSite=Lax cookie (Secure
   over HTTPS); the database keeps only the token's SHA-256, so a leaked table opens no session.
 - Every form post carries a CSRF token: an HMAC of the browser's id under a server secret kept in
   the database (so tokens outlive a restart). A post from another site has neither.
-- Failed sign-ins are counted per login name and per address, in the database (a restart does not
-  forget them); past the limit, sign-in answers 429 with the seconds to wait, without looking at
-  the password.
+- Failed sign-ins are counted per login name *and* address, and per address, in the database (a
+  restart does not forget them); past the limit, sign-in answers 429 with the seconds to wait,
+  without looking at the password. A stranger's wrong guesses never lock the owner out: they count
+  against the stranger's address. The sign-ins of one address are checked one at a time under a
+  lock of the bus (shared by every process), so parallel guesses cannot race past the limit.
+- Sign-ups are limited per address (a sliding window on the bus).
 - The browser's solo games count for the account: the browser is linked at sign-up (and at
   sign-in, if no account has it yet).
 
@@ -23,21 +30,33 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+import anyio
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from patience.server.bus import Bus, BusError, MemoryBus
 from patience.server.storage.store import AuthSessionRow, SecretRow, SigninFailureRow, Store, UserBrowserRow, UserRow
 
-__all__ = ["SESSION_DAYS", "AccountError", "Accounts", "RateLimiter", "User"]
+__all__ = ["SESSION_DAYS", "AccountError", "Accounts", "Hashing", "RateLimiter", "User", "owasp_hasher"]
 
 SESSION_DAYS = 30
 LOGIN = re.compile(r"^[a-z0-9][a-z0-9_.-]{2,31}$")
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
 MAX_NAME = 40
+HASHES_AT_ONCE = 2  # argon2 hashes computed at once (19 MiB each); the others wait their turn
+HASHES_WAITING = 32  # beyond this many waiting, a sign-in or sign-up is answered 429 at once
+SIGNUPS_PER_ADDRESS = 20  # new accounts per address in SIGNUP_WINDOW seconds
+SIGNUP_WINDOW = 600.0
+
+
+def owasp_hasher() -> PasswordHasher:
+    """argon2id with the OWASP Password Storage recommendation: 19 MiB, 2 passes, 1 lane."""
+    return PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
 
 
 class AccountError(ValueError):
@@ -104,6 +123,38 @@ class RateLimiter:
             db.execute(delete(SigninFailureRow).where(SigninFailureRow.key_hash == self._key(key)))
 
 
+class Hashing:
+    """argon2 on threads of its own, ``at_once`` at a time: the event loop and the database never wait
+    for a hash, and a burst of sign-ins costs ``at_once`` hashes' memory. Past ``waiting`` callers
+    in the queue, the next is refused with a 429 rather than queued without end."""
+
+    def __init__(self, hasher: PasswordHasher, at_once: int = HASHES_AT_ONCE, waiting: int = HASHES_WAITING) -> None:
+        self.hasher = hasher
+        self.limiter = anyio.CapacityLimiter(at_once)
+        self.waiting_limit = waiting
+        self.waiting = 0
+
+    async def _run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        if self.waiting >= self.waiting_limit:
+            raise AccountError("busy", "the server is busy signing people in: try again in a few seconds", 429, 3)
+        self.waiting += 1
+        try:
+            return await anyio.to_thread.run_sync(fn, *args, limiter=self.limiter)
+        finally:
+            self.waiting -= 1
+
+    async def hash(self, password: str) -> str:
+        return await self._run(self.hasher.hash, password)  # type: ignore[no-any-return]
+
+    async def verify(self, stored: str, password: str) -> bool:
+        def check() -> bool:
+            try:
+                return bool(self.hasher.verify(stored, password))
+            except (VerificationError, InvalidHashError):
+                return False
+        return await self._run(check)  # type: ignore[no-any-return]
+
+
 def clean_name(name: str) -> str:
     """A display name: trimmed, inner spaces folded, 1..40 printable characters."""
     text = " ".join(str(name).split())
@@ -123,11 +174,15 @@ def _token_hash(token: str) -> str:
 class Accounts:
     """Users, their sessions and browsers in the store; the CSRF key; the sign-in rate limits."""
 
-    def __init__(self, store: Store, *, now: Callable[[], float] = time.time,
+    def __init__(self, store: Store, *, bus: Bus | None = None, now: Callable[[], float] = time.time,
                  hasher: PasswordHasher | None = None, login_limit: int = 5, address_limit: int = 20,
-                 window: float = 300.0) -> None:
+                 window: float = 300.0, hashes_at_once: int = HASHES_AT_ONCE,
+                 hashes_waiting: int = HASHES_WAITING, signups: int = SIGNUPS_PER_ADDRESS) -> None:
         self.store = store
-        self.hasher = hasher or PasswordHasher()
+        self.bus = bus or MemoryBus()
+        self.hasher = hasher or owasp_hasher()
+        self.hashing = Hashing(self.hasher, hashes_at_once, hashes_waiting)
+        self.signups = signups
         # ``now`` is a wall clock: the failures are kept across restarts
         self.by_login = RateLimiter(store, login_limit, window, now)
         self.by_address = RateLimiter(store, address_limit, window, now)
@@ -156,55 +211,93 @@ class Accounts:
 
     # -- accounts ----------------------------------------------------------------------------
 
-    def sign_up(self, login: str, name: str, password: str, browser: str | None) -> tuple[User, str]:
-        """A new account, signed in: the user and the session token for the cookie."""
+    async def sign_up(self, login: str, name: str, password: str, browser: str | None,
+                      address: str = "?") -> tuple[User, str]:
+        """A new account, signed in: the user and the session token for the cookie.
+
+        Without a display name, the account is shown as "Player" and a number: the login name, which
+        signs in, stays private."""
         login = str(login).strip().lower()
         if not LOGIN.match(login):
             raise AccountError("bad_login", "a login name is 3 to 32 letters, digits, '.', '_' or '-'")
-        display = clean_name(name or login)
+        display = clean_name(name) if str(name or "").strip() else f"Player {secrets.randbelow(900_000) + 100_000}"
         if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
             raise AccountError("bad_password", f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
-        digest = self.hasher.hash(password)
+        wait = await self.bus.hit(f"signup:{address}", SIGNUP_WINDOW, self.signups)
+        if wait:
+            seconds = max(1, int(wait + 0.999))
+            raise AccountError("rate_limited", f"too many new accounts from here: try again in {seconds} s", 429,
+                               seconds)
+        if await anyio.to_thread.run_sync(self._login_taken, login):
+            raise AccountError("login_taken", f"the login name {login!r} is taken", 409)
+        digest = await self.hashing.hash(password)
         user = User(secrets.token_urlsafe(12), login, display)
+        await anyio.to_thread.run_sync(self._insert_user, user, digest, browser)
+        return user, await anyio.to_thread.run_sync(self._new_session, user.id)
+
+    def _login_taken(self, login: str) -> bool:
+        with Session(self.store.engine) as db:
+            return db.scalar(select(UserRow.id).where(UserRow.login == login)) is not None
+
+    def _insert_user(self, user: User, digest: str, browser: str | None) -> None:
         now = _now_ms()
         with Session(self.store.engine) as db, db.begin():
-            if db.scalar(select(UserRow.id).where(UserRow.login == login)) is not None:
-                raise AccountError("login_taken", f"the login name {login!r} is taken", 409)
-            db.add(UserRow(id=user.id, login=login, name=display, password_hash=digest, created_ms=now))
+            if db.scalar(select(UserRow.id).where(UserRow.login == user.login)) is not None:
+                raise AccountError("login_taken", f"the login name {user.login!r} is taken", 409)
+            db.add(UserRow(id=user.id, login=user.login, name=user.name, password_hash=digest, created_ms=now))
             db.flush()
             if browser:
                 # the solo statistics of this browser now belong to the account
                 db.merge(UserBrowserRow(browser_id=browser, user_id=user.id, linked_ms=now))
-        return user, self._new_session(user.id)
 
-    def sign_in(self, login: str, password: str, browser: str | None, address: str) -> tuple[User, str]:
-        """Check the password (under the rate limits) and open a session."""
+    async def sign_in(self, login: str, password: str, browser: str | None, address: str,
+                      old_token: str | None = None) -> tuple[User, str]:
+        """Check the password (under the rate limits) and open a session (``old_token``'s is closed).
+
+        The failures counted are those of this login from this address, and of this address: a
+        stranger's guesses slow the stranger, never the owner. The sign-ins of one address take
+        turns under a lock of the bus, so that parallel guesses cannot pass the limit."""
         login = str(login).strip().lower()
-        wait = max(self.by_login.wait(f"login:{login}"), self.by_address.wait(f"addr:{address}"))
-        if wait:
-            raise AccountError("rate_limited", f"too many failed sign-ins: try again in {wait} s", 429, wait)
+        login_key, address_key = f"login:{login}|addr:{address}", f"addr:{address}"
+        try:
+            async with self.bus.lock(f"signin:{address}", ttl_s=30.0, wait_s=10.0):
+                wait = await anyio.to_thread.run_sync(
+                    lambda: max(self.by_login.wait(login_key), self.by_address.wait(address_key)))
+                if wait:
+                    raise AccountError("rate_limited", f"too many failed sign-ins: try again in {wait} s", 429, wait)
+                found = await anyio.to_thread.run_sync(self._find_login, login)
+                ok = await self.hashing.verify(found[1] if found else self._dummy, password)
+                if not ok or found is None:
+                    await anyio.to_thread.run_sync(self._failed, login_key, address_key)
+                    raise AccountError("wrong_password", "wrong login name or password", 401)
+        except BusError:
+            raise AccountError("busy", "too many sign-ins from here at once: try again in a few seconds", 429,
+                               3) from None
+        user, stored = found
+        rehashed = await self.hashing.hash(password) if self.hasher.check_needs_rehash(stored) else None
+        await anyio.to_thread.run_sync(self._signed_in, user, login_key, browser, rehashed, old_token)
+        return user, await anyio.to_thread.run_sync(self._new_session, user.id)
+
+    def _find_login(self, login: str) -> tuple[User, str] | None:
         with Session(self.store.engine) as db:
             row = db.scalar(select(UserRow).where(UserRow.login == login))
-            stored = row.password_hash if row is not None else self._dummy
-            try:
-                self.hasher.verify(stored, password)
-                ok = row is not None
-            except (VerificationError, InvalidHashError):
-                ok = False
-            if not ok or row is None:
-                self.by_login.fail(f"login:{login}")
-                self.by_address.fail(f"addr:{address}")
-                raise AccountError("wrong_password", "wrong login name or password", 401)
-            user = User(row.id, row.login, row.name)
-            needs_rehash = self.hasher.check_needs_rehash(stored)
-        self.by_login.forget(f"login:{login}")
+            return None if row is None else (User(row.id, row.login, row.name), row.password_hash)
+
+    def _failed(self, login_key: str, address_key: str) -> None:
+        self.by_login.fail(login_key)
+        self.by_address.fail(address_key)
+
+    def _signed_in(self, user: User, login_key: str, browser: str | None, rehashed: str | None,
+                   old_token: str | None) -> None:
+        self.by_login.forget(login_key)
         now = _now_ms()
         with Session(self.store.engine) as db, db.begin():
-            if needs_rehash:
-                db.get(UserRow, user.id).password_hash = self.hasher.hash(password)  # type: ignore[union-attr]
+            if rehashed is not None:
+                db.get(UserRow, user.id).password_hash = rehashed  # type: ignore[union-attr]
             if browser and db.get(UserBrowserRow, browser) is None:
                 db.add(UserBrowserRow(browser_id=browser, user_id=user.id, linked_ms=now))
-        return user, self._new_session(user.id)
+            if old_token:  # a new session at every sign-in: a token known before it opens nothing
+                db.execute(delete(AuthSessionRow).where(AuthSessionRow.token_hash == _token_hash(old_token)))
 
     def _new_session(self, user_id: str) -> str:
         token = secrets.token_urlsafe(32)

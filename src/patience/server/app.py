@@ -85,7 +85,7 @@ def create_app(
 
     ``now`` is the clock of games and matches (monotonic); ``wall`` the clock, in seconds since
     the epoch, of what is kept across restarts: failed sign-ins and open challenge links.
-    ``password_hasher`` is an ``argon2.PasswordHasher`` (default: argon2-cffi's parameters);
+    ``password_hasher`` is an ``argon2.PasswordHasher`` (default: the OWASP parameters, 19 MiB);
     ``deal_stock`` is how many secret deals proved winnable the server keeps ready per duel variant,
     proved in the background by the solvers (0: every duel is dealt from a fresh secret key, not
     proved winnable; see :mod:`patience.server.arena.dealstock`). With ``redis_url``, the process
@@ -110,7 +110,8 @@ def create_app(
                 await anyio.to_thread.run_sync(lock.acquire)
                 stack.callback(lock.release)
             hub = Hub(store, now=now)
-            accounts = await anyio.to_thread.run_sync(lambda: Accounts(store, now=wall, hasher=password_hasher))
+            accounts = await anyio.to_thread.run_sync(
+                lambda: Accounts(store, bus=bus, now=wall, hasher=password_hasher))
             deals = DealStock(store, deal_stock)
             arena = Arena(store, bus, now=now, wall=wall, deals=deals)
             await arena.start()

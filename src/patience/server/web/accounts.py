@@ -68,6 +68,11 @@ def _set_session(request: Request, response: Response, token: str | None) -> Res
 MAX_FORM_BYTES = 8192
 
 
+def _address(request: Request) -> str:
+    """The client's address (behind a proxy named by ``--forwarded-allow-ips``, the one it forwards)."""
+    return request.client.host if request.client else "?"
+
+
 async def _read_form(request: Request) -> dict[str, str]:
     """An URL-encoded form body (what the pages post); anything else, or too long, reads as empty."""
     if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
@@ -100,9 +105,8 @@ async def signup_post(request: Request) -> Response:
         return got
     fields, browser = got
     try:
-        user, token = await anyio.to_thread.run_sync(
-            accounts_of(request).sign_up, fields.get("login", ""), fields.get("name", ""), fields.get("password", ""),
-            browser)
+        user, token = await accounts_of(request).sign_up(fields.get("login", ""), fields.get("name", ""),
+                                                         fields.get("password", ""), browser, _address(request))
     except AccountError as exc:
         return _fail(request, exc, "signup")
     return _set_session(request, _done(request, user, _safe_next(fields.get("next"))), token)
@@ -113,10 +117,9 @@ async def signin_post(request: Request) -> Response:
     if isinstance(got, Response):
         return got
     fields, browser = got
-    address = request.client.host if request.client else "?"
     try:
-        user, token = await anyio.to_thread.run_sync(
-            accounts_of(request).sign_in, fields.get("login", ""), fields.get("password", ""), browser, address)
+        user, token = await accounts_of(request).sign_in(fields.get("login", ""), fields.get("password", ""), browser,
+                                                         _address(request), request.cookies.get(SESSION_COOKIE))
     except AccountError as exc:
         return _fail(request, exc, "signin")
     return _set_session(request, _done(request, user, _safe_next(fields.get("next"))), token)

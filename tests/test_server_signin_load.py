@@ -1,0 +1,174 @@
+"""Accounts under hostile load: hashing off the event loop and outside any database session, a
+bounded number of hashes at once, limits that parallel guesses cannot race, sign-ups limited, and
+a stranger's guesses that never lock the owner out.
+
+On SQLite and PostgreSQL (the ``database_url`` fixture).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from argon2 import PasswordHasher
+from sqlalchemy import event
+
+from helpers import FakeTime
+from patience.server.accounts import AccountError, Accounts, owasp_hasher
+from patience.server.storage.store import Store
+
+PASSWORD = "correct horse battery"
+
+
+class WatchedHasher(PasswordHasher):
+    """A cheap argon2id that counts its verifications, how many run at once, and whether a database
+    connection is held meanwhile."""
+
+    def __init__(self, store: Store | None = None, pause: float = 0.0) -> None:
+        super().__init__(time_cost=1, memory_cost=1024, parallelism=1)
+        self.store = store
+        self.pause = pause
+        self.verified = 0
+        self.running = 0
+        self.most = 0
+        self.connections_held: list[int] = []
+        self.threads: set[int] = set()
+        self.lock = threading.Lock()
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> bool:
+        with self.lock:
+            self.verified += 1
+            self.running += 1
+            self.most = max(self.most, self.running)
+            self.threads.add(threading.get_ident())
+        try:
+            if self.store is not None:
+                self.connections_held.append(self.store.test_held.get(threading.get_ident(), 0))  # type: ignore
+            time.sleep(self.pause)  # as long as a real hash takes
+            return super().verify(hash, password)
+        finally:
+            with self.lock:
+                self.running -= 1
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[Store]:
+    store = Store(database_url)
+    store.migrate()
+    held: dict[int, int] = {}  # thread -> database connections it holds
+    store.test_held = held  # type: ignore[attr-defined]
+
+    def checkout(*_: Any) -> None:
+        held[threading.get_ident()] = held.get(threading.get_ident(), 0) + 1
+
+    def checkin(*_: Any) -> None:
+        held[threading.get_ident()] = held.get(threading.get_ident(), 0) - 1
+
+    event.listen(store.engine, "checkout", checkout)
+    event.listen(store.engine, "checkin", checkin)
+    yield store
+    store.close()
+
+
+def make(store: Store, fake_time: FakeTime, hasher: PasswordHasher, **kwargs: Any) -> Accounts:
+    return Accounts(store, now=fake_time, hasher=hasher, **kwargs)
+
+
+async def outcome(coro: Any) -> int:
+    try:
+        await coro
+        return 200
+    except AccountError as exc:
+        return exc.status
+
+
+def test_parallel_guesses_cannot_pass_the_limit(store: Store, fake_time: FakeTime) -> None:
+    hasher = WatchedHasher(pause=0.01)
+    accounts = make(store, fake_time, hasher)
+
+    async def attack() -> list[int]:
+        await accounts.sign_up("frank", "Frank", PASSWORD, None)
+        return await asyncio.gather(*(outcome(accounts.sign_in("frank", f"guess-{i}", None, "10.0.0.9"))
+                                      for i in range(30)))
+
+    answers = asyncio.run(attack())
+    assert hasher.verified == 5  # the limit, not one more: the 25 others were refused without a hash
+    assert answers.count(401) == 5 and answers.count(429) == 25
+
+
+def test_hashes_run_a_few_at_once_off_the_loop_and_outside_database_sessions(store: Store,
+                                                                             fake_time: FakeTime) -> None:
+    hasher = WatchedHasher(store, pause=0.05)
+    accounts = make(store, fake_time, hasher, hashes_at_once=2, hashes_waiting=100)
+
+    async def storm() -> list[int]:
+        await accounts.sign_up("gina", "Gina", PASSWORD, None)
+        return await asyncio.gather(*(outcome(accounts.sign_in("gina", PASSWORD if i % 2 else "wrong-one", None,
+                                                               f"10.1.0.{i}")) for i in range(20)))
+
+    answers = asyncio.run(storm())
+    assert answers.count(200) == 10 and answers.count(401) == 10
+    assert hasher.most <= 2  # never more than two argon2 hashes in memory at once
+    assert set(hasher.connections_held) == {0}  # the hashing thread held no database connection
+    assert threading.get_ident() not in hasher.threads  # nor was it the event loop's
+
+
+def test_a_full_hashing_queue_answers_429_with_the_wait(store: Store, fake_time: FakeTime) -> None:
+    hasher = WatchedHasher(pause=0.05)
+    accounts = make(store, fake_time, hasher, hashes_at_once=1, hashes_waiting=3)
+
+    async def storm() -> list[Any]:
+        await accounts.sign_up("hugo", "Hugo", PASSWORD, None)
+        return await asyncio.gather(*(accounts.sign_in("hugo", PASSWORD, None, f"10.2.0.{i}") for i in range(10)),
+                                    return_exceptions=True)
+
+    answers = asyncio.run(storm())
+    refused = [a for a in answers if isinstance(a, AccountError)]
+    assert refused and all(a.status == 429 and a.code == "busy" and a.retry_after for a in refused)
+    assert len(answers) - len(refused) >= 3
+
+
+def test_a_strangers_guesses_do_not_lock_the_owner_out(store: Store, fake_time: FakeTime) -> None:
+    accounts = make(store, fake_time, WatchedHasher())
+
+    async def play() -> None:
+        await accounts.sign_up("ines", "Ines", PASSWORD, None)
+        for i in range(5):
+            assert await outcome(accounts.sign_in("ines", f"guess-{i}", None, "203.0.113.7")) == 401
+        assert await outcome(accounts.sign_in("ines", PASSWORD, None, "203.0.113.7")) == 429  # the stranger waits
+        assert await outcome(accounts.sign_in("ines", PASSWORD, None, "198.51.100.1")) == 200  # the owner does not
+
+    asyncio.run(play())
+
+
+def test_sign_ups_are_limited_per_address(store: Store, fake_time: FakeTime) -> None:
+    accounts = make(store, fake_time, WatchedHasher(), signups=3)
+
+    async def play() -> list[int]:
+        here = [await outcome(accounts.sign_up(f"user{i}", "", PASSWORD, None, "192.0.2.1")) for i in range(4)]
+        return [*here, await outcome(accounts.sign_up("elsewhere", "", PASSWORD, None, "192.0.2.2"))]
+
+    assert asyncio.run(play()) == [200, 200, 200, 429, 200]
+
+
+def test_a_login_name_stays_private_and_a_sign_in_opens_a_new_session(store: Store, fake_time: FakeTime) -> None:
+    accounts = make(store, fake_time, WatchedHasher())
+
+    async def play() -> None:
+        user, first = await accounts.sign_up("jonas.k", "", PASSWORD, None)
+        assert "jonas" not in user.name.lower()  # shown to others: not the login that signs in
+        again, second = await accounts.sign_in("jonas.k", PASSWORD, None, "192.0.2.3", first)
+        assert again.id == user.id and second != first
+        assert accounts.user_for(first) is None and accounts.user_for(second) == user
+
+    asyncio.run(play())
+
+
+def test_the_default_hash_follows_owasp() -> None:
+    params = owasp_hasher()
+    assert params.memory_cost == 19 * 1024 and params.time_cost == 2 and params.parallelism == 1
+    assert owasp_hasher().hash(PASSWORD).startswith("$argon2id$v=19$m=19456,t=2,p=1$")
