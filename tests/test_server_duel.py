@@ -820,7 +820,7 @@ def test_every_move_is_logged_before_it_is_acknowledged(database_url: str, fake_
             if list(rows):
                 raise RuntimeError("disk full")
 
-        monkeypatch.setattr("patience.server.arena.matches.insert_moves", broken)
+        monkeypatch.setattr("patience.server.storage.writer.insert_moves", broken)
         failed = a.intent("stock")
         assert failed["t"] == "err" and failed["d"]["code"] == "server_error"  # not acknowledged
         monkeypatch.undo()

@@ -42,6 +42,7 @@ from patience.server.arena.dealstock import DealStock
 from patience.server.bus import make_bus
 from patience.server.solo import Hub
 from patience.server.storage.store import ArenaLock, Store, sqlite_url
+from patience.server.storage.writer import GroupWriter
 from patience.server.transport.socket import Router, play_socket
 from patience.server.web import accounts as accounts_web
 from patience.server.web import api, pages
@@ -109,11 +110,12 @@ def create_app(
                 lock = ArenaLock(store)
                 await anyio.to_thread.run_sync(lock.acquire)
                 stack.callback(lock.release)
-            hub = Hub(store, now=now)
+            writer = GroupWriter(store)  # one group commit for the moves of solo games and duels
+            hub = Hub(store, now=now, writer=writer)
             accounts = await anyio.to_thread.run_sync(
                 lambda: Accounts(store, bus=bus, now=wall, hasher=password_hasher))
             deals = DealStock(store, deal_stock)
-            arena = Arena(store, bus, now=now, wall=wall, deals=deals)
+            arena = Arena(store, bus, now=now, wall=wall, deals=deals, writer=writer)
             await arena.start()
             app.state.store = store
             app.state.hub = hub
@@ -125,7 +127,7 @@ def create_app(
             tasks = [asyncio.create_task(hub.run_clock(tick_seconds)),
                      asyncio.create_task(hub.run_saver(save_seconds)),
                      asyncio.create_task(_collect_garbage(FULL_GC_SECONDS)),
-                     asyncio.create_task(arena.writer.run()), asyncio.create_task(arena.run_clock(tick_seconds)),
+                     asyncio.create_task(writer.run()), asyncio.create_task(arena.run_clock(tick_seconds)),
                      asyncio.create_task(deals.run())]
             try:
                 yield

@@ -37,7 +37,7 @@ from patience.errors import PatienceError
 from patience.ratings import Rating
 from patience.rng import check_seed
 from patience.server.arena.dealstock import DealStock
-from patience.server.arena.matches import Intent, LiveMatch, LogWriter
+from patience.server.arena.matches import Intent, LiveMatch
 from patience.server.arena.nodes import Envelope, Outbound, RemoteMatch, RemotePeer, channel_of, read_envelope
 from patience.server.bus import Bus, BusError, MemoryBus
 from patience.server.live import Connection, GameClock, Now, Peer
@@ -80,6 +80,7 @@ from patience.server.storage.league import (
     saved_matches,
 )
 from patience.server.storage.store import Store
+from patience.server.storage.writer import GroupWriter
 
 __all__ = ["Arena"]
 
@@ -126,14 +127,14 @@ class Arena:
     processes and restarts share (seconds since the epoch): waiting since, challenges made."""
 
     def __init__(self, store: Store, bus: Bus | None = None, *, now: Now = time.monotonic, wall: Now = time.time,
-                 deals: DealStock | None = None) -> None:
+                 deals: DealStock | None = None, writer: GroupWriter | None = None) -> None:
         self.store = store
         self.bus = bus if bus is not None else MemoryBus()
         self.node = self.bus.node
         self.now = now
         self.wall = wall
         self.deals = deals if deals is not None else DealStock(store, 0)
-        self.writer = LogWriter(store)
+        self.writer = writer if writer is not None else GroupWriter(store)
         self.out = Outbound(self.bus)
         self.matches: dict[str, LiveMatch] = {}  # the matches this process owns
         self.leases: dict[str, str] = {}  # match id -> the token of its lease

@@ -14,11 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
-
-import anyio
+from collections.abc import Iterable
 
 from patience.duel import (
     Match,
@@ -48,11 +44,9 @@ from patience.server.protocol import (
 from patience.server.solo.hub import LiveGame, ledger_line
 from patience.server.storage.league import (
     MoveRow,
-    insert_moves,
 )
-from patience.server.storage.store import Store
 
-__all__ = ["Intent", "LiveMatch", "LogWriter", "error_reply"]
+__all__ = ["Intent", "LiveMatch", "error_reply"]
 
 log = logging.getLogger("patience.server")
 
@@ -60,78 +54,7 @@ Intent = MoveIntent | StockIntent | UndoIntent | GiveUpIntent
 
 KEEP_REPLIES = 256  # answers kept per match for intents sent again
 KEEP_EVENTS = 400  # versions kept per match for a player who reconnects (older: the whole match)
-GATHER_SECONDS = 0.002  # how long the log writer lets rows gather before a transaction
 HEARTBEAT_MS = 5000  # a match logs its clock at least this often: a restart loses at most this much time
-
-
-# -- the move log writer -------------------------------------------------------------------------
-
-
-@dataclass
-class _Job:
-    before: list[Callable[[Any], None]]
-    moves: list[tuple[str, MoveRow]]
-    after: list[Callable[[Any], None]]
-    done: asyncio.Future[None]
-
-
-class LogWriter:
-    """Writes what matches hand it in batches, one transaction each, and says when it is durable.
-
-    Everything queued while a transaction runs goes into the next one, so a thousand players'
-    moves cost a few commits a second rather than a thousand. Within a batch, the ``before``
-    work (new matches) runs first, then every move row, then the ``after`` work (results).
-    """
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self._jobs: list[_Job] = []
-        self._wake = asyncio.Event()
-        self.batches = 0
-        self.rows = 0
-
-    async def write(self, moves: Iterable[tuple[str, MoveRow]] = (), *, before: Iterable[Callable[[Any], None]] = (),
-                    after: Iterable[Callable[[Any], None]] = ()) -> None:
-        job = _Job(list(before), list(moves), list(after), asyncio.get_running_loop().create_future())
-        self._jobs.append(job)
-        self._wake.set()
-        await job.done
-
-    async def run(self, gather_seconds: float = GATHER_SECONDS) -> None:
-        while True:
-            await self._wake.wait()
-            # a transaction costs far more than a row: let the moves of the next moment join this one
-            await asyncio.sleep(gather_seconds)
-            self._wake.clear()
-            await self.flush()
-
-    async def flush(self) -> None:
-        jobs, self._jobs = self._jobs, []
-        if not jobs:
-            return
-        try:
-            await anyio.to_thread.run_sync(self._commit, jobs)
-        except Exception as exc:  # every job of the batch is told; the matches rebuild from what is durable
-            log.exception("writing the move log failed")
-            for job in jobs:
-                if not job.done.done():
-                    job.done.set_exception(exc)
-            return
-        self.batches += 1
-        self.rows += sum(len(j.moves) for j in jobs)
-        for job in jobs:
-            if not job.done.done():
-                job.done.set_result(None)
-
-    def _commit(self, jobs: list[_Job]) -> None:
-        with self.store.engine.begin() as connection:
-            for job in jobs:
-                for work in job.before:
-                    work(connection)
-            insert_moves(connection, [row for job in jobs for row in job.moves])
-            for job in jobs:
-                for work in job.after:
-                    work(connection)
 
 
 # -- a live match --------------------------------------------------------------------------------

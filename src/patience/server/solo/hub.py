@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import logging
 import secrets
 import time
@@ -55,7 +56,8 @@ from patience.server.protocol import (
     encode,
 )
 from patience.server.solo import hints
-from patience.server.storage.store import SavedGame, Store
+from patience.server.storage.store import SavedGame, Store, write_games
+from patience.server.storage.writer import GroupWriter
 from patience.session import LedgerEntry, Session
 from patience.solve import winnable
 
@@ -94,6 +96,7 @@ class LiveGame:
         self.saved_version = -1  # the version last saved; -1: never saved
         self._now = now
         self.idle_since = now()
+        self.held: list[bytes] | None = None  # events kept back until the game is in the database
 
     # -- what the browser sees ---------------------------------------------------------------
 
@@ -176,8 +179,11 @@ class LiveGame:
             drop = len(self.events) - KEEP_EVENTS
             del self.events[:drop]
             self.first_version += drop
-        for conn in self.conns:
-            conn.send(data)
+        if self.held is not None:
+            self.held.append(data)  # told once it is durable (Hub.act)
+        else:
+            for conn in self.conns:
+                conn.send(data)
         return data
 
     def sync(self) -> None:
@@ -347,8 +353,9 @@ class Hub:
     """Every live game, the intents that reach them, the ticking clock and the saving."""
 
     def __init__(self, store: Store | None = None, *, now: Now = time.monotonic,
-                 idle_seconds: float = 1800.0) -> None:
+                 idle_seconds: float = 1800.0, writer: GroupWriter | None = None) -> None:
         self.store = store
+        self.writer = writer if writer is not None or store is None else GroupWriter(store)
         self.now = now
         self.idle_seconds = idle_seconds
         self.games: dict[str, LiveGame] = {}
@@ -392,7 +399,7 @@ class Hub:
         elif game is None:
             conn.error("no_game", "start a game (new) or join one first", getattr(message, "ack", None))
         elif isinstance(message, MoveIntent | StockIntent | UndoIntent | GiveUpIntent):
-            game.act(conn, message)
+            await self.act(conn, game, message)
         elif isinstance(message, HintAsk):
             await self._hint(conn, game)
         elif isinstance(message, TargetsAsk):
@@ -474,6 +481,40 @@ class Hub:
         self._attach(conn, game)
         game.sync()
         game.catch_up(conn, message.v)
+
+    async def act(self, conn: Connection, game: LiveGame,
+                  intent: MoveIntent | StockIntent | UndoIntent | GiveUpIntent) -> None:
+        """Play an intent; what it changed is in the database before anyone is told (a group commit
+        with every other game's moves of the moment). If the write fails, nothing is acknowledged:
+        the game is let go and comes back from the database as it was when its page joins again."""
+        before = game.version
+        game.held = []
+        try:
+            game.act(conn, intent)
+        finally:
+            held, game.held = game.held, None
+        if game.version == before or self.writer is None or not game.worth_keeping:
+            self._tell(game, held)
+            return
+        version = game.version
+        try:
+            await self.writer.write(before=[functools.partial(write_games, games=[game.saved()])])
+        except Exception:
+            log.exception("game %s could not be saved", game.id)
+            if self.games.get(game.id) is game:
+                del self.games[game.id]
+            for page in list(game.conns):
+                page.error("server_error", "the move could not be saved: reconnect", intent.ack)
+                self.detach(page)
+            return
+        game.saved_version = max(game.saved_version, version)
+        self._tell(game, held)
+
+    @staticmethod
+    def _tell(game: LiveGame, held: list[bytes]) -> None:
+        for data in held:
+            for conn in game.conns:
+                conn.send(data)
 
     async def _hint(self, conn: Connection, game: LiveGame) -> None:
         session = game.session

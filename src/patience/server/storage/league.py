@@ -2,7 +2,7 @@
 pages show (leaderboards, profiles, match history, a finished match with its replay frames).
 
 The writes here are small functions of a database connection; the arena hands them to its log
-writer, which runs each batch in one transaction (see :class:`patience.server.arena.LogWriter`).
+writer, which runs each batch in one transaction (see :class:`patience.server.storage.writer.GroupWriter`).
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ from sqlalchemy import (
     event,
     select,
 )
-from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.pool import StaticPool
@@ -371,38 +371,8 @@ class Store:
 
     def save_games(self, games: Iterable[SavedGame]) -> None:
         """Insert or update games (and their browsers) in one transaction, as two bulk statements."""
-        batch = list(games)
-        if not batch:
-            return
-        now = _now_ms()
-        browsers = [{"id": b, "created_ms": now} for b in sorted({g.browser_id for g in batch})]
-        rows = [{
-            "id": g.id, "browser_id": g.browser_id, "game": g.game, "variant": g.variant, "seed": g.seed,
-            "record": msgspec.json.encode(g.record).decode(), "ms": g.ms, "moves": g.moves, "score": g.score,
-            "outcome": g.outcome, "created_ms": now, "updated_ms": now,
-            "ended_ms": now if g.outcome is not None else None,
-        } for g in batch]
-        games_table = GameRow.__table__
-        upsert = self._insert(games_table)
-        new = upsert.excluded
-        upsert = upsert.on_conflict_do_update(index_elements=["id"], set_={
-            "variant": new.variant, "seed": new.seed, "record": new.record, "ms": new.ms, "moves": new.moves,
-            "score": new.score, "outcome": new.outcome, "updated_ms": new.updated_ms,
-            # a game ends once: its end time is the first save that knows its outcome
-            "ended_ms": case((games_table.c.outcome.is_(None), new.ended_ms), else_=games_table.c.ended_ms),
-        })
         with self.engine.begin() as connection:
-            connection.execute(self._insert(BrowserRow.__table__).on_conflict_do_nothing(index_elements=["id"]),
-                               browsers)
-            connection.execute(upsert, rows)
-
-    def _insert(self, table: Any) -> Any:
-        """An INSERT that can say what to do on a conflict, in this database's dialect."""
-        if self.engine.dialect.name == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert
-        return insert(table)
+            write_games(connection, games)
 
     def delete_game(self, game_id: str) -> None:
         with Session(self.engine) as db, db.begin():
@@ -447,6 +417,44 @@ def _figures(rows: list[tuple[str, int]]) -> GameStats:
             streak = 0
     best = max((score for _, score in rows), default=None)
     return GameStats(len(rows), won, best, streak, best_streak)
+
+
+def _insert_for(dialect: str, table: Any) -> Any:
+    """An INSERT that can say what to do on a conflict, in this database's dialect."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(table)
+
+
+def write_games(connection: Connection, games: Iterable[SavedGame]) -> None:
+    """Insert or update games (and their browsers) on ``connection``, as two bulk statements
+    (a part of a larger transaction: see :class:`patience.server.storage.writer.GroupWriter`)."""
+    batch = list(games)
+    if not batch:
+        return
+    now = _now_ms()
+    browsers = [{"id": b, "created_ms": now} for b in sorted({g.browser_id for g in batch})]
+    rows = [{
+        "id": g.id, "browser_id": g.browser_id, "game": g.game, "variant": g.variant, "seed": g.seed,
+        "record": msgspec.json.encode(g.record).decode(), "ms": g.ms, "moves": g.moves, "score": g.score,
+        "outcome": g.outcome, "created_ms": now, "updated_ms": now,
+        "ended_ms": now if g.outcome is not None else None,
+    } for g in batch]
+    games_table = GameRow.__table__
+    dialect = connection.dialect.name
+    upsert = _insert_for(dialect, games_table)
+    new = upsert.excluded
+    upsert = upsert.on_conflict_do_update(index_elements=["id"], set_={
+        "variant": new.variant, "seed": new.seed, "record": new.record, "ms": new.ms, "moves": new.moves,
+        "score": new.score, "outcome": new.outcome, "updated_ms": new.updated_ms,
+        # a game ends once: its end time is the first save that knows its outcome
+        "ended_ms": case((games_table.c.outcome.is_(None), new.ended_ms), else_=games_table.c.ended_ms),
+    })
+    connection.execute(_insert_for(dialect, BrowserRow.__table__).on_conflict_do_nothing(index_elements=["id"]),
+                       browsers)
+    connection.execute(upsert, rows)
 
 
 def _saved(row: GameRow) -> SavedGame:

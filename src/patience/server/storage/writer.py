@@ -1,0 +1,89 @@
+"""The group writer: what the services must have in the database before they tell anyone,
+written in batches of one transaction each."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from patience.server.storage.league import MoveRow, insert_moves
+from patience.server.storage.store import Store
+
+__all__ = ["GATHER_SECONDS", "GroupWriter"]
+
+log = logging.getLogger("patience.server")
+
+GATHER_SECONDS = 0.002  # how long the writer lets work gather before a transaction
+
+
+@dataclass
+class _Job:
+    before: list[Callable[[Any], None]]
+    moves: list[tuple[str, MoveRow]]
+    after: list[Callable[[Any], None]]
+    done: asyncio.Future[None]
+
+
+class GroupWriter:
+    """Writes what the services hand it in batches, one transaction each, and says when it is durable.
+
+    Everything queued while a transaction runs goes into the next one, so a thousand players'
+    moves cost a few commits a second rather than a thousand. Within a batch, the ``before``
+    work (new matches, solo games) runs first, then every move row of a match, then the
+    ``after`` work (results). A service tells a player of a change only once its write is durable.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._jobs: list[_Job] = []
+        self._wake = asyncio.Event()
+        self.batches = 0
+        self.rows = 0
+
+    async def write(self, moves: Iterable[tuple[str, MoveRow]] = (), *, before: Iterable[Callable[[Any], None]] = (),
+                    after: Iterable[Callable[[Any], None]] = ()) -> None:
+        job = _Job(list(before), list(moves), list(after), asyncio.get_running_loop().create_future())
+        self._jobs.append(job)
+        self._wake.set()
+        await job.done
+
+    async def run(self, gather_seconds: float = GATHER_SECONDS) -> None:
+        while True:
+            await self._wake.wait()
+            # a transaction costs far more than a row: let the moves of the next moment join this one
+            await asyncio.sleep(gather_seconds)
+            self._wake.clear()
+            await self.flush()
+
+    async def flush(self) -> None:
+        jobs, self._jobs = self._jobs, []
+        if not jobs:
+            return
+        try:
+            await anyio.to_thread.run_sync(self._commit, jobs)
+        except Exception as exc:  # every job of the batch is told; the matches rebuild from what is durable
+            log.exception("writing the move log failed")
+            for job in jobs:
+                if not job.done.done():
+                    job.done.set_exception(exc)
+            return
+        self.batches += 1
+        self.rows += sum(len(j.moves) for j in jobs)
+        for job in jobs:
+            if not job.done.done():
+                job.done.set_result(None)
+
+    def _commit(self, jobs: list[_Job]) -> None:
+        with self.store.engine.begin() as connection:
+            for job in jobs:
+                for work in job.before:
+                    work(connection)
+            insert_moves(connection, [row for job in jobs for row in job.moves])
+            for job in jobs:
+                for work in job.after:
+                    work(connection)
