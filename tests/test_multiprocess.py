@@ -10,6 +10,7 @@ a database that one already uses.
 
 from __future__ import annotations
 
+import json
 import secrets
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from websockets.sync.client import connect
 
 from arena_processes import Player, ServeProcess
 from patience.duel import verify_match
@@ -189,3 +191,43 @@ def test_a_process_stopped_on_purpose_hands_its_matches_over_at_once(two: tuple[
     assert back["status"]["moves"] == 3 and back["opp"]["moves"] == 4
     print(f"drain: the match was played on by the other process {handed_over_s:.2f} s after SIGTERM")
     assert handed_over_s < 4  # well before a lease would lapse by itself
+
+
+def test_a_solo_game_goes_on_at_whichever_process_its_page_reaches(two: tuple[ServeProcess, ServeProcess]) -> None:
+    """A solo game is played by one process at a time (its lease): a page that comes back through
+    another process takes the game along, every acknowledged move with it, even after a kill -9."""
+    one, other = two
+    http = httpx.Client(base_url=one.url)
+    http.get("/")  # the browser's cookie
+    cookie = {"Cookie": "; ".join(f"{k}={v}" for k, v in http.cookies.items())}
+
+    def draw(ws: Any, ack: int) -> dict[str, Any]:
+        ws.send(json.dumps({"t": "stock", "d": {"ack": ack}}))
+        while True:
+            msg = json.loads(ws.recv(timeout=15))
+            if msg["d"].get("ack") == ack:
+                return msg  # type: ignore[no-any-return]
+
+    def join(ws: Any, game_id: str) -> dict[str, Any]:
+        ws.send(json.dumps({"t": "join", "d": {"id": game_id, "v": 0, "cid": "page"}}))
+        while True:
+            msg = json.loads(ws.recv(timeout=20))
+            if msg["t"] in ("game", "err"):
+                return msg  # type: ignore[no-any-return]
+
+    with connect(f"ws://127.0.0.1:{one.port}/ws", additional_headers=cookie) as first:
+        first.send(json.dumps({"t": "new", "d": {"game": "reloaded", "seed": "9", "cid": "page"}}))
+        game_id = json.loads(first.recv(timeout=10))["d"]["id"]
+        for ack in (1, 2, 3):
+            assert draw(first, ack)["t"] == "ev"
+        with connect(f"ws://127.0.0.1:{other.port}/ws", additional_headers=cookie) as second:
+            moved = join(second, game_id)
+            assert moved["t"] == "game" and moved["d"]["status"]["moves"] == 3
+            told = json.loads(first.recv(timeout=10))
+            assert told["t"] == "err" and told["d"]["code"] == "moved"  # the first page is told where it went
+            assert draw(second, 4)["d"]["status"]["moves"] == 4
+    other.kill()
+    with connect(f"ws://127.0.0.1:{one.port}/ws", additional_headers=cookie) as back:
+        again = join(back, game_id)  # after the dead process's lease lapses
+        assert again["t"] == "game" and again["d"]["status"]["moves"] == 4
+        assert draw(back, 5)["d"]["status"]["moves"] == 5

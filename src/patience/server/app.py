@@ -111,7 +111,8 @@ def create_app(
                 await anyio.to_thread.run_sync(lock.acquire)
                 stack.callback(lock.release)
             writer = GroupWriter(store)  # one group commit for the moves of solo games and duels
-            hub = Hub(store, now=now, writer=writer)
+            hub = Hub(store, now=now, writer=writer, bus=bus)
+            await hub.start()
             accounts = await anyio.to_thread.run_sync(
                 lambda: Accounts(store, bus=bus, now=wall, hasher=password_hasher))
             deals = DealStock(store, deal_stock)
@@ -125,7 +126,7 @@ def create_app(
             app.state.router = Router(hub, arena)
             gc_before = _quiet_gc()
             tasks = [asyncio.create_task(hub.run_clock(tick_seconds)),
-                     asyncio.create_task(hub.run_saver(save_seconds)),
+                     asyncio.create_task(hub.run_saver(save_seconds)), asyncio.create_task(hub.run_leases()),
                      asyncio.create_task(_collect_garbage(FULL_GC_SECONDS)),
                      asyncio.create_task(writer.run()), asyncio.create_task(arena.run_clock(tick_seconds)),
                      asyncio.create_task(deals.run())]
@@ -138,6 +139,7 @@ def create_app(
                 await arena.stop()
                 hub.tick()
                 await hub.save()
+                await hub.stop()
                 gc.unfreeze()
                 gc.set_threshold(*gc_before)
 

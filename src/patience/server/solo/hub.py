@@ -13,6 +13,7 @@ face-down cards are ``null`` and the stock's order is never sent.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import functools
 import logging
@@ -28,6 +29,7 @@ from patience.errors import BadInputError, GameOverError, IllegalMoveError, Pati
 from patience.games import DRAW, REDEAL, Move, Outcome, get_game
 from patience.games.common import FOUNDATION_NAMES
 from patience.options import options_to_dict
+from patience.server.bus import Bus, MemoryBus
 from patience.server.explain import why
 from patience.server.live import Connection, GameClock, Now
 from patience.server.protocol import (
@@ -70,6 +72,7 @@ ASSIST = {"teppich": True, "reloaded": True, "faecher": False}
 """Games where the browser may ask where a card can go (in Der Fächer a wrong click costs points,
 so showing the targets would take the game away)."""
 
+GAME_LEASE_SECONDS = 5.0  # a solo game whose process stops renewing for this long may be played elsewhere
 KEEP_REPLIES = 128  # answers kept per game for intents sent again
 KEEP_EVENTS = 200  # events kept per game for a browser that reconnects (older: the whole game)
 SAVE_CHUNK = 25  # games turned into records between two looks at the network
@@ -353,9 +356,11 @@ class Hub:
     """Every live game, the intents that reach them, the ticking clock and the saving."""
 
     def __init__(self, store: Store | None = None, *, now: Now = time.monotonic,
-                 idle_seconds: float = 1800.0, writer: GroupWriter | None = None) -> None:
+                 idle_seconds: float = 1800.0, writer: GroupWriter | None = None, bus: Bus | None = None) -> None:
         self.store = store
         self.writer = writer if writer is not None or store is None else GroupWriter(store)
+        self.bus = bus if bus is not None else MemoryBus()
+        self.leases: dict[str, str] = {}  # game id -> the token of the lease this process holds on it
         self.now = now
         self.idle_seconds = idle_seconds
         self.games: dict[str, LiveGame] = {}
@@ -391,7 +396,9 @@ class Hub:
         if game is not None:
             game.sync()  # every message brings the clock up to date
         if isinstance(message, NewIntent):
-            self.new_game(conn, message)
+            made = self.new_game(conn, message)
+            if made is not None:
+                await self._claim(made.id)
         elif isinstance(message, JoinIntent):
             await self.join(conn, message)
         elif isinstance(message, Ping):
@@ -467,14 +474,23 @@ class Hub:
         game = self.games.get(message.id)
         if game is None and self.store is not None:
             saved = await anyio.to_thread.run_sync(self.store.load_game, message.id)
+            if saved is None or saved.browser_id != conn.browser:
+                conn.error("no_such_game", f"no game {message.id} of this browser")
+                return
+            # the game is played where its lease is: another process of the arena gives it up first
+            if message.id not in self.leases and not await self._take(message.id):
+                conn.error("server_error", f"game {message.id} is still played elsewhere: reconnect")
+                return
             game = self.games.get(message.id)  # another join may have brought it back meanwhile
-            if game is None and saved is not None and saved.browser_id == conn.browser:
+            if game is None:
+                saved = await anyio.to_thread.run_sync(self.store.load_game, message.id)  # as it was let go
                 try:
-                    game = restore(saved, self.now)
+                    game = restore(saved, self.now) if saved is not None else None
                 except (PatienceError, KeyError, TypeError, ValueError) as exc:
                     conn.error("cannot_restore", f"game {message.id} cannot be restored: {exc}")
                     return
-                self.games[game.id] = game
+                if game is not None:
+                    self.games[game.id] = game
         if game is None or game.browser != conn.browser:
             conn.error("no_such_game", f"no game {message.id} of this browser")
             return
@@ -509,6 +525,79 @@ class Hub:
             return
         game.saved_version = max(game.saved_version, version)
         self._tell(game, held)
+
+    # -- which process plays a game ----------------------------------------------------------
+
+    async def start(self) -> None:
+        """Listen for other processes of the arena that ask for a game of this one."""
+        await self.bus.subscribe(f"solo:{self.bus.node}", self._on_wanted)
+
+    async def _claim(self, game_id: str) -> None:
+        token = await self.bus.acquire(f"game:{game_id}", GAME_LEASE_SECONDS)
+        if token is not None:
+            self.leases[game_id] = token
+
+    async def _take(self, game_id: str) -> bool:
+        """Hold the lease of a game: at once if nobody does, else after its holder has let it go
+        (asked on the bus), or after its lease lapsed (a holder that died)."""
+        deadline = asyncio.get_running_loop().time() + GAME_LEASE_SECONDS + 1.0
+        asked = False
+        while True:
+            token = await self.bus.acquire(f"game:{game_id}", GAME_LEASE_SECONDS)
+            if token is not None:
+                self.leases[game_id] = token
+                return True
+            if not asked:
+                holder = await self.bus.holder(f"game:{game_id}")
+                if holder is not None and holder != self.bus.node:
+                    await self.bus.publish(f"solo:{holder}", game_id.encode())
+                asked = True
+            if asyncio.get_running_loop().time() > deadline:
+                return False
+            await asyncio.sleep(0.05)
+
+    def _on_wanted(self, data: bytes) -> None:
+        asyncio.get_running_loop().create_task(self._let_go(data.decode(), "this game goes on in another window"))
+
+    async def _let_go(self, game_id: str, why: str) -> None:
+        """Give a game up to another process: write it as it is, tell its pages, release its lease."""
+        game = self.games.pop(game_id, None)
+        token = self.leases.pop(game_id, None)
+        if game is not None:
+            if game.version != game.saved_version and game.worth_keeping and self.store is not None:
+                try:
+                    await anyio.to_thread.run_sync(self.store.save_games, [game.saved()])
+                except Exception:
+                    log.exception("game %s could not be saved before it moved", game.id)
+            for page in list(game.conns):
+                page.error("moved", why)
+                self.detach(page)
+        if token is not None:
+            await self.bus.release(f"game:{game_id}", token)
+
+    async def renew(self) -> None:
+        """Renew the leases of the games played here; a game whose lease was lost is let go."""
+        held = dict(self.leases)
+        kept = await self.bus.renew_many({f"game:{g}": t for g, t in held.items()}, GAME_LEASE_SECONDS)
+        for game_id, token in held.items():
+            if f"game:{game_id}" not in kept and self.leases.get(game_id) == token:
+                self.leases.pop(game_id, None)
+                await self._let_go(game_id, "this game went on elsewhere: reload the page")
+
+    async def run_leases(self, every: float = 1.0) -> None:
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.renew()
+            except Exception:  # pragma: no cover - the bus is away: try again
+                log.exception("renewing the games' leases failed")
+
+    async def stop(self) -> None:
+        """Let go of every game (they are in the database): other processes may take them at once."""
+        for game_id, token in list(self.leases.items()):
+            with contextlib.suppress(Exception):
+                await self.bus.release(f"game:{game_id}", token)
+        self.leases.clear()
 
     @staticmethod
     def _tell(game: LiveGame, held: list[bytes]) -> None:
@@ -574,6 +663,9 @@ class Hub:
             if (session.is_over and idle > 120) or (not timed and idle > self.idle_seconds) or \
                     (not game.worth_keeping and idle > 600):
                 del self.games[game.id]
+                token = self.leases.pop(game.id, None)
+                if token is not None:
+                    asyncio.get_running_loop().create_task(self.bus.release(f"game:{game.id}", token))
 
     async def run_clock(self, every: float) -> None:
         while True:
