@@ -16,11 +16,12 @@ from patience.server.accounts import User
 from patience.server.protocol import ErrorMsg, Why, encode
 from patience.session import ManualClock
 
-__all__ = ["OUTBOX_LIMIT", "Connection", "GameClock", "Now", "Peer"]
+__all__ = ["OUTBOX_BYTES", "OUTBOX_LIMIT", "Connection", "GameClock", "Now", "Peer"]
 
 Now = Callable[[], float]
 
 OUTBOX_LIMIT = 1000  # messages waiting for a slow connection before it is dropped
+OUTBOX_BYTES = 1 << 20  # or bytes: a page that does not read is let go early, not kept in memory
 
 
 class GameClock(ManualClock):
@@ -69,16 +70,18 @@ class Connection(Peer):
         self.user: User | None = None  # the signed-in account, if any (duels need one)
         self.match: Any = None  # the duel this page shows (patience.server.arena), if any
         self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.queued_bytes = 0  # of the messages in the outbox (the transport takes them off as it sends)
         self._on_overflow = on_overflow
 
     def send(self, data: bytes) -> None:
         if self.dropped:
             return
-        if self.outbox.qsize() >= OUTBOX_LIMIT:
+        if self.outbox.qsize() >= OUTBOX_LIMIT or self.queued_bytes + len(data) > OUTBOX_BYTES:
             # a browser that does not read its messages is let go rather than kept in memory
             self.dropped = True
             self.outbox.put_nowait(None)
             if self._on_overflow is not None:
                 self._on_overflow()
             return
+        self.queued_bytes += len(data)
         self.outbox.put_nowait(data)

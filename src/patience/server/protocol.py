@@ -487,15 +487,19 @@ def decode(raw: bytes | str) -> ClientMessage:
         envelope = _ENVELOPE.decode(raw)
     except msgspec.ValidationError as exc:
         raise ProtocolError("bad_message", f"a message is {{\"t\": type, \"d\": data}}: {exc}") from None
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeDecodeError):
         raise ProtocolError("bad_message", "a message is a JSON object {\"t\": type, \"d\": data}") from None
+    except RecursionError:
+        raise ProtocolError("bad_message", "a message is nested too deeply") from None
     decoder = _DECODERS.get(envelope.t)
     if decoder is None:
         raise ProtocolError("unknown_type", f"no message type {envelope.t!r} (types: {', '.join(_DECODERS)})")
     try:
         return decoder.decode(envelope.d)  # type: ignore[no-any-return]
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+    except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise ProtocolError("bad_message", f"{envelope.t}: {exc}") from None
+    except RecursionError:
+        raise ProtocolError("bad_message", f"{envelope.t}: nested too deeply") from None
 
 
 def encode(message: _Msg) -> bytes:

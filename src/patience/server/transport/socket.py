@@ -3,6 +3,12 @@
 The transport knows no rule: it reads frames, decodes them (:mod:`patience.server.protocol`),
 hands each to the arena (duels) or the solo games, and writes what the services put into the
 page's :class:`~patience.server.live.Connection` back to the socket.
+
+No socket can slow the others: every message waits for a token of its socket's bucket and of its
+address's (:mod:`patience.server.transport.budget`), the loop lets the other sockets run after
+each message, a browser starts a bounded number of games a minute, and a page that does not read
+what it is sent is let go (its outbox is bounded, a send that does not finish in
+``SEND_SECONDS`` ends the socket).
 """
 
 from __future__ import annotations
@@ -18,21 +24,25 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from patience.server.arena import Arena
 from patience.server.live import Connection
-from patience.server.protocol import ProtocolError, decode
+from patience.server.protocol import NewIntent, ProtocolError, decode
 from patience.server.solo.hub import Hub
+from patience.server.transport.budget import MAX_WAIT, NEW_GAMES, NEW_GAMES_WINDOW, Budgets, TokenBucket
 from patience.server.web.identity import browser_id, current_user
 
 __all__ = ["Router", "play_socket"]
 
 log = logging.getLogger("patience.server")
 
+SEND_SECONDS = 10.0  # a page that takes longer than this to take one message is let go
+
 
 class Router:
     """Hands each message of a page to the service it is for: a page shows a duel or a solo game."""
 
-    def __init__(self, hub: Hub, arena: Arena) -> None:
+    def __init__(self, hub: Hub, arena: Arena, budgets: Budgets | None = None) -> None:
         self.hub = hub
         self.arena = arena
+        self.budgets = budgets or Budgets()
 
     async def handle(self, conn: Connection, message: Any) -> None:
         if self.arena.takes(conn, message):
@@ -57,12 +67,15 @@ async def play_socket(ws: WebSocket) -> None:
     closing = asyncio.Event()
     conn = Connection(browser, on_overflow=closing.set)
     conn.user = await current_user(ws)
+    address = ws.client.host if ws.client else "?"
+    shared = router.budgets.opened(address)
     sender = asyncio.create_task(_send_all(ws, conn, closing))
-    receiver = asyncio.create_task(_receive_all(ws, conn, router))
+    receiver = asyncio.create_task(_receive_all(ws, conn, router, router.budgets.socket(), shared))
     stopper = asyncio.create_task(closing.wait())
     try:
         await asyncio.wait({receiver, stopper}, return_when=asyncio.FIRST_COMPLETED)
     finally:
+        router.budgets.closed(address)
         for task in (receiver, stopper):
             task.cancel()
         router.disconnect(conn)
@@ -73,11 +86,18 @@ async def play_socket(ws: WebSocket) -> None:
             await ws.close()
 
 
-async def _receive_all(ws: WebSocket, conn: Connection, router: Router) -> None:
+async def _receive_all(ws: WebSocket, conn: Connection, router: Router, own: TokenBucket,
+                       shared: TokenBucket) -> None:
     while True:
         message: Message = await ws.receive()
         if message["type"] == "websocket.disconnect":
             return
+        wait = max(own.take(), shared.take())
+        if wait > MAX_WAIT:
+            conn.error("too_many", "too many messages: the connection is closed")
+            return
+        if wait:
+            await asyncio.sleep(wait)  # the sender's next frames wait in its own buffers meanwhile
         raw = message.get("text")
         if raw is None:
             raw = message.get("bytes") or b""
@@ -86,11 +106,15 @@ async def _receive_all(ws: WebSocket, conn: Connection, router: Router) -> None:
         except ProtocolError as exc:
             conn.error(exc.code, str(exc))
             continue
+        if isinstance(intent, NewIntent) and not router.budgets.new_game(conn.browser):
+            conn.error("too_many_games", f"at most {NEW_GAMES} new games in {NEW_GAMES_WINDOW:g} s: wait a little")
+            continue
         try:
             await router.handle(conn, intent)
         except Exception:  # the connection and the game outlive a fault in one message
             log.exception("message failed: %r", intent)
             conn.error("server_error", "the server could not handle that message")
+        await asyncio.sleep(0)  # the other sockets' messages are read before this one's next
 
 
 async def _send_all(ws: WebSocket, conn: Connection, closing: asyncio.Event) -> None:
@@ -99,8 +123,10 @@ async def _send_all(ws: WebSocket, conn: Connection, closing: asyncio.Event) -> 
             data = await conn.outbox.get()
             if data is None:
                 break
-            await ws.send_text(data.decode())
-    except (WebSocketDisconnect, RuntimeError, OSError):
+            conn.queued_bytes -= len(data)
+            async with asyncio.timeout(SEND_SECONDS):
+                await ws.send_text(data.decode())
+    except (WebSocketDisconnect, RuntimeError, OSError, TimeoutError):
         pass
     finally:
         closing.set()

@@ -1,0 +1,92 @@
+"""What one socket, one address and one browser may ask of the server: token buckets and a cap on new games.
+
+A page sends an intent a second or so; a script can send thousands. Each socket has a bucket of
+its own and shares one with the other sockets of its address; a message waits for a token from
+both before it is read further, so a flood slows the flooder (its frames wait in its own TCP
+buffer) and never the others. A browser starts at most ``NEW_GAMES`` games a minute.
+
+>>> bucket = TokenBucket(rate=2.0, burst=2, now=lambda: 0.0)
+>>> [bucket.take() for _ in range(4)]
+[0.0, 0.0, 0.5, 1.0]
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+
+__all__ = ["ADDRESS_BURST", "ADDRESS_RATE", "NEW_GAMES", "SOCKET_BURST", "SOCKET_RATE", "Budgets", "TokenBucket"]
+
+SOCKET_RATE = 20.0  # messages a second one socket may send, on average
+SOCKET_BURST = 60
+ADDRESS_RATE = 1000.0  # for all the sockets of one address (many players may share one behind a NAT)
+ADDRESS_BURST = 2000
+NEW_GAMES = 30  # games a browser may start in NEW_GAMES_WINDOW seconds
+NEW_GAMES_WINDOW = 60.0
+MAX_WAIT = 10.0  # a socket that owes more than this many seconds of messages is closed
+
+
+class TokenBucket:
+    """``rate`` tokens a second, at most ``burst`` kept. :meth:`take` takes one, going into debt if
+    need be, and says how long the taker must wait for it (0.0: at once)."""
+
+    def __init__(self, rate: float, burst: int, now: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.now = now
+        self.tokens = float(burst)
+        self.at = now()
+
+    def take(self) -> float:
+        now = self.now()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate) - 1.0
+        self.at = now
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+    def full(self) -> bool:
+        return self.tokens + (self.now() - self.at) * self.rate >= self.burst
+
+
+class Budgets:
+    """The buckets of every address with a socket open here, and the new games of every browser."""
+
+    def __init__(self, socket_rate: float = SOCKET_RATE, socket_burst: int = SOCKET_BURST,
+                 address_rate: float = ADDRESS_RATE, address_burst: int = ADDRESS_BURST,
+                 new_games: int = NEW_GAMES, now: Callable[[], float] = time.monotonic) -> None:
+        self.socket_rate, self.socket_burst = socket_rate, socket_burst
+        self.address_rate, self.address_burst = address_rate, address_burst
+        self.new_games = new_games
+        self.now = now
+        self._addresses: dict[str, tuple[TokenBucket, int]] = {}  # address -> its bucket, sockets open
+        self._games: dict[str, deque[float]] = {}
+
+    def socket(self) -> TokenBucket:
+        return TokenBucket(self.socket_rate, self.socket_burst, self.now)
+
+    def opened(self, address: str) -> TokenBucket:
+        bucket, sockets = self._addresses.get(address) or (TokenBucket(self.address_rate, self.address_burst,
+                                                                       self.now), 0)
+        self._addresses[address] = (bucket, sockets + 1)
+        return bucket
+
+    def closed(self, address: str) -> None:
+        bucket, sockets = self._addresses[address]
+        if sockets <= 1:
+            del self._addresses[address]
+        else:
+            self._addresses[address] = (bucket, sockets - 1)
+
+    def new_game(self, browser: str) -> bool:
+        """Count a new game of ``browser``; False (nothing counted) past the cap."""
+        now = self.now()
+        times = self._games.setdefault(browser, deque())
+        while times and times[0] <= now - NEW_GAMES_WINDOW:
+            times.popleft()
+        if len(times) >= self.new_games:
+            return False
+        times.append(now)
+        if len(self._games) > 100_000:  # forget the browsers with no recent game
+            for key in [k for k, v in self._games.items() if not v or v[-1] <= now - NEW_GAMES_WINDOW]:
+                del self._games[key]
+        return True

@@ -1,0 +1,97 @@
+"""The play socket under a hostile client: a flood slows the flooder, not the others; a browser's new
+games are capped; malformed frames are answered with ``err`` and the socket stays open; a page
+that does not read is let go."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import FakeTime, TestClient
+from patience.server import create_app
+from patience.server.live import OUTBOX_BYTES, Connection
+from patience.server.transport.budget import NEW_GAMES, Budgets, TokenBucket
+
+
+@pytest.fixture
+def client(tmp_path: Path, fake_time: FakeTime) -> Iterator[TestClient]:
+    app = create_app(tmp_path, now=fake_time, tick_seconds=0.02, save_seconds=0.05)
+    with TestClient(app) as c:
+        yield c
+
+
+def ping(n: int) -> str:
+    return json.dumps({"t": "ping", "d": {}})
+
+
+def test_a_flooding_socket_waits_its_turn(client: TestClient) -> None:
+    router = client.app.state.router  # type: ignore[attr-defined]
+    handled: list[str] = []
+    handle = router.handle
+
+    async def recording(conn: Connection, message: Any) -> None:
+        handled.append(conn.browser)
+        await handle(conn, message)
+
+    router.handle = recording
+    with client.websocket_connect("/ws", headers={"cookie": "patience_id=flooder-flooder-01"}) as flooder, \
+            client.websocket_connect("/ws", headers={"cookie": "patience_id=bystander-bystand-1"}) as bystander:
+        for n in range(300):
+            flooder.send_text(ping(n))
+        bystander.send_text(ping(0))
+        assert bystander.receive_json()["t"] == "pong"
+        first = handled.index("bystander-bystand-1")
+        assert first < 100  # not behind the flood: the flooder got its burst, then its rate
+    assert handled.count("flooder-flooder-01") < 300  # the rest of the flood was still waiting
+
+
+def test_a_socket_deep_in_debt_is_closed_with_a_reason() -> None:
+    clock = [0.0]
+    bucket = TokenBucket(rate=10.0, burst=5, now=lambda: clock[0])
+    waits = [bucket.take() for _ in range(106)]
+    assert waits[:5] == [0.0] * 5 and waits[5] == pytest.approx(0.1) and waits[-1] > 10.0
+    clock[0] += 100.0  # paid back, and no more than a burst kept
+    assert [bucket.take() for _ in range(6)][-1] > 0.0
+
+
+def test_a_browser_starts_a_bounded_number_of_games_a_minute(client: TestClient) -> None:
+    codes = []
+    with client.websocket_connect("/ws") as ws:
+        for n in range(NEW_GAMES + 2):
+            ws.send_text(json.dumps({"t": "new", "d": {"game": "faecher", "seed": str(n), "cid": "p"}}))
+            codes.append(ws.receive_json())
+    assert [m["t"] for m in codes[:NEW_GAMES]] == ["game"] * NEW_GAMES
+    assert [m["d"].get("code") for m in codes[NEW_GAMES:]] == ["too_many_games"] * 2
+    clock = [0.0]
+    budgets = Budgets(new_games=2, now=lambda: clock[0])
+    assert [budgets.new_game("b") for _ in range(3)] == [True, True, False]
+    clock[0] += 61
+    assert budgets.new_game("b")
+
+
+@pytest.mark.parametrize("frame", [
+    b'{"t":"ping","d":' + b"[" * 1000 + b"]" * 1000 + b"}",
+    b'{"t":"new","d":{"game":"' + b"\xff\xfe" + b'"}}',
+    b'{"t":"\xff","d":{}}',
+])
+def test_malformed_frames_are_answered_and_the_socket_stays(client: TestClient, frame: bytes) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.send_bytes(frame)
+        answer = ws.receive_json()
+        assert answer["t"] == "err" and answer["d"]["code"] == "bad_message"
+        ws.send_text(ping(0))
+        assert ws.receive_json()["t"] == "pong"
+
+
+def test_a_page_that_does_not_read_is_let_go_early() -> None:
+    let_go = []
+    conn = Connection("b", on_overflow=lambda: let_go.append(True))
+    big = b"x" * 50_000
+    for _ in range(OUTBOX_BYTES // len(big) + 1):
+        conn.send(big)
+    assert let_go == [True] and conn.dropped
+    assert conn.outbox.qsize() <= OUTBOX_BYTES // len(big) + 1  # about a megabyte, not a thousand messages
