@@ -38,6 +38,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="share one arena with every other patience serve on this Redis (and the same "
                         f"database), e.g. redis://127.0.0.1:6379/0 (default: ${REDIS_URL_ENV} if set; "
                         "without it, this process is an arena of its own)")
+    p.add_argument("--forwarded-allow-ips", default=None, metavar="ADDRESSES",
+                   help="behind a proxy: the proxy's addresses (comma-separated, or '*'), whose X-Forwarded-For "
+                        "and X-Forwarded-Proto name the real client (its address for the sign-in limits, https "
+                        "for Secure cookies); default: trust no forwarding header")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="start N server processes on this port (needs --redis-url; default 1)")
     p.set_defaults(func=cmd_serve)
@@ -49,6 +53,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from patience.server.app import DB_FILE, app_from_env, create_app, default_data_dir
     from patience.server.storage.store import ArenaLock, Store, StoreError, safe_url, sqlite_url
+    from patience.server.transport.listener import GuardedH11
 
     url = args.database_url or os.environ.get(DATABASE_URL_ENV) or None
     redis_url = args.redis_url or os.environ.get(REDIS_URL_ENV) or None
@@ -89,7 +94,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"Patience Arena: http://{host}:{args.port}/  (games and statistics in {where}{arena})")
     print("Stop with Ctrl+C.")
     options: dict[str, Any] = {"fd": listening.fileno(), "ws_max_size": MAX_MESSAGE, "log_level": "warning",
-                               "ws_ping_interval": PING_SECONDS, "ws_ping_timeout": PING_SECONDS}
+                               "ws_ping_interval": PING_SECONDS, "ws_ping_timeout": PING_SECONDS,
+                               # a header time limit and connection caps (patience.server.transport.listener)
+                               "http": GuardedH11, "h11_max_incomplete_event_size": 16 * 1024,
+                               "proxy_headers": args.forwarded_allow_ips is not None,
+                               "forwarded_allow_ips": args.forwarded_allow_ips or ""}
     if args.workers > 1:
         # every worker builds its app from the environment; they share the listening socket
         os.environ.update({DATABASE_URL_ENV: store.url, REDIS_URL_ENV: redis_url or "", DEAL_STOCK_ENV: str(stock)})

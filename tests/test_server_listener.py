@@ -1,0 +1,92 @@
+"""The guards at the door (patience.server.transport.listener) under a real uvicorn on loopback:
+half-open connections are closed after the header time limit, connections past the per-address cap
+at once, and each kind of overload is logged in one line, not one per connection."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import uvicorn
+
+from patience.server.transport.listener import GuardedH11
+
+
+class QuickGuard(GuardedH11):
+    header_seconds = 0.5
+    max_per_address = 6
+
+
+async def hello(scope: Any, receive: Any, send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+@pytest.fixture
+def server() -> Iterator[int]:
+    listening = socket.create_server(("127.0.0.1", 0))
+    port = listening.getsockname()[1]
+    config = uvicorn.Config(hello, fd=listening.fileno(), http=QuickGuard, log_level="warning", lifespan="off")
+    runner = uvicorn.Server(config)
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not runner.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    yield port
+    runner.should_exit = True
+    thread.join(10)
+    listening.close()
+
+
+def get(port: int) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        return s.recv(1000)
+
+
+def closed(s: socket.socket, within: float) -> bool:
+    s.settimeout(within)
+    try:
+        return s.recv(100) == b""
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def test_half_open_connections_are_closed_after_the_header_time_limit(server: int,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, "patience.server")
+    slow = [socket.create_connection(("127.0.0.1", server)) for _ in range(4)]
+    for s in slow:
+        s.sendall(b"GET / HTTP/1.1\r\nhost: x\r\n")  # and never the end of the headers
+    time.sleep(0.3)
+    for s in slow:
+        s.sendall(b"x-more: 1\r\n")  # dribbling bytes does not keep it open
+    assert all(closed(s, 3.0) for s in slow)
+    assert get(server).startswith(b"HTTP/1.1 200")  # the others are served
+    lines = [r.getMessage() for r in caplog.records if "overload" in r.getMessage()]
+    assert len(lines) == 1 and "headers" in lines[0]
+    for s in slow:
+        s.close()
+
+
+def test_connections_past_the_per_address_cap_are_closed_at_once(server: int,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, "patience.server")
+    held = [socket.create_connection(("127.0.0.1", server)) for _ in range(10)]
+    time.sleep(0.2)
+    shut = [closed(s, 0.01) for s in held]  # well before the header time limit
+    assert shut == [False] * 6 + [True] * 4
+    lines = [r.getMessage() for r in caplog.records if "overload" in r.getMessage()]
+    assert len(lines) == 1 and "from one address" in lines[0]
+    for s in held:
+        s.close()
+    time.sleep(0.2)
+    assert get(server).startswith(b"HTTP/1.1 200")  # closed ones are counted out
