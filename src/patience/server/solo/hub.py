@@ -58,7 +58,7 @@ from patience.server.protocol import (
     encode,
 )
 from patience.server.solo import hints
-from patience.server.storage.store import SavedGame, Store, write_games
+from patience.server.storage.store import SavedGame, Store, write_games, write_moves
 from patience.server.storage.writer import GroupWriter
 from patience.session import LedgerEntry, Session
 from patience.solve import winnable
@@ -100,6 +100,7 @@ class LiveGame:
         self._now = now
         self.idle_since = now()
         self.held: list[bytes] | None = None  # events kept back until the game is in the database
+        self.logged = len(session.log)  # actions of the log in the database (record or rows)
 
     # -- what the browser sees ---------------------------------------------------------------
 
@@ -512,9 +513,15 @@ class Hub:
         if game.version == before or self.writer is None or not game.worth_keeping:
             self._tell(game, held)
             return
-        version = game.version
+        log_now = game.session.log
+        if game.saved_version < 0:  # not in the database yet: the whole game, its record holds every action
+            work = functools.partial(write_games, games=[game.saved()])
+        else:  # one small row an action; the saver rewrites the record every few seconds
+            work = functools.partial(write_moves, moves=[(game.id, seq, entry.to_dict()) for seq, entry
+                                                         in enumerate(log_now[game.logged:], start=game.logged)])
+        logged = len(log_now)
         try:
-            await self.writer.write(before=[functools.partial(write_games, games=[game.saved()])])
+            await self.writer.write(before=[work])
         except Exception:
             log.exception("game %s could not be saved", game.id)
             if self.games.get(game.id) is game:
@@ -523,7 +530,9 @@ class Hub:
                 page.error("server_error", "the move could not be saved: reconnect", intent.ack)
                 self.detach(page)
             return
-        game.saved_version = max(game.saved_version, version)
+        game.logged = max(game.logged, logged)
+        if game.saved_version < 0:
+            game.saved_version = 0  # in the database: later actions go as rows
         self._tell(game, held)
 
     # -- which process plays a game ----------------------------------------------------------
@@ -635,16 +644,16 @@ class Hub:
         async with self._saving:
             batch = [game for game in self.games.values()
                      if game.version != game.saved_version and game.worth_keeping]
-            rows: list[SavedGame] = []
-            versions: list[tuple[LiveGame, int]] = []
             for start in range(0, len(batch), SAVE_CHUNK):
-                if start:
-                    await asyncio.sleep(0)  # let moves through between chunks: a record takes a while
-                for game in batch[start:start + SAVE_CHUNK]:
-                    rows.append(game.saved())
-                    versions.append((game, game.version))
-            if rows:
-                await anyio.to_thread.run_sync(self.store.save_games, rows)
+                chunk = batch[start:start + SAVE_CHUNK]
+                rows: list[SavedGame] = [game.saved() for game in chunk]
+                versions = [(game, game.version) for game in chunk]
+                if self.writer is not None:
+                    # a chunk a transaction, between the moves' group commits: a move never waits
+                    # behind the records of every game
+                    await self.writer.write(before=[functools.partial(write_games, games=rows)])
+                else:
+                    await anyio.to_thread.run_sync(self.store.save_games, rows)
                 for game, version in versions:
                     game.saved_version = version
         self.evict()

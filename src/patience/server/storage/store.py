@@ -36,8 +36,10 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    bindparam,
     case,
     create_engine,
+    delete,
     event,
     select,
 )
@@ -50,8 +52,9 @@ from patience.errors import PatienceError
 from patience.games import GAMES
 
 __all__ = [
-    "ArenaLock", "Base", "BrowserRow", "DealStockRow", "GameRow", "GameStats", "SavedGame", "Store", "StoreError",
-    "alembic_config", "database_url", "make_engine", "metadata", "sqlite_url",
+    "ArenaLock", "Base", "BrowserRow", "DealStockRow", "GameMoveRow", "GameRow", "GameStats", "SavedGame", "Store",
+    "StoreError", "alembic_config", "database_url", "make_engine", "metadata", "sqlite_url", "write_games",
+    "write_moves",
 ]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -91,6 +94,18 @@ class GameRow(Base):
     ended_ms: Mapped[int | None] = mapped_column(BigInteger)
 
     __table_args__ = (Index("ix_games_browser_game_ended", "browser_id", "game", "ended_ms"),)
+
+
+class GameMoveRow(Base):
+    """A solo game's actions since its record was last written whole (migration 0005): one small row
+    an action, written before the move is acknowledged. The record is rewritten every few seconds
+    (then these rows go); reading a game puts the two together."""
+
+    __tablename__ = "game_moves"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)  # its place in the log
+    action: Mapped[str] = mapped_column(Text)  # JSON: the record's action ({"m", "t", "illegal"?})
 
 
 
@@ -385,7 +400,14 @@ class Store:
     def load_game(self, game_id: str) -> SavedGame | None:
         with Session(self.engine) as db:
             row = db.get(GameRow, game_id)
-            return None if row is None else _saved(row)
+            if row is None:
+                return None
+            saved = _saved(row)
+            known = len(saved.record.get("actions", []))
+            later = db.scalars(select(GameMoveRow.action).where(GameMoveRow.game_id == game_id,
+                                                                GameMoveRow.seq >= known).order_by(GameMoveRow.seq))
+            saved.record.setdefault("actions", []).extend(json.loads(text) for text in later)
+            return saved
 
     def unfinished(self, browser_id: str, limit: int = 10) -> list[SavedGame]:
         """The browser's games still going on, newest first."""
@@ -455,6 +477,19 @@ def write_games(connection: Connection, games: Iterable[SavedGame]) -> None:
     connection.execute(_insert_for(dialect, BrowserRow.__table__).on_conflict_do_nothing(index_elements=["id"]),
                        browsers)
     connection.execute(upsert, rows)
+    # the actions the records now hold need no rows of their own any more
+    moves = GameMoveRow.__table__
+    connection.execute(delete(moves).where(moves.c.game_id == bindparam("gid"), moves.c.seq < bindparam("known")),
+                       [{"gid": g.id, "known": len(g.record.get("actions", []))} for g in batch])
+
+
+def write_moves(connection: Connection, moves: Iterable[tuple[str, int, dict[str, Any]]]) -> None:
+    """Append solo games' actions (game id, place in its log, the record's action) on ``connection``."""
+    rows = [{"game_id": game_id, "seq": seq, "action": json.dumps(action, separators=(",", ":"))}
+            for game_id, seq, action in moves]
+    if rows:
+        connection.execute(_insert_for(connection.dialect.name, GameMoveRow.__table__)
+                           .on_conflict_do_nothing(index_elements=["game_id", "seq"]), rows)
 
 
 def _saved(row: GameRow) -> SavedGame:

@@ -42,6 +42,7 @@ class GroupWriter:
         self.store = store
         self._jobs: list[_Job] = []
         self._wake = asyncio.Event()
+        self._running = False
         self.batches = 0
         self.rows = 0
 
@@ -49,16 +50,23 @@ class GroupWriter:
                     after: Iterable[Callable[[Any], None]] = ()) -> None:
         job = _Job(list(before), list(moves), list(after), asyncio.get_running_loop().create_future())
         self._jobs.append(job)
-        self._wake.set()
+        if self._running:
+            self._wake.set()
+        else:  # no writer loop (not started yet, or stopping): written at once
+            await self.flush()
         await job.done
 
     async def run(self, gather_seconds: float = GATHER_SECONDS) -> None:
-        while True:
-            await self._wake.wait()
-            # a transaction costs far more than a row: let the moves of the next moment join this one
-            await asyncio.sleep(gather_seconds)
-            self._wake.clear()
-            await self.flush()
+        self._running = True
+        try:
+            while True:
+                await self._wake.wait()
+                # a transaction costs far more than a row: let the moves of the next moment join this one
+                await asyncio.sleep(gather_seconds)
+                self._wake.clear()
+                await self.flush()
+        finally:
+            self._running = False
 
     async def flush(self) -> None:
         jobs, self._jobs = self._jobs, []
