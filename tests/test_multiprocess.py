@@ -72,6 +72,7 @@ def test_a_duel_across_two_processes_survives_the_owner_being_killed(two: tuple[
     shown = bruno.until(lambda m: m["t"] == "lobby")
     pool = next(p for p in shown["d"]["pools"] if p["format"] == FORMAT)
     assert [p["name"] for p in pool["players"]] == [anna.login.title()]
+    assert shown["d"]["online"] == 2  # one player on each process
     bruno.seek(FORMAT)
     start_b = bruno.until(lambda m: m["t"] == "duel")["d"]
     start_a = anna.until(lambda m: m["t"] == "duel")["d"]

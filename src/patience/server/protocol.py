@@ -445,8 +445,8 @@ class PoolInfo(Struct, frozen=True):
 
 class LobbyMsg(_Msg, frozen=True):
     """The lobby: every pool with how many wait (and who, the first few), the pool this player
-    waits in, their match going on, how many matches are being played, and the code of this
-    player's open challenge."""
+    waits in, their match going on, how many matches are being played, the code of this player's
+    open challenge, and how many players are online."""
 
     T = "lobby"
     pools: list[PoolInfo] | msgspec.Raw  # Raw: the pools encoded once for every page that shows the lobby
@@ -455,6 +455,7 @@ class LobbyMsg(_Msg, frozen=True):
     match: str | None
     playing: int
     challenge: str | None = None
+    online: int = 0  # players with a duel page open, on every process of the arena
 
 
 class ChallengeMsg(_Msg, frozen=True):

@@ -374,8 +374,8 @@ class Arena:
             asyncio.get_running_loop().create_task(self._forget_page(user.id, conn.id))
 
     async def _forget_page(self, user_id: str, peer: str) -> None:
-        """Nobody is paired with a page that has gone, nor challenged through it."""
-        changed = False
+        """Nobody is paired with a page that has gone, nor challenged through it; it is not online."""
+        changed = bool(await self.bus.hdel("online", f"{user_id}/{peer}"))
         for key in FORMAT_KEYS:
             found = await self.bus.hget(f"pool:{key}", user_id)
             if found is not None and json.loads(found)["peer"] == peer:
@@ -387,6 +387,8 @@ class Arena:
             await self._lobby_changed()
 
     async def handle(self, conn: Connection, message: Any) -> None:
+        if conn.id not in self.peers and conn.user is not None:  # a player on a duel page: online
+            await self.bus.hset("online", f"{conn.user.id}/{conn.id}", self.node.encode())
         self.peers[conn.id] = conn
         cid = getattr(message, "cid", None)
         if cid is not None:
@@ -858,7 +860,16 @@ class Arena:
     async def _lobby_state(self) -> dict[str, Any]:
         pools = {key: await self._waiting(key) for key in FORMAT_KEYS}
         return {"pools": pools, "busy": await self.bus.hgetall("busy"), "playing": len(await self.bus.hgetall("live")),
-                "challenge_of": await self.bus.hgetall("challenge_of")}
+                "challenge_of": await self.bus.hgetall("challenge_of"), "online": await self._online()}
+
+    async def _online(self) -> int:
+        """How many players have a duel page open, on any process that is alive."""
+        pages = {field: node.decode() for field, node in (await self.bus.hgetall("online")).items()}
+        gone = {node for node in set(pages.values()) - {self.node}
+                if await self.bus.holder(f"node:{node}") is None}
+        if gone:
+            await self.bus.hdel("online", *[field for field, node in pages.items() if node in gone])
+        return len({field.split("/", 1)[0] for field, node in pages.items() if node not in gone})
 
     async def _lobby_for(self, conn: Connection) -> bytes:
         return self._render_lobby(conn, await self._lobby_state())
@@ -882,7 +893,7 @@ class Arena:
             match = busy.decode() if busy is not None else None
             code = state["challenge_of"].get(user.id)
             challenge = code.decode() if code is not None else None
-        return encode(LobbyMsg(state["infos"], you, seeking, match, state["playing"], challenge))
+        return encode(LobbyMsg(state["infos"], you, seeking, match, state["playing"], challenge, state["online"]))
 
 
 def encode_error(code: str, message: str) -> bytes:

@@ -13,7 +13,7 @@ export const ARENA_TEXT = {
       waiting_n: "{n} waiting", nobody: "Nobody waiting", queue_empty: "Nobody is waiting in this pool yet: " +
         "join and you are first in the queue.",
       you_wait: "You are waiting in the queue: {format}. The first player close to your rating plays you.",
-      minutes: "{n} min", playing_n: "Matches going on: {n}",
+      minutes: "{n} min", playing_n: "Matches going on: {n}", online_n: "Players online: {n}",
       link: "Send this link to a friend; the match starts when they open it:", copy: "Copy link",
       challenged: "You are challenged to a duel.", accept: "Accept",
       you: "You", opp: "Opponent", foundations: "Foundations", moves: "Moves", left: "Left",
@@ -84,7 +84,7 @@ export const ARENA_TEXT = {
       waiting_n: "{n} warten", nobody: "Niemand wartet", queue_empty: "In diesem Pool wartet noch niemand: " +
         "Tritt bei, und du bist der Erste in der Schlange.",
       you_wait: "Du wartest in der Schlange: {format}. Der erste Spieler nahe deiner Wertung spielt gegen dich.",
-      minutes: "{n} Min.", playing_n: "Laufende Duelle: {n}",
+      minutes: "{n} Min.", playing_n: "Laufende Duelle: {n}", online_n: "Spieler online: {n}",
       link: "Schick diesen Link einem Freund; das Duell beginnt, wenn er ihn öffnet:", copy: "Link kopieren",
       challenged: "Du wirst zu einem Duell herausgefordert.", accept: "Annehmen",
       you: "Du", opp: "Gegner", foundations: "Ablagen", moves: "Züge", left: "Rest",
@@ -157,7 +157,7 @@ export const ARENA_TEXT = {
       waiting_n: "{n} in attesa", nobody: "Nessuno in attesa", queue_empty: "In questa coda non aspetta ancora " +
         "nessuno: entra e sarai il primo.",
       you_wait: "Sei in coda: {format}. Il primo giocatore vicino al tuo punteggio gioca con te.",
-      minutes: "{n} min", playing_n: "Sfide in corso: {n}",
+      minutes: "{n} min", playing_n: "Sfide in corso: {n}", online_n: "Giocatori online: {n}",
       link: "Manda questo link a un amico; la sfida comincia quando lo apre:", copy: "Copia link",
       challenged: "Sei sfidato a duello.", accept: "Accetta",
       you: "Tu", opp: "Avversario", foundations: "Basi", moves: "Mosse", left: "Resta",

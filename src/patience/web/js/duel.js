@@ -162,7 +162,7 @@ function renderLobby() {
   $("#accept-box").hidden = !(signedIn && view.challenge);
   $("#wait-box").hidden = !d.seeking;
   if (d.seeking) $("#wait-text").textContent = t("duel.you_wait", { format: formatName(d.seeking) });
-  $("#playing").textContent = t("duel.playing_n", { n: d.playing });
+  $("#playing").textContent = `${t("duel.online_n", { n: d.online ?? 0 })} · ${t("duel.playing_n", { n: d.playing })}`;
   const pools = $("#pools");
   const byGame = new Map();
   for (const pool of d.pools) {
