@@ -470,13 +470,23 @@ export class Board {
 
   down(e) {
     if (!this.table || (e.pointerType === "mouse" && e.button !== 0)) return;
-    const hit = this.hit(e.target);
+    // a card just drawn flies out over the stock: a press on the stock's place is the stock's
+    const hit = this.stockAt(e.clientX, e.clientY) || this.hit(e.target);
     if (!hit) {
       this.clearSelection();
       return;
     }
     e.preventDefault();
-    this.gesture = { ...hit, id: e.pointerId, x: e.clientX, y: e.clientY, dragging: false, els: [] };
+    const home = hit.el.getBoundingClientRect();
+    this.gesture = { ...hit, id: e.pointerId, x: e.clientX, y: e.clientY, dragging: false, els: [], home };
+  }
+
+  stockAt(x, y) {
+    const slot = this.slots.get("s");
+    if (!slot) return null;
+    const r = slot.getBoundingClientRect();
+    if (x < r.left || x > r.right || y < r.top || y > r.bottom) return null;
+    return { el: slot, pile: "s", index: -1, up: false };
   }
 
   draggable(g) {
@@ -501,6 +511,7 @@ export class Board {
         el.classList.add("still");
         el.style.zIndex = String(9000 + k);
       });
+      g.selection = this.selection; // given back if the drag turns out to be a click
       this.clearSelection();
       this.actions.select?.(g.pile, cards.length - g.index);
     }
@@ -525,31 +536,20 @@ export class Board {
     this.gesture = null;
   }
 
+  /** Where a drag ends: a move only if it clearly ends on another pile. A drag that ends on the
+   * card's own place is a click that slipped (the fan's cards overlap, so a few pixels reach the
+   * neighbour's edge); one that ends nowhere in particular goes back. Neither costs anything. */
   drop(g, e) {
-    const box = this.root.getBoundingClientRect();
-    const px = e.clientX - box.left;
-    const py = e.clientY - box.top;
-    const first = g.els[0];
-    const card = { left: first._x + (e.clientX - g.x), top: first._y + (e.clientY - g.y) };
-    card.right = card.left + this.w;
-    card.bottom = card.top + H * this.w;
-    let best = null;
-    let bestArea = 0;
-    for (const name of Object.keys(this.spec.piles)) {
-      if (name === g.pile || this.spec.piles[name].kind === "stock") continue;
-      const r = this.pileRect(name);
-      if (px >= r.left && px <= r.right && py >= r.top && py <= r.bottom) {
-        best = name;
-        break;
-      }
-      const area = Math.max(0, Math.min(r.right, card.right) - Math.max(r.left, card.left)) *
-        Math.max(0, Math.min(r.bottom, card.bottom) - Math.max(r.top, card.top));
-      if (area > bestArea) {
-        bestArea = area;
-        best = name;
-      }
-    }
     this.clearMarks("target");
+    const h = g.home;
+    if (e.clientX >= h.left && e.clientX <= h.right && e.clientY >= h.top && e.clientY <= h.bottom) {
+      this.snapBack();
+      this.selection = g.selection || null;
+      this.refreshSelection();
+      this.tap(g);
+      return;
+    }
+    const best = this.pileUnder(g, e.clientX, e.clientY) || this.pileCovered(g, e);
     if (!best) {
       this.snapBack();
       return;
@@ -560,6 +560,46 @@ export class Board {
     }
     const n = this.table.piles[g.pile].length - g.index;
     this.actions.move(g.pile, best, n);
+  }
+
+  /** The pile whose card (or empty place) is under the pointer, seen past the dragged cards. */
+  pileUnder(g, x, y) {
+    for (const el of document.elementsFromPoint(x, y)) {
+      if (g.els.includes(el) || g.els.some((d) => d.contains(el))) continue;
+      const hit = this.hit(el);
+      if (!hit) continue;
+      const pile = this.spec.piles[hit.pile];
+      return hit.pile === g.pile || !pile || pile.kind === "stock" ? null : hit.pile;
+    }
+    return null;
+  }
+
+  /** With the pointer over no pile: the pile the dragged card covers most, if it covers a good part
+   * of it and more than the card's own place. */
+  pileCovered(g, e) {
+    const box = this.root.getBoundingClientRect();
+    const dx = e.clientX - g.x;
+    const dy = e.clientY - g.y;
+    const first = g.els[0];
+    const card = { left: first._x + dx, top: first._y + dy };
+    card.right = card.left + this.w;
+    card.bottom = card.top + H * this.w;
+    const overlap = (r) => Math.max(0, Math.min(r.right, card.right) - Math.max(r.left, card.left)) *
+      Math.max(0, Math.min(r.bottom, card.bottom) - Math.max(r.top, card.top));
+    const h = g.home;
+    let bestArea = Math.max(0.3 * H * this.w * this.w, overlap({
+      left: h.left - box.left, right: h.right - box.left, top: h.top - box.top, bottom: h.bottom - box.top,
+    }));
+    let best = null;
+    for (const name of Object.keys(this.spec.piles)) {
+      if (name === g.pile || this.spec.piles[name].kind === "stock") continue;
+      const area = overlap(this.pileRect(name));
+      if (area > bestArea) {
+        bestArea = area;
+        best = name;
+      }
+    }
+    return best;
   }
 
   tap(g) {

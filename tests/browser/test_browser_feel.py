@@ -1,0 +1,123 @@
+"""What a player feels at the table: a sloppy drag or a drifting tap costs nothing, and the stock
+draws at every click however fast the clicks come."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from patience.games import Move, State, get_game
+
+pytestmark = pytest.mark.slow
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+
+
+def fan_and_wrong_reserve(seed_limit: int = 500) -> tuple[int, State, str, str]:
+    """A Der Fächer deal where a fan card put on a reserve would be a wrong click."""
+    cls = get_game("faecher")
+    for seed in range(1, seed_limit):
+        state = cls.deal(seed, {})
+        for i in range(2, 9):
+            for k in range(1, 5):
+                if state.check(Move(f"v{i}", f"r{k}")) is not None:
+                    return seed, state, f"v{i}", f"r{k}"
+    raise AssertionError("no such deal in range")
+
+
+def fan_card(page: Any, pile: str) -> Any:
+    return page.locator(f'.card[data-pile="{pile}"]')
+
+
+def visible_point(page: Any, pile: str) -> tuple[float, float]:
+    """A point where the fan card of ``pile`` is the element on top (its neighbours cover part of it)."""
+    return page.evaluate(
+        """(pile) => {
+          const el = document.querySelector(`.card[data-pile="${pile}"]`);
+          const r = el.getBoundingClientRect();
+          for (let fx = 0.15; fx < 0.9; fx += 0.05) {
+            const x = r.left + r.width * fx, y = r.top + r.height * 0.45;
+            if (document.elementFromPoint(x, y)?.closest(".card") === el) return [x, y];
+          }
+          return null;
+        }""",
+        pile,
+    )
+
+
+def test_a_sloppy_drag_on_the_fan_snaps_back_free(page: Any, base_url: str, shot: Any) -> None:
+    seed, state, fan, reserve = fan_and_wrong_reserve()
+    page.goto(f"{base_url}/play?game=faecher&seed={seed}")
+    page.wait_for_selector(".card.up")
+    page.wait_for_timeout(400)
+    before = fan_card(page, fan).bounding_box()
+    for dx, dy in ((9, 0), (-9, 2), (14, -6)):  # towards either neighbour, a little more than a click's slip
+        x, y = visible_point(page, fan)
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x + dx, y + dy, steps=3)
+        page.mouse.up()
+        page.wait_for_timeout(600)  # apart: two clicks in 400 ms are a double click
+        expect(page.locator("#score")).to_have_text("0")
+        assert fan_card(page, fan).get_attribute("data-pile") == fan
+    after = fan_card(page, fan).bounding_box()
+    assert (round(after["x"]), round(after["y"])) == (round(before["x"]), round(before["y"]))
+    expect(page.locator("#toast")).not_to_contain_text("−50")
+    # a drag that stays on its card is a click: the card is picked, as a click would pick it
+    expect(fan_card(page, fan)).to_have_class(re.compile(r"\bselected\b"))
+    page.keyboard.press("Escape")
+    shot(page, "faecher-desktop-sloppy-drag")
+    # a deliberate drag onto a reserve that cannot take the card is still a wrong click
+    x, y = visible_point(page, fan)
+    goal = page.locator(f'.slot[data-pile="{reserve}"]').bounding_box()
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(goal["x"] + goal["width"] / 2, goal["y"] + goal["height"] / 2, steps=12)
+    page.mouse.up()
+    expect(page.locator("#score")).to_have_text("−50")
+    assert fan_card(page, fan).get_attribute("data-pile") == fan
+    assert state.check(Move(fan, reserve)) is not None
+
+
+def test_a_drifting_tap_on_the_phone_costs_nothing(browser: Any, base_url: str, shot: Any) -> None:
+    seed, _, fan, _ = fan_and_wrong_reserve()
+    context = browser.new_context(locale="en-US", **PHONE)
+    page = context.new_page()
+    try:
+        page.goto(f"{base_url}/play?game=faecher&seed={seed}")
+        page.wait_for_selector(".card.up")
+        page.wait_for_timeout(400)
+        cdp = context.new_cdp_session(page)
+        for drift in (8, -8, 12):
+            x, y = visible_point(page, fan)
+            for kind, px in (("touchStart", x), ("touchMove", x + drift / 2), ("touchMove", x + drift),
+                             ("touchEnd", None)):
+                points = [] if px is None else [{"x": px, "y": y}]
+                cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+            page.wait_for_timeout(600)  # apart: two clicks in 400 ms are a double click
+            expect(page.locator("#score")).to_have_text("0")
+            assert fan_card(page, fan).get_attribute("data-pile") == fan
+        shot(page, "faecher-phone-drifting-tap")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("game", ["reloaded", "faecher"])
+def test_every_fast_click_on_the_stock_draws(page: Any, base_url: str, game: str) -> None:
+    """The card just drawn flies out over the stock: a click landing on it still draws."""
+    page.goto(f"{base_url}/play?game={game}&seed=5")
+    page.wait_for_selector(".card.up")
+    badge = page.locator(".badge")
+    start = int(badge.inner_text().split()[0])
+    stock = page.locator('.slot[data-pile="s"]').bounding_box()
+    x, y = stock["x"] + stock["width"] / 2, stock["y"] + stock["height"] / 2
+    for _ in range(10):
+        page.mouse.click(x, y)
+        page.wait_for_timeout(40)
+    expect(page.locator('.card[data-pile="w"]')).to_have_count(10)
+    assert int(badge.inner_text().split()[0]) == start - 10
+    expect(page.locator("#score")).to_have_text("0")
+    expect(page.locator("#toast")).to_be_hidden()
