@@ -232,3 +232,28 @@ def test_a_solo_game_goes_on_at_whichever_process_its_page_reaches(two: tuple[Se
         again = join(back, game_id)  # after the dead process's lease lapses
         assert again["t"] == "game" and again["d"]["status"]["moves"] == 4
         assert draw(back, 5)["d"]["status"]["moves"] == 5
+
+
+def test_workers_share_one_port_and_one_arena(postgres_url: str, arena_redis: str, tmp_path: Path) -> None:
+    server = ServeProcess(postgres_url, arena_redis, tmp_path, "workers", extra=("--workers", "2"))
+    try:
+        server.wait_ready()
+        client = redis.Redis.from_url(arena_redis)
+        deadline = time.monotonic() + 20
+        while len(nodes := list(client.scan_iter("patience:node:*"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(nodes) == 2  # two processes, each a node of the arena
+        tag = secrets.token_hex(3)
+        anna, bruno = Player(server.url, f"anna{tag}"), Player(server.url, f"bruno{tag}")
+        for player in (anna, bruno):
+            player.open()
+        anna.seek(FORMAT)
+        anna.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == FORMAT)
+        bruno.seek(FORMAT)
+        match_id = bruno.until(lambda m: m["t"] == "duel")["d"]["id"]
+        assert anna.until(lambda m: m["t"] == "duel")["d"]["id"] == match_id
+        assert anna.intent("stock")["t"] == "dev" and bruno.intent("stock")["t"] == "dev"
+        for player in (anna, bruno):
+            player.close()
+    finally:
+        server.stop()
