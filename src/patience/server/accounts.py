@@ -23,12 +23,15 @@ The HTTP side (forms, cookies) is :mod:`patience.server.web.accounts`.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
+import os
 import re
 import secrets
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +51,8 @@ LOGIN = re.compile(r"^[a-z0-9][a-z0-9_.-]{2,31}$")
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
 MAX_NAME = 40
-HASHES_AT_ONCE = 2  # argon2 hashes computed at once (19 MiB each); the others wait their turn
+# argon2 hashes computed at once (19 MiB and a core each): half the cores, the rest for the games
+HASHES_AT_ONCE = max(1, (os.cpu_count() or 2) // 2)
 HASHES_WAITING = 32  # beyond this many waiting, a sign-in or sign-up is answered 429 at once
 SIGNUPS_PER_ADDRESS = 20  # new accounts per address in SIGNUP_WINDOW seconds
 SIGNUP_WINDOW = 600.0
@@ -124,13 +128,14 @@ class RateLimiter:
 
 
 class Hashing:
-    """argon2 on threads of its own, ``at_once`` at a time: the event loop and the database never wait
-    for a hash, and a burst of sign-ins costs ``at_once`` hashes' memory. Past ``waiting`` callers
-    in the queue, the next is refused with a 429 rather than queued without end."""
+    """argon2 on ``at_once`` threads of its own: the event loop and the database never wait for a
+    hash, and a burst of sign-ins costs ``at_once`` hashes' memory (threads of their own, not the
+    shared pool: each thread's allocator would keep a hash's 19 MiB). Past ``waiting`` callers in the
+    queue, the next is refused with a 429 rather than queued without end."""
 
     def __init__(self, hasher: PasswordHasher, at_once: int = HASHES_AT_ONCE, waiting: int = HASHES_WAITING) -> None:
         self.hasher = hasher
-        self.limiter = anyio.CapacityLimiter(at_once)
+        self.threads = ThreadPoolExecutor(at_once, thread_name_prefix="argon2")
         self.waiting_limit = waiting
         self.waiting = 0
 
@@ -139,7 +144,7 @@ class Hashing:
             raise AccountError("busy", "the server is busy signing people in: try again in a few seconds", 429, 3)
         self.waiting += 1
         try:
-            return await anyio.to_thread.run_sync(fn, *args, limiter=self.limiter)
+            return await asyncio.get_running_loop().run_in_executor(self.threads, fn, *args)
         finally:
             self.waiting -= 1
 

@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 __all__ = ["ADDRESS_BURST", "ADDRESS_RATE", "NEW_GAMES", "SOCKET_BURST", "SOCKET_RATE", "Budgets", "TokenBucket"]
 
-SOCKET_RATE = 20.0  # messages a second one socket may send, on average
-SOCKET_BURST = 60
+SOCKET_RATE = 8.0  # messages a second one socket may send, on average (a quick player sends 1 or 2)
+SOCKET_BURST = 40
 ADDRESS_RATE = 1000.0  # for all the sockets of one address (many players may share one behind a NAT)
 ADDRESS_BURST = 2000
 NEW_GAMES = 30  # games a browser may start in NEW_GAMES_WINDOW seconds

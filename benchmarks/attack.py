@@ -1,0 +1,225 @@
+"""Benchmark under attack: ordinary players' round trips while scripts flood, storm the sign-in and
+hold half-open connections.
+
+Starts ``patience serve`` on a free loopback port (a fresh data folder) and runs ``--players``
+ordinary players from 127.0.0.1 (the player of ``benchmarks/server.py``: Solitaire Reloaded, an
+intent every ~1 s) for ``--seconds`` seconds, once in peace and once while, from other loopback
+addresses (127.0.0.2 and up, as attackers on other machines would be):
+
+- ``--flooders`` sockets send ``new`` and ``stock`` as fast as they can and never read;
+- ``--storm`` clients post wrong passwords to the sign-in form without pause, spread over 50
+  addresses, and as many post sign-ups;
+- ``--half-open`` connections send the start of a request's headers and then a byte now and then
+  (reopened as soon as the server closes one).
+
+It prints the players' p50/p99/max in both runs, what the attackers got (answers by status, how many
+half-open connections the server closed), the server's memory, and the log lines the attack left.
+Everything stays on loopback and ends on its own.
+
+    python benchmarks/attack.py                     # 500 players, 10 s, every attack at once
+    python benchmarks/attack.py --players 100 --seconds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import gc
+import json
+import multiprocessing
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from websockets.asyncio.client import connect
+
+from loopback import percentile, rss_mb, serving
+from server import Result, player
+
+TARGET_P99_MS = 50.0
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.counts: collections.Counter[str] = collections.Counter()
+
+
+async def flooder(url: str, number: int, stop_at: float, tally: Tally) -> None:
+    """Sends as fast as the socket takes it, never reads."""
+    address = f"127.0.0.{2 + number % 50}"
+    try:
+        async with connect(url, max_size=2**20, open_timeout=30, local_addr=(address, 0)) as ws:
+            n = 0
+            while time.monotonic() < stop_at:
+                n += 1
+                if n % 10 == 0:
+                    message = {"t": "new", "d": {"game": "reloaded", "seed": str(n), "cid": f"f{number}"}}
+                else:
+                    message = {"t": "stock", "d": {"ack": n}}
+                try:
+                    async with asyncio.timeout(max(0.01, stop_at - time.monotonic())):
+                        await ws.send(json.dumps(message))
+                except TimeoutError:
+                    break
+                tally.counts["flood messages sent"] += 1
+    except Exception as exc:  # closed by the server: what a flooder should get
+        tally.counts[f"flood socket ended: {type(exc).__name__}"] += 1
+
+
+async def storm(base: str, number: int, stop_at: float, tally: Tally) -> None:
+    """Wrong passwords (and sign-ups) to the forms, without pause, from one of 50 addresses."""
+    transport = httpx.AsyncHTTPTransport(local_address=f"127.0.1.{1 + number % 50}")
+    async with httpx.AsyncClient(base_url=base, transport=transport, timeout=30) as client:
+        csrf = (await client.get("/api/me")).json()["csrf"]
+        n = 0
+        while time.monotonic() < stop_at:
+            n += 1
+            if n % 2:
+                data = {"csrf": csrf, "login": "victim", "password": f"guess-{number}-{n}"}
+                path = "/account/signin"
+            else:
+                data = {"csrf": csrf, "login": f"spam{number}x{n}", "password": "spam-spam-spam"}
+                path = "/account/signup"
+            try:
+                answer = await client.post(path, data=data, headers={"accept": "application/json"})
+                tally.counts[f"{path} {answer.status_code}"] += 1
+                if answer.status_code == 429:
+                    await asyncio.sleep(0.05)  # a script that keeps knocking
+            except httpx.HTTPError as exc:
+                tally.counts[f"{path} {type(exc).__name__}"] += 1
+
+
+async def half_open(port: int, number: int, stop_at: float, tally: Tally) -> None:
+    """One connection after another that never finishes its request headers."""
+    address = f"127.0.2.{1 + number % 50}"
+    while time.monotonic() < stop_at:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
+        except OSError:
+            tally.counts["half-open refused"] += 1
+            await asyncio.sleep(0.1)
+            continue
+        writer.write(b"GET / HTTP/1.1\r\nhost: x\r\n")
+        tally.counts["half-open connections opened"] += 1
+        try:
+            while time.monotonic() < stop_at:
+                got = await asyncio.wait_for(reader.read(100), timeout=2.0)
+                if not got:
+                    tally.counts["half-open closed by the server"] += 1
+                    break
+        except TimeoutError:
+            writer.write(b"x")
+            with_more = True
+            while with_more and time.monotonic() < stop_at:
+                try:
+                    got = await asyncio.wait_for(reader.read(100), timeout=2.0)
+                    if not got:
+                        tally.counts["half-open closed by the server"] += 1
+                        with_more = False
+                except TimeoutError:
+                    writer.write(b"x")
+        except OSError:
+            tally.counts["half-open closed by the server"] += 1
+        writer.close()
+
+
+async def attack(base: str, seconds: float, attackers: dict[str, int]) -> dict[str, int]:
+    url = base.replace("http", "ws", 1) + "/ws"
+    port = int(base.rsplit(":", 1)[1])
+    tally = Tally()
+    end = time.monotonic() + seconds
+    attacks = [asyncio.create_task(flooder(url, i, end, tally)) for i in range(attackers["flooders"])]
+    attacks += [asyncio.create_task(storm(base, i, end, tally)) for i in range(attackers["storm"])]
+    attacks += [asyncio.create_task(half_open(port, i, end, tally)) for i in range(attackers["half_open"])]
+    await asyncio.wait_for(asyncio.gather(*attacks, return_exceptions=True), timeout=seconds + 60)
+    return dict(tally.counts)
+
+
+def attacker(base: str, seconds: float, attackers: dict[str, int], out: multiprocessing.Queue[dict[str, int]]) -> None:
+    """The attack in a process of its own: its flood must not slow the players' own event loop."""
+    out.put(asyncio.run(attack(base, seconds, attackers)))
+
+
+async def run(base: str, players: int, seconds: float, attackers: dict[str, int]) -> tuple[Result, dict[str, int]]:
+    url = base.replace("http", "ws", 1) + "/ws"
+    result = Result(players)
+    go = asyncio.Event()
+    readies = [asyncio.Event() for _ in range(players)]
+    stop_at = [time.monotonic() + 3600]
+    tasks = []
+    for i in range(players):
+        tasks.append(asyncio.create_task(player(url, i, stop_at, 1.0, result, readies[i], go)))
+        if i % 50 == 49:
+            await asyncio.sleep(0.05)
+    await asyncio.wait_for(asyncio.gather(*(e.wait() for e in readies)), timeout=120)
+    out: multiprocessing.Queue[dict[str, int]] = multiprocessing.Queue()
+    processes = []
+    for kind, count in attackers.items():  # a process per kind of attack: a flood would starve the others
+        if count:
+            only = {k: (count if k == kind else 0) for k in attackers}
+            processes.append(multiprocessing.Process(target=attacker, args=(base, seconds + 2.0, only, out)))
+            processes[-1].start()
+    if processes:
+        await asyncio.sleep(2.0)  # the attack is under way before the players are measured
+    stop_at[0] = time.monotonic() + seconds
+    go.set()
+    await asyncio.wait_for(asyncio.gather(*tasks), timeout=seconds + 60)
+    tally: collections.Counter[str] = collections.Counter()
+    for _ in processes:
+        tally.update(await asyncio.to_thread(out.get, True, 120))
+    for process in processes:
+        process.join(30)
+    return result, dict(tally)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=500, help="ordinary players (at most 2000)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="measuring time of each run (≤ 120)")
+    parser.add_argument("--flooders", type=int, default=40, help="flooding sockets (at most 200)")
+    parser.add_argument("--storm", type=int, default=40, help="sign-in and sign-up clients (at most 200)")
+    parser.add_argument("--half-open", type=int, default=2000, help="half-open connections (at most 5000)")
+    args = parser.parse_args()
+    players = min(2000, max(1, args.players))
+    seconds = min(120.0, max(1.0, args.seconds))
+    attackers = {"flooders": min(200, args.flooders), "storm": min(200, args.storm),
+                 "half_open": min(5000, args.half_open)}
+
+    with tempfile.TemporaryDirectory() as data_dir, serving(data_dir) as (base, server):
+        with httpx.Client(base_url=base) as client:
+            csrf = client.get("/api/me").json()["csrf"]
+            client.post("/account/signup", data={"csrf": csrf, "login": "victim", "password": "the-real-one"},
+                        headers={"accept": "application/json"}).raise_for_status()
+        print(f"patience serve on {base}; {players} players, an intent every ~1 s, {seconds:g} s a run; attack: "
+              f"{attackers['flooders']} flooders, {attackers['storm']} sign-in/sign-up clients, "
+              f"{attackers['half_open']} half-open connections")
+        print(f"{'run':>8} {'intents':>8} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7} {'RSS MB':>7}")
+        worst = 0.0
+        for name, attack in (("peace", {"flooders": 0, "storm": 0, "half_open": 0}), ("attack", attackers)):
+            gc.disable()
+            result, tally = asyncio.run(run(base, players, seconds, attack))
+            gc.enable()
+            gc.collect()
+            lat = result.latencies
+            p99 = percentile(lat, 99)
+            if name == "attack":
+                worst = p99
+            print(f"{name:>8} {len(lat):>8} {statistics.median(lat) if lat else float('nan'):>8.2f} {p99:>8.2f} "
+                  f"{max(lat, default=float('nan')):>8.2f} {result.errors:>7} {rss_mb(server.pid):>7.0f}")
+            for what, count in sorted(tally.items()):
+                print(f"{'':>10}{what}: {count}")
+        log = (Path(data_dir) / f"serve-{base.rsplit(':', 1)[1]}.log").read_text(errors="replace").splitlines()
+        print(f"\nserver log: {len(log)} lines")
+        for line in log[:12]:
+            print(f"  {line[:150]}")
+        print(f"\ntarget: players' p99 < {TARGET_P99_MS:g} ms under attack at {players} players: "
+              f"{'met' if worst < TARGET_P99_MS else 'NOT met'} ({worst:.1f} ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
