@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from patience.games import GAMES
 from patience.options import describe_options
@@ -49,6 +55,41 @@ def test_readme_opens_with_the_two_set_up_commands_and_ci_runs_the_same_test_com
     commands = re.findall(r"```sh\n(.+?)\n```", head)
     assert len(commands) == 2, commands
     run, test = commands
-    assert run.startswith("python3 -m pip install -e .")
+    assert run == "./scripts/serve"
+    serve = (ROOT / "scripts" / "serve").read_text(encoding="utf-8")
+    assert ". scripts/env.sh" in serve and '-m pip install -q -e .' in serve and "-m patience serve" in serve
+    assert ". scripts/env.sh" in (ROOT / "scripts" / "test").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test.strip().lstrip("./") in ci
+    assert 'PATH="/usr/bin:$PATH"' in ci  # Debian's own Python, externally managed, in CI
+
+
+def _chosen_python(tmp_path: Path, path: str) -> str:
+    """The $PY that scripts/env.sh chooses in a copy of the repository's scripts, with PATH given."""
+    (tmp_path / "scripts").mkdir(exist_ok=True)
+    shutil.copy(ROOT / "scripts" / "env.sh", tmp_path / "scripts" / "env.sh")
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"} | {"PATH": path}
+    done = subprocess.run(["bash", "-c", '. scripts/env.sh && echo "$PY" && command -v python'], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.skipif(not Path("/usr/lib/python3.11/EXTERNALLY-MANAGED").exists(),
+                    reason="no externally managed Debian Python here")
+def test_the_set_up_scripts_use_a_venv_where_the_system_python_is_externally_managed(tmp_path: Path) -> None:
+    chosen = _chosen_python(tmp_path, "/usr/bin:" + os.environ["PATH"])
+    venv = str(tmp_path / ".venv" / "bin")
+    assert chosen.splitlines() == [f"{venv}/python", f"{venv}/python"]  # made, and first on the PATH
+    assert _chosen_python(tmp_path, "/usr/bin:" + os.environ["PATH"]) == chosen  # and reused
+
+
+def test_the_set_up_scripts_use_an_active_virtual_environment_as_it_is(tmp_path: Path) -> None:
+    if sys.prefix == sys.base_prefix:
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "active")], check=True)
+        bindir = tmp_path / "active" / "bin"
+    else:
+        bindir = Path(sys.executable).parent
+    chosen = _chosen_python(tmp_path, f"{bindir}:/usr/bin:" + os.environ["PATH"])
+    assert chosen.splitlines()[0] == "python3"
+    assert not (tmp_path / ".venv").exists()
