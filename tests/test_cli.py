@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -225,3 +226,28 @@ def test_aliases_a_user_would_try() -> None:
                        ("Solitaire Reloaded", "reloaded"), ("fächer", "faecher"), ("Der Fächer", "faecher"),
                        ("fan", "faecher"), ("facher", "faecher")):
         assert get_game(alias).INFO.id == gid
+
+
+def _serve_fails(*args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "patience", "serve", *args], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2, done
+    assert done.stdout == ""  # no "Patience Arena: http://…" before the error
+    assert done.stderr.startswith("patience: ") and done.stderr.count("\n") == 1, done.stderr
+    return done
+
+
+def test_serve_on_a_port_in_use_is_one_line_with_the_fix(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        err = _serve_fails("--port", str(port), "--data-dir", str(tmp_path / "data")).stderr
+    assert f"cannot listen on 127.0.0.1 port {port}" in err and "--port" in err
+
+
+@pytest.mark.parametrize("where", ["a file", "inside a file"])
+def test_serve_with_a_data_folder_that_cannot_be_written_is_one_line_with_the_fix(where: str,
+                                                                                  tmp_path: Path) -> None:
+    (tmp_path / "taken").write_text("not a folder\n", encoding="utf-8")
+    data_dir = tmp_path / "taken" if where == "a file" else tmp_path / "taken" / "data"
+    err = _serve_fails("--data-dir", str(data_dir), "--port", "0").stderr
+    assert f"cannot write the data folder {data_dir}" in err and "--data-dir" in err

@@ -58,8 +58,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     url = args.database_url or os.environ.get(DATABASE_URL_ENV) or None
     redis_url = args.redis_url or os.environ.get(REDIS_URL_ENV) or None
     if url is None:
-        data_dir = Path(args.data_dir if args.data_dir is not None else default_data_dir())
-        data_dir.mkdir(parents=True, exist_ok=True)
+        data_dir = _writable(Path(args.data_dir if args.data_dir is not None else default_data_dir()))
         url = sqlite_url(data_dir / DB_FILE)
         where = str(data_dir / DB_FILE)
     else:
@@ -118,6 +117,22 @@ def _listen(host: str, port: int) -> socket.socket:
         reason = (exc.strerror or str(exc)).split(" (while attempting")[0]
         raise BadInputError(f"cannot listen on {host} port {port}: {reason} (is another server running there? "
                             "choose another with --port)") from None
+
+
+def _writable(data_dir: Path) -> Path:
+    """The data folder, made when missing and tried with a file of our own: one that cannot be written is one
+    clear line before anything starts, rather than a database that fails on its first game."""
+    import tempfile
+
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=data_dir):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise BadInputError(f"cannot write the data folder {data_dir}: {reason} (choose another with --data-dir, "
+                            "or name a database with --database-url)") from None
+    return data_dir
 
 
 def _safe_redis(url: str | None) -> str:
