@@ -3,6 +3,7 @@ draws at every click however fast the clicks come."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -121,3 +122,66 @@ def test_every_fast_click_on_the_stock_draws(page: Any, base_url: str, game: str
     assert int(badge.inner_text().split()[0]) == start - 10
     expect(page.locator("#score")).to_have_text("0")
     expect(page.locator("#toast")).to_be_hidden()
+
+
+RUN = ["KS", "QH", "JS", "10H", "9S", "8H", "7S", "6H", "5S", "4H", "3S", "2H", "AS"]
+
+
+def with_long_pile(message: str, pile: str, downs: int) -> str:
+    """The server's game message with ``pile`` holding ``downs`` face-down cards and the whole run
+    K♠ … A♠ (those cards taken from wherever they lay): a longer pile than any deal starts with."""
+    data = json.loads(message)
+    if data.get("t") != "game":
+        return message
+    piles = data["d"]["table"]["piles"]
+    for name, cards in piles.items():
+        piles[name] = [c for c in cards if c not in RUN]
+    piles[pile] = [None] * downs + RUN
+    return json.dumps(data)
+
+
+def index_hidden(page: Any, pile: str) -> list[str]:
+    """The cards of ``pile`` whose index (rank and suit in the top corners) the next card covers."""
+    return page.evaluate(
+        """(pile) => {
+          const cards = [...document.querySelectorAll(`.card.up[data-pile="${pile}"]`)]
+            .sort((a, b) => a.dataset.index - b.dataset.index);
+          const board = document.querySelector("#board").getBoundingClientRect();
+          const bad = [];
+          cards.forEach((el, i) => {
+            const box = el.getBoundingClientRect();
+            if (box.bottom > board.bottom + 1) bad.push(`${el.dataset.card} off the table`);
+            const next = cards[i + 1];
+            if (!next) return;
+            const cover = next.getBoundingClientRect().top;
+            const rank = el.querySelector("text.rank").getBoundingClientRect();
+            const suit = el.querySelector("svg > use").getBoundingClientRect();
+            if (rank.bottom > cover + 0.5 || suit.bottom > cover + 0.5) bad.push(el.dataset.card);
+          });
+          return bad;
+        }""",
+        pile,
+    )
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+@pytest.mark.parametrize(("game", "pile", "downs"), [("reloaded", "t7", 6), ("faecher", "r1", 0)])
+def test_every_overlapped_card_shows_its_rank_and_suit(browser: Any, base_url: str, shot: Any, size: str,
+                                                       game: str, pile: str, downs: int) -> None:
+    look = PHONE if size == "phone" else {"viewport": {"width": 1366, "height": 850}}
+    context = browser.new_context(locale="en-US", **look)
+    page = context.new_page()
+    try:
+        def socket(route: Any) -> None:
+            server = route.connect_to_server()
+            route.on_message(server.send)
+            server.on_message(lambda message: route.send(with_long_pile(message, pile, downs)))
+
+        page.route_web_socket(re.compile(r"/ws$"), socket)
+        page.goto(f"{base_url}/play?game={game}&seed=3")
+        page.wait_for_selector(f'.card[data-card="AS"][data-pile="{pile}"]')
+        page.wait_for_timeout(400)
+        assert index_hidden(page, pile) == []
+        shot(page, f"{game}-{size}-long-pile")
+    finally:
+        context.close()

@@ -12,6 +12,11 @@ const FOUNDATIONS = ["fs", "fh", "fd", "fc"];
 const SUIT_OF = { fs: "S", fh: "H", fd: "D", fc: "C" };
 const DOUBLE_TAP_MS = 400;
 const DRAG_START_PX = 6;
+// A face-up card under another shows at least its index (rank over suit, top corners: 0.37 card
+// widths with the rank's descent); a face-down one at least a sliver. A pile longer than the table
+// then makes the cards smaller instead of hiding ranks.
+const INDEX_UP = 0.37;
+const SLIVER_DOWN = 0.06;
 
 // -- layouts: pile name -> {x, y (card widths), kind, fan, source} -------------------------------
 
@@ -169,28 +174,39 @@ export class Board {
     const pad = Math.max(6, Math.min(16, width * 0.02));
     const byWidth = (width - 2 * pad) / spec.width;
     const byHeight = (height - 2 * pad) / spec.height;
-    this.w = Math.max(28, Math.min(byWidth, byHeight, 150));
+    this.w = Math.max(24, Math.min(byWidth, byHeight, this.byPiles(height - pad - 6), 150));
     this.ox = Math.round((width - spec.width * this.w) / 2);
     this.oy = pad;
     this.heightPx = height;
     this.root.style.setProperty("--cw", `${this.w}px`);
   }
 
-  /** Offsets of a fanned pile's cards (px from the pile's top), squeezed to fit the table. */
+  /** The largest card width (px) at which every fanned pile, squeezed to the least, fits in height. */
+  byPiles(height) {
+    let w = Infinity;
+    for (const [name, pile] of Object.entries(this.spec.piles)) {
+      const cards = (pile.fan && this.table && this.table.piles[name]) || [];
+      const downs = cards.filter((c) => c === null).length;
+      const ups = cards.length - downs;
+      const widths = pile.y + H + downs * SLIVER_DOWN + Math.max(0, ups - 1) * INDEX_UP;
+      w = Math.min(w, height / widths);
+    }
+    return w;
+  }
+
+  /** Offsets of a fanned pile's cards (px from the pile's top), squeezed to fit the table: the
+   * face-down cards first, the face-up ones never below their index. */
   offsets(name, cards) {
     const pile = this.spec.piles[name];
     const w = this.w;
     let down = 0.16 * w;
-    let up = (this.portrait ? 0.42 : 0.3) * w;
+    let up = (this.portrait ? 0.42 : INDEX_UP) * w;
     const downs = cards.filter((c) => c === null).length;
     const ups = cards.length - downs;
     const room = this.heightPx - (this.oy + pile.y * w) - H * w - 6;
-    const need = downs * down + Math.max(0, ups - 1) * up;
-    if (need > room && need > 0) {
-      const scale = Math.max(room, 0) / need;
-      down *= scale;
-      up *= scale;
-    }
+    const excess = downs * down + Math.max(0, ups - 1) * up - room;
+    if (excess > 0 && downs) down = Math.max(SLIVER_DOWN * w, down - excess / downs);
+    if (ups > 1) up = Math.max(INDEX_UP * w, Math.min(up, (room - downs * down) / (ups - 1)));
     const out = [];
     let y = 0;
     cards.forEach((c, i) => {
