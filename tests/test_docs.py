@@ -93,3 +93,19 @@ def test_the_set_up_scripts_use_an_active_virtual_environment_as_it_is(tmp_path:
     chosen = _chosen_python(tmp_path, f"{bindir}:/usr/bin:" + os.environ["PATH"])
     assert chosen.splitlines()[0] == "python3"
     assert not (tmp_path / ".venv").exists()
+
+
+def test_the_readme_win_rate_table_is_the_published_rates_the_start_page_shows() -> None:
+    from patience.solve.rates import RATES, rates_by_variant, readme_table
+
+    assert readme_table() in (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = rates_by_variant()
+    for gid, cls in GAMES.items():  # every variant a player can choose has its odds
+        assert set(shown[gid]) == set(cls.INFO.variants), gid
+    for rate in RATES:  # a row stands for the variant its command studies, and for those that only time or undo
+        named = GAMES[rate.game].INFO.variants
+        studied = next((v for v in named if f"--variant {v} " in rate.command), next(iter(named)))
+        for variant in rate.variants:
+            differ = set(named[variant].items()) ^ set(named[studied].items())
+            assert {key for key, _ in differ} <= {"time_limit", "undo_limit"}, (rate.label, variant)
+    assert shown["teppich"]["4x5"]["one_in"] == 87 and not shown["teppich"]["4x5"]["play_matters"]

@@ -1,0 +1,111 @@
+"""The published win rates: the one place their figures live.
+
+Each row is one study (``patience study``, seeds 1..N) as it came out: the deals, what the
+solver said of them and how many the greedy player won. The README's win-rate table is
+:func:`readme_table` of these rows (``tests/test_docs.py`` holds them equal), and the start
+page shows each variant's rate beside it from :func:`rates_by_variant` (``/api/games``)::
+
+    >>> teppich = rates_by_variant()["teppich"]
+    >>> teppich["4x5"]["one_in"], round(100 * teppich["waste"]["rate"])
+    (87, 88)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from patience.solve.study import wilson
+
+__all__ = ["RATES", "WinRate", "rates_by_variant", "readme_table"]
+
+
+@dataclass(frozen=True)
+class WinRate:
+    """One study's figures. ``variants`` are the named variants this rate stands for (their time
+    limit or undo do not change what a solver can win); ``play_matters`` is false where every play
+    of a deal ends the same (base Teppich: the greedy player wins exactly the solver's deals)."""
+
+    game: str
+    label: str
+    command: str
+    deals: int
+    won: int
+    lost: int
+    unknown: int
+    greedy_won: int
+    variants: tuple[str, ...] = ()
+    play_matters: bool = True
+
+    @property
+    def decided(self) -> int:
+        return self.won + self.lost
+
+    @property
+    def rate(self) -> float:
+        """The solver's rate over the deals it decided."""
+        return self.won / self.decided
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.won, self.decided)
+
+    @property
+    def greedy_rate(self) -> float:
+        return self.greedy_won / self.deals
+
+    @property
+    def greedy_interval(self) -> tuple[float, float]:
+        return wilson(self.greedy_won, self.deals)
+
+
+RATES: tuple[WinRate, ...] = (
+    WinRate("teppich", "Teppich 4 × 5 (base)", "patience study teppich --deals 10000000",
+            10_000_000, 114_599, 9_885_401, 0, 114_599, variants=("4x5",), play_matters=False),
+    WinRate("teppich", "Teppich 5 × 6", "patience study teppich --variant 5x6 --deals 1000000",
+            1_000_000, 600_971, 399_029, 0, 600_971, variants=("5x6",), play_matters=False),
+    WinRate("teppich", "Teppich with waste, 4 × 5", "patience study teppich --variant waste --deals 10000",
+            10_000, 8_783, 1_216, 1, 4_550, variants=("waste",)),
+    WinRate("teppich", "Teppich with waste, 5 × 6", "patience study teppich --variant 5x6-waste --deals 10000",
+            10_000, 9_989, 11, 0, 9_919, variants=("5x6-waste",)),
+    WinRate("teppich", "Teppich with waste, gap filled from the stock first",
+            "patience study teppich --variant waste -o fill_from=stock --deals 2000",
+            2_000, 1_603, 389, 8, 629),
+    WinRate("faecher", "Der Fächer (two passes)", "patience study faecher --deals 10000",
+            10_000, 9_972, 24, 4, 3_614, variants=("standard", "with-undo")),
+    WinRate("reloaded", "Solitaire Reloaded (thoughtful Klondike draw-one)", "patience study reloaded --deals 1000",
+            1_000, 883, 92, 25, 120, variants=("5min", "10min", "untimed")),
+)
+"""Every published study, in the README's order."""
+
+
+def _percent(x: float) -> str:
+    """A share as the README writes it: four significant figures (1.146 %, 60.10 %)."""
+    digits = max(0, 4 - len(str(int(100 * x))))
+    return f"{100 * x:.{digits}f} %"
+
+
+def readme_table() -> str:
+    """The README's win-rate table, row by row from :data:`RATES`."""
+    lines = ["| game and variant | command | deals | solver won / lost / unknown | solver rate (95 % interval) "
+             "| greedy rate (95 % interval) |",
+             "|---|---|---|---|---|---|"]
+    for r in RATES:
+        low, high = r.interval
+        glow, ghigh = r.greedy_interval
+        lines.append(f"| {r.label} | `{r.command}` | {r.deals:,} | {r.won:,} / {r.lost:,} / {r.unknown:,} "
+                     f"| **{_percent(r.rate)}** ({_percent(low)} – {_percent(high)}) "
+                     f"| {_percent(r.greedy_rate)} ({_percent(glow)} – {_percent(ghigh)}) |")
+    return "\n".join(lines)
+
+
+def rates_by_variant() -> dict[str, dict[str, dict[str, Any]]]:
+    """Per game and named variant, the solver's rate (and "1 deal in N" where it is under 1 in 10), for the
+    start page."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for r in RATES:
+        for variant in r.variants:
+            out.setdefault(r.game, {})[variant] = {
+                "rate": round(r.rate, 5), "one_in": round(1 / r.rate) if r.rate < 0.1 else None,
+                "deals": r.deals, "play_matters": r.play_matters}
+    return out
