@@ -24,7 +24,7 @@ def client(tmp_path: Path, fake_time: FakeTime) -> Iterator[TestClient]:
         yield c
 
 
-def ping(n: int) -> str:
+def ping(n: int = 0) -> str:
     return json.dumps({"t": "ping", "d": {}})
 
 
@@ -95,3 +95,36 @@ def test_a_page_that_does_not_read_is_let_go_early() -> None:
         conn.send(big)
     assert let_go == [True] and conn.dropped
     assert conn.outbox.qsize() <= OUTBOX_BYTES // len(big) + 1  # about a megabyte, not a thousand messages
+
+
+def test_signing_out_closes_the_pages_signed_in(tmp_path: Path, fake_time: FakeTime) -> None:
+    from argon2 import PasswordHasher
+    from starlette.websockets import WebSocketDisconnect
+
+    app = create_app(tmp_path, now=fake_time, wall=fake_time, tick_seconds=0.02, save_seconds=0.05,
+                     password_hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+    with TestClient(app) as client:
+        csrf = client.get("/api/me").json()["csrf"]
+        json_ = {"accept": "application/json"}
+        assert client.post("/account/signup", data={"csrf": csrf, "login": "kira", "password": "long enough pw"},
+                           headers=json_).status_code == 200
+        with client.websocket_connect("/ws") as ws:
+            ws.send_text(ping())
+            assert ws.receive_json()["t"] == "pong"
+            assert client.post("/account/signout", data={"csrf": csrf}, headers=json_).status_code == 200
+            with pytest.raises(WebSocketDisconnect):
+                while True:  # the page is told nothing more as the account: its socket is closed
+                    ws.receive_json()
+
+
+@pytest.mark.parametrize("before", ["²", "9" * 40, "-1", "1e9"])
+def test_a_bad_before_is_a_400_with_a_reason(client: TestClient, before: str) -> None:
+    answer = client.get("/api/matches", params={"before": before})
+    assert answer.status_code == 400 and answer.json()["error"] == "bad_before"
+
+
+def test_pages_cannot_be_framed_and_https_gets_hsts(client: TestClient) -> None:
+    plain = client.get("/")
+    assert plain.headers["x-frame-options"] == "DENY" and "strict-transport-security" not in plain.headers
+    secure = TestClient(client.app, base_url="https://testserver").get("/healthz")
+    assert secure.headers["strict-transport-security"].startswith("max-age=")

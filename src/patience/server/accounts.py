@@ -192,6 +192,7 @@ class Accounts:
         self.by_login = RateLimiter(store, login_limit, window, now)
         self.by_address = RateLimiter(store, address_limit, window, now)
         self._csrf_key: bytes | None = None
+        self._sockets: dict[str, set[Callable[[], None]]] = {}  # session token hash -> its pages' "signed out"
         # a hash to check against when the login is unknown, so that the answer takes as long
         self._dummy = self.hasher.hash(secrets.token_hex(8))
 
@@ -311,6 +312,36 @@ class Accounts:
             db.add(AuthSessionRow(token_hash=_token_hash(token), user_id=user_id, created_ms=now,
                                   expires_ms=now + SESSION_DAYS * 86_400_000))
         return token
+
+    # -- the play sockets of a session ---------------------------------------------------------
+
+    async def start(self) -> None:
+        """Hear of sign-outs on every process of the arena."""
+        await self.bus.subscribe("signout", self._heard_sign_out)
+
+    def watch(self, token: str | None, signed_out: Callable[[], None]) -> Callable[[], None]:
+        """Call ``signed_out`` when the session of ``token`` ends (on any process); returns the undo."""
+        if not token:
+            return lambda: None
+        key = _token_hash(token)
+        self._sockets.setdefault(key, set()).add(signed_out)
+
+        def forget() -> None:
+            watchers = self._sockets.get(key)
+            if watchers is not None:
+                watchers.discard(signed_out)
+                if not watchers:
+                    del self._sockets[key]
+        return forget
+
+    async def signed_out(self, token: str | None) -> None:
+        """Tell every process that the session of ``token`` ended: its open play sockets close."""
+        if token:
+            await self.bus.publish("signout", _token_hash(token).encode())
+
+    def _heard_sign_out(self, data: bytes) -> None:
+        for signed_out in list(self._sockets.pop(data.decode(), ())):
+            signed_out()
 
     def sign_out(self, token: str | None) -> None:
         if not token:

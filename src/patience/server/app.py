@@ -115,6 +115,7 @@ def create_app(
             await hub.start()
             accounts = await anyio.to_thread.run_sync(
                 lambda: Accounts(store, bus=bus, now=wall, hasher=password_hasher))
+            await accounts.start()
             deals = DealStock(store, deal_stock)
             arena = Arena(store, bus, now=now, wall=wall, deals=deals, writer=writer)
             await arena.start()

@@ -27,7 +27,7 @@ from patience.server.live import Connection
 from patience.server.protocol import NewIntent, ProtocolError, decode
 from patience.server.solo.hub import Hub
 from patience.server.transport.budget import MAX_WAIT, NEW_GAMES, NEW_GAMES_WINDOW, Budgets, TokenBucket
-from patience.server.web.identity import browser_id, current_user
+from patience.server.web.identity import SESSION_COOKIE, accounts_of, browser_id, current_user
 
 __all__ = ["Router", "play_socket"]
 
@@ -67,6 +67,7 @@ async def play_socket(ws: WebSocket) -> None:
     closing = asyncio.Event()
     conn = Connection(browser, on_overflow=closing.set)
     conn.user = await current_user(ws)
+    unwatch = accounts_of(ws).watch(ws.cookies.get(SESSION_COOKIE), closing.set) if conn.user else None
     address = ws.client.host if ws.client else "?"
     shared = router.budgets.opened(address)
     sender = asyncio.create_task(_send_all(ws, conn, closing))
@@ -76,6 +77,8 @@ async def play_socket(ws: WebSocket) -> None:
         await asyncio.wait({receiver, stopper}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         router.budgets.closed(address)
+        if unwatch is not None:
+            unwatch()
         for task in (receiver, stopper):
             task.cancel()
         router.disconnect(conn)

@@ -129,7 +129,9 @@ async def signout_post(request: Request) -> Response:
     got = await _form(request, "signin")
     if isinstance(got, Response):
         return got
-    await anyio.to_thread.run_sync(accounts_of(request).sign_out, request.cookies.get(SESSION_COOKIE))
+    token = request.cookies.get(SESSION_COOKIE)
+    await anyio.to_thread.run_sync(accounts_of(request).sign_out, token)
+    await accounts_of(request).signed_out(token)  # the pages signed in with it are signed in no more
     return _set_session(request, _done(request, None, "/"), None)
 
 

@@ -14,20 +14,24 @@ from patience.options import describe_options
 from patience.server.solo.hub import Hub
 from patience.server.storage.league import DUEL_GAMES, leaderboard, match_view, profile, recent_matches
 from patience.server.storage.store import Store
+from patience.solve.rates import rates_by_variant
 from patience.server.web.identity import browser_id, with_cookie
 
 __all__ = ["games_api", "health", "leaderboard_api", "match_api", "matches_api", "profile_api", "stats_api"]
 
 
 async def games_api(request: Request) -> Response:
-    """The games: id, names, named variants and every option with its default and meaning."""
+    """The games: id, names, named variants with their published win rates (patience.solve.rates) and every
+    option with its default and meaning."""
     games = []
+    rates = rates_by_variant()
     for cls in GAMES.values():
         info = cls.INFO
         games.append({
             "id": info.id,
             "names": dict(info.names),
             "variants": {name: dict(opts) for name, opts in (getattr(info, "variants", {}) or {}).items()},
+            "rates": rates.get(info.id, {}),
             "options": [{"name": name, "default": default, "doc": doc}
                         for name, default, doc in describe_options(info.options)],
         })
@@ -81,7 +85,12 @@ async def profile_api(request: Request) -> Response:
 async def matches_api(request: Request) -> Response:
     user = request.query_params.get("user") or None
     before = request.query_params.get("before")
-    before_ms = int(before) if before and before.isdigit() else None
+    before_ms = None
+    if before:
+        if not (before.isascii() and before.isdigit() and len(before) <= 15):
+            return JSONResponse({"error": "bad_before", "msg": "before is a time in milliseconds since the epoch"},
+                                status_code=400)
+        before_ms = int(before)
     rows = await anyio.to_thread.run_sync(lambda: recent_matches(_store(request).engine, user, 30, before_ms))
     return JSONResponse({"matches": rows}, headers={"Cache-Control": "no-store"})
 

@@ -1,4 +1,5 @@
-"""Headers every HTTP answer carries: no sniffing, no referrer leaks, static files revalidated."""
+"""Headers every HTTP answer carries: no sniffing, no referrer leaks, no framing by other sites, HSTS
+over HTTPS, static files revalidated."""
 
 from __future__ import annotations
 
@@ -18,12 +19,16 @@ class HeadersMiddleware:
             await self.app(scope, receive, send)
             return
         static = scope["path"].startswith("/static/")
+        https = scope.get("scheme") == "https"  # behind a proxy: with --forwarded-allow-ips
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers.append((b"x-content-type-options", b"nosniff"))
                 headers.append((b"referrer-policy", b"same-origin"))
+                headers.append((b"x-frame-options", b"DENY"))
+                if https:
+                    headers.append((b"strict-transport-security", b"max-age=31536000"))
                 if static:
                     headers.append((b"cache-control", b"no-cache"))
                 message["headers"] = headers
