@@ -14,8 +14,8 @@ from patience.options import describe_options
 from patience.server.solo.hub import Hub
 from patience.server.storage.league import DUEL_GAMES, leaderboard, match_view, profile, recent_matches
 from patience.server.storage.store import Store
-from patience.solve.rates import rates_by_variant
 from patience.server.web.identity import browser_id, with_cookie
+from patience.solve.rates import rates_by_variant
 
 __all__ = ["games_api", "health", "leaderboard_api", "match_api", "matches_api", "profile_api", "stats_api"]
 
