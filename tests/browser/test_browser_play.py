@@ -213,6 +213,37 @@ def test_the_language_switches_and_stays(browser: Any, base_url: str, shot: Any)
     german.close()
 
 
+def test_the_start_page_shows_each_variants_published_odds_in_three_languages(browser: Any, base_url: str,
+                                                                              shot: Any) -> None:
+    from patience.solve.rates import rates_by_variant
+
+    rates = rates_by_variant()
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    page.goto(base_url)
+    teppich = page.locator('.game-tile[data-game="teppich"]')
+    odds = teppich.locator(".tile-odds")
+    assert rates["teppich"]["4x5"]["one_in"] == 87
+    expect(odds).to_have_text("Won with perfect play: about 1 deal in 87: pure luck, no play changes the result")
+    teppich.locator("select").select_option("waste")
+    expect(odds).to_have_text("Won with perfect play: about 88 % of deals")
+    expect(page.locator('.game-tile[data-game="faecher"] .tile-odds')).to_have_text(
+        "Won with perfect play: about 99.8 % of deals")
+    expect(page.locator('.game-tile[data-game="reloaded"] .tile-odds')).to_have_text(
+        "Won with perfect play: about 91 % of deals")
+    shot(page, "start-desktop-odds")
+    page.locator('.lang[data-lang="de"]').click()
+    expect(odds).to_have_text("Mit bester Spielweise gewonnen: etwa 88 % der Spiele")
+    expect(page.locator('.game-tile[data-game="faecher"] .tile-odds')).to_have_text(
+        "Mit bester Spielweise gewonnen: etwa 99,8 % der Spiele")
+    page.locator('.lang[data-lang="it"]').click()
+    teppich.locator("select").select_option("4x5")
+    expect(odds).to_have_text("Vinte con il gioco perfetto: circa 1 partita su 87: pura fortuna, nessuna mossa cambia "
+                              "il risultato")
+    expect(odds).to_have_attribute("title", re.compile(r"10\.000\.000 partite"))
+    context.close()
+
+
 def test_a_phone_sized_screen_with_touch(browser: Any, base_url: str, shot: Any) -> None:
     def wanted(s: State) -> bool:
         return tableau_move(s) is not None and any(m.dst == "f" and m.src[0] == "t" for m in s.legal_moves())

@@ -24,6 +24,7 @@ function tile(game) {
     <h2 class="tile-name"></h2>
     <p class="tile-aka"></p>
     <ul class="rules"></ul>
+    <p class="tile-odds"></p>
     <form class="tile-form">
       <label><span class="label variant-label"></span><select name="variant"></select></label>
       <label><span class="label seed-label"></span>
@@ -33,6 +34,7 @@ function tile(game) {
     </form>
     <div class="tile-stats"></div>`;
   const form = $(".tile-form", el);
+  form.variant.addEventListener("change", () => showOdds(el, game));
   // one choice for every game, kept by the browser: the game page asks for a winnable deal with it
   form.winnable.checked = winnableOnly();
   form.winnable.addEventListener("change", (e) => {
@@ -49,6 +51,18 @@ function tile(game) {
     location.href = `/play?${query}`;
   });
   return el;
+}
+
+/** The chosen variant's published win rate (patience.solve.rates, the README's table): perfect play, every card seen. */
+function showOdds(el, game) {
+  const odds = $(".tile-odds", el);
+  const rate = (game.rates || {})[$("select", el).value];
+  odds.hidden = !rate;
+  if (!rate) return;
+  const percent = new Intl.NumberFormat(lang(), { maximumFractionDigits: rate.rate >= 0.99 ? 1 : 0 });
+  const line = rate.one_in ? t("odds_one_in", { n: rate.one_in }) : t("odds_percent", { p: percent.format(100 * rate.rate) });
+  odds.textContent = rate.play_matters ? line : `${line}: ${t("odds_luck")}`;
+  odds.title = t("odds_title", { deals: rate.deals.toLocaleString(lang()) });
 }
 
 function fill() {
@@ -78,6 +92,7 @@ function fill() {
     const names = t(`variants.${game.id}`);
     select.replaceChildren(...Object.keys(game.variants).map((v) => new Option(names[v] || v, v)));
     if (chosen) select.value = chosen;
+    showOdds(el, game);
     renderStats($(".tile-stats", el), stats && stats.stats[game.id]);
   }
   const unfinished = stats && stats.unfinished[0];
