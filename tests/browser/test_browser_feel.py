@@ -185,3 +185,31 @@ def test_every_overlapped_card_shows_its_rank_and_suit(browser: Any, base_url: s
         shot(page, f"{game}-{size}-long-pile")
     finally:
         context.close()
+
+
+def test_the_clock_runs_from_the_deal_and_the_ledger_explains_the_floor(page: Any, base_url: str, shot: Any) -> None:
+    page.goto(f"{base_url}/play?game=reloaded&seed=5&time_penalty_seconds=1")
+    page.wait_for_selector(".card.up")
+    clock = page.locator("#clock")
+    expect(clock).to_have_text("5:00")
+    # no move yet: the clock runs all the same, and says so
+    expect(clock).not_to_have_text("5:00", timeout=3000)
+    expect(page.locator(".figure", has=clock)).to_have_attribute("title", "The clock runs from the deal, not from the "
+                                                                           "first move.")
+    page.wait_for_timeout(1200)
+    page.keyboard.press("d")  # an action brings the score up to the clock: the charges of the periods played
+    expect(page.locator("#score")).to_have_text("0")
+    page.locator("#score-btn").click()
+    lines = page.locator("#ledger-lines")
+    expect(lines).to_contain_text("−2 → 0")
+    notes = page.locator("#ledger-notes")
+    expect(notes).to_contain_text("The clock runs from the deal")
+    expect(notes).to_contain_text("−2 → 0: the score never goes below 0")
+    shot(page, "reloaded-desktop-ledger-floor")
+    page.locator("#ledger .close").click()
+    page.locator("#menu-btn").click()
+    page.locator('#langs [data-lang="de"]').click()
+    page.locator("#menu .close").click()
+    page.locator("#score-btn").click()
+    expect(notes).to_contain_text("−2 → 0: Der Punktestand fällt nie unter 0")
+    expect(notes).to_contain_text("Die Uhr läuft ab dem Austeilen")

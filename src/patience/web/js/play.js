@@ -258,6 +258,10 @@ function renderLedger() {
     row.insertCell().textContent = String(line.total);
   }
   $("#ledger-total").textContent = view.status ? String(view.status.score) : "0";
+  const notes = [t("clock_note")];
+  const cut = view.ledger.find((line) => line.applied !== line.points);
+  if (cut) notes.push(t("floor_note", { from: signed(cut.points), to: signed(cut.applied) }));
+  $("#ledger-notes").replaceChildren(...notes.map((text) => Object.assign(document.createElement("p"), { textContent: text })));
 }
 
 // -- the end -----------------------------------------------------------------------------------
