@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -143,3 +144,20 @@ def test_study_counts_unknown_deals_apart() -> None:
     assert solver.unknown + solver.won + solver.lost == 3
     assert solver.unknown >= 1
     assert result.to_dict()["players"]["solver"]["rate_high"] >= result.to_dict()["players"]["solver"]["rate_low"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_bar_shows_rate_and_time_left_on_a_terminal_and_one_line_elsewhere() -> None:
+    budget = Budget(seconds=None, nodes=2000)
+    terminal = _Terminal()
+    study("teppich", {"waste": True}, 6, progress=terminal, workers=1, budget=budget, chunk=2)
+    drawn = terminal.getvalue()
+    assert "\x1b[" in drawn and "\r" in drawn  # drawn in place, in colour
+    assert "6/6" in drawn and "/s," in drawn and "gone," in drawn and "left" in drawn
+    log = io.StringIO()
+    study("teppich", {"waste": True}, 6, progress=log, workers=1, budget=budget, chunk=2)
+    assert re.fullmatch(r"teppich waste=True: 6/6 deals in [\d.]+ s, [\d,]+/s\n", log.getvalue())

@@ -7,7 +7,8 @@ deals it decided (won / (won + lost)); the unknown ones are counted apart, and
 
 Deals are seeds ``first_seed .. first_seed + deals - 1``. The work is split into chunks of
 seeds, run on every core (:mod:`multiprocessing`) or on a Dask cluster (``scheduler``); a
-progress bar goes to stderr. Base-game Teppich is done by the vectorised path
+progress bar (rich: deals done, their rate, the time left) goes to stderr on a terminal, one
+closing line elsewhere. Base-game Teppich is done by the vectorised path
 (:mod:`patience.solve.fastcarpet`): there the order of play does not matter, so the solver
 and the greedy player are one and the same playout.
 """
@@ -181,31 +182,45 @@ def _chunks(first: int, deals: int, size: int) -> Iterator[list[int]]:
 
 
 class _Progress:
-    """A one-line progress bar on a text stream (stderr)."""
+    """The deals done, their rate and the time left, on a text stream (stderr), drawn by rich: a live bar on a
+    terminal; elsewhere (a log, a pipe) no bar, only one line at the end."""
 
     def __init__(self, stream: TextIO | None, total: int, label: str) -> None:
         self.stream, self.total, self.label = stream, total, label
         self.done = 0
         self.start = time.perf_counter()
-        self.last = 0.0
+        self.bar: Any = None
+        if stream is None or not stream.isatty():
+            return
+        from rich import progress as rp
+        from rich.console import Console
+
+        self.bar = rp.Progress(rp.TextColumn("{task.description}"), rp.BarColumn(), rp.MofNCompleteColumn(),
+                               rp.TextColumn("deals, {task.fields[rate]}/s,"), rp.TimeElapsedColumn(),
+                               rp.TextColumn("gone,"), rp.TimeRemainingColumn(), rp.TextColumn("left"),
+                               console=Console(file=stream),
+                               redirect_stdout=False, redirect_stderr=False)
+        self.task = self.bar.add_task(label, total=total, rate="–")
+
+    def __enter__(self) -> _Progress:
+        if self.bar is not None:
+            self.bar.start()
+        return self
 
     def add(self, n: int) -> None:
         self.done += n
-        if self.stream is None:
-            return
-        now = time.perf_counter()
-        if now - self.last < 0.2 and self.done < self.total:
-            return
-        self.last = now
-        width = 30
-        filled = int(width * self.done / self.total)
-        elapsed = now - self.start
-        rate = self.done / elapsed if elapsed > 0 else 0.0
-        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}"
-                          f" deals, {rate:,.0f}/s ")
-        if self.done >= self.total:
-            self.stream.write("\n")
-        self.stream.flush()
+        if self.bar is not None:
+            elapsed = time.perf_counter() - self.start
+            self.bar.update(self.task, advance=n, rate=f"{self.done / elapsed:,.0f}" if elapsed > 0 else "–")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+        elif self.stream is not None:
+            elapsed = time.perf_counter() - self.start
+            rate = self.done / elapsed if elapsed > 0 else 0.0
+            self.stream.write(f"{self.label}: {self.done}/{self.total} deals in {elapsed:.1f} s, {rate:,.0f}/s\n")
+            self.stream.flush()
 
 
 def study(game: str, options: Mapping[str, Any] | None, deals: int, *, first_seed: int = 1,
@@ -226,25 +241,26 @@ def study(game: str, options: Mapping[str, Any] | None, deals: int, *, first_see
     if not fast and cls.INFO.id == "reloaded":
         size = chunk or 2
     tasks = list(_chunks(first_seed, deals, size))
-    bar = _Progress(progress, deals, f"{cls.INFO.id} {' '.join(f'{k}={v}' for k, v in opts_dict.items())}".strip())
+    label = f"{cls.INFO.id} {' '.join(f'{k}={v}' for k, v in opts_dict.items())}".strip()
     started = time.perf_counter()
     rows: list[DealRow] = []
     args = (cls.INFO.id, opts_dict)
-    if scheduler:
-        rows = _run_dask(scheduler, args, tasks, players, budget, bar)
-    else:
-        n = workers or os.cpu_count() or 1
-        if n == 1 or len(tasks) == 1:
-            for seeds in tasks:
-                part = run_chunk(*args, seeds, players, budget)
-                rows.extend(part)
-                bar.add(len(part))
+    with _Progress(progress, deals, label) as bar:
+        if scheduler:
+            rows = _run_dask(scheduler, args, tasks, players, budget, bar)
         else:
-            with multiprocessing.get_context("spawn").Pool(n) as pool:
-                jobs = [(*args, seeds, tuple(players), budget) for seeds in tasks]
-                for part in pool.imap_unordered(_run_chunk_star, jobs):
+            n = workers or os.cpu_count() or 1
+            if n == 1 or len(tasks) == 1:
+                for seeds in tasks:
+                    part = run_chunk(*args, seeds, players, budget)
                     rows.extend(part)
                     bar.add(len(part))
+            else:
+                with multiprocessing.get_context("spawn").Pool(n) as pool:
+                    jobs = [(*args, seeds, tuple(players), budget) for seeds in tasks]
+                    for part in pool.imap_unordered(_run_chunk_star, jobs):
+                        rows.extend(part)
+                        bar.add(len(part))
     rows.sort()
     if rows_out is not None:
         rows_out.extend(rows)
