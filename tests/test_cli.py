@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from patience.cli import main
+from patience.cli.board import Painter
 from patience.cli.play import play_loop
 from patience.games import get_game
 from patience.record import load_record, replay
@@ -251,3 +252,24 @@ def test_serve_with_a_data_folder_that_cannot_be_written_is_one_line_with_the_fi
     data_dir = tmp_path / "taken" if where == "a file" else tmp_path / "taken" / "data"
     err = _serve_fails("--data-dir", str(data_dir), "--port", "0").stderr
     assert f"cannot write the data folder {data_dir}" in err and "--data-dir" in err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("env", "coloured"), [
+    ({"TERM": "xterm-256color"}, True),
+    ({"TERM": "xterm-256color", "NO_COLOR": "1"}, False),
+    ({"TERM": "dumb"}, False),
+])
+def test_terminal_play_is_coloured_where_the_terminal_has_colour(env: dict[str, str], coloured: bool,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert Painter.for_stream(_Terminal()).colour is coloured
+    assert Painter.for_stream(io.StringIO()).colour is False  # a pipe or a file: plain text
+    assert ("\x1b[31m" in Painter.for_stream(_Terminal()).card("QH")) is coloured

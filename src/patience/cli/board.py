@@ -1,4 +1,4 @@
-"""Drawing a player's view in a terminal: suit symbols, red suits in red where colour is on.
+"""Drawing a player's view in a terminal: suit symbols, red suits in red where colour is on (rich's styles).
 
 Only layout lives here; it draws what :meth:`State.view` gives (face-down cards are ``None``)
 and knows no rule.
@@ -6,40 +6,46 @@ and knows no rule.
 
 from __future__ import annotations
 
-import os
 from typing import Any, TextIO
+
+from rich.color import ColorSystem
+from rich.style import Style
 
 __all__ = ["Painter", "draw_view"]
 
 _SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 _FOUNDATIONS = ("fs", "fh", "fd", "fc")
+_RED, _DIM, _BOLD = Style(color="red"), Style(dim=True), Style(bold=True)
 
 
 class Painter:
-    """Turns card texts into display forms, with ANSI colour when the terminal has it."""
+    """Turns card texts into display forms, styled by rich (red suits in red) when the terminal has colour."""
 
     def __init__(self, colour: bool) -> None:
         self.colour = colour
 
     @classmethod
     def for_stream(cls, stream: TextIO) -> Painter:
-        wanted = stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
-        return cls(wanted)
+        """Colour where rich finds a terminal that has it (not a pipe, not TERM=dumb, no NO_COLOR)."""
+        from rich.console import Console
+
+        console = Console(file=stream)
+        return cls(console.color_system is not None and not console.no_color)
+
+    def _paint(self, text: str, style: Style) -> str:
+        return style.render(text, color_system=ColorSystem.STANDARD) if self.colour else text
 
     def card(self, text: str | None, width: int = 3) -> str:
         if text is None:
-            shown = "##".rjust(width)
-            return f"\x1b[2m{shown}\x1b[0m" if self.colour else shown
+            return self._paint("##".rjust(width), _DIM)
         shown = (text[:-1] + _SYMBOL[text[-1]]).rjust(width)
-        if self.colour and text[-1] in "HD":
-            return f"\x1b[31m{shown}\x1b[0m"
-        return shown
+        return self._paint(shown, _RED) if text[-1] in "HD" else shown
 
     def dim(self, text: str) -> str:
-        return f"\x1b[2m{text}\x1b[0m" if self.colour else text
+        return self._paint(text, _DIM)
 
     def bold(self, text: str) -> str:
-        return f"\x1b[1m{text}\x1b[0m" if self.colour else text
+        return self._paint(text, _BOLD)
 
 
 def _top(cards: list[str | None]) -> str | None:
