@@ -172,3 +172,35 @@ def test_the_default_hash_follows_owasp() -> None:
     params = owasp_hasher()
     assert params.memory_cost == 19 * 1024 and params.time_cost == 2 and params.parallelism == 1
     assert owasp_hasher().hash(PASSWORD).startswith("$argon2id$v=19$m=19456,t=2,p=1$")
+
+
+@pytest.mark.parametrize("name", [
+    "\u3164",  # a Hangul filler: shows as nothing
+    "Anna\u200b",  # a zero-width space
+    "Z" + "\u0301" * 30,  # a flood of combining marks
+    "P\u0430ypal",  # a Cyrillic "а" among Latin letters
+    "...",
+])
+def test_invisible_and_look_alike_names_are_refused(store: Store, fake_time: FakeTime, name: str) -> None:
+    accounts = make(store, fake_time, WatchedHasher())
+    with pytest.raises(AccountError) as refused:
+        asyncio.run(accounts.sign_up("lena", name, PASSWORD, None))
+    assert refused.value.code == "bad_name"
+
+
+def test_display_names_are_normalised_and_name_one_player(store: Store, fake_time: FakeTime) -> None:
+    accounts = make(store, fake_time, WatchedHasher())
+
+    async def play() -> None:
+        user, _ = await accounts.sign_up("mara", "\uff2d\uff41\uff52\uff41", PASSWORD, None)  # full-width letters
+        assert user.name == "Mara"
+        for taken in ("mara", "MARA", "\uff4d\uff41\uff52\uff41"):
+            with pytest.raises(AccountError) as refused:
+                await accounts.sign_up("other", taken, PASSWORD, None)
+            assert refused.value.code == "name_taken"
+        other, _ = await accounts.sign_up("other", "Nils", PASSWORD, None)
+        with pytest.raises(AccountError):
+            accounts.rename(other.id, "maRa")
+        assert accounts.rename(user.id, "MARA").name == "MARA"  # one's own name, in other letters
+
+    asyncio.run(play())

@@ -30,6 +30,7 @@ import os
 import re
 import secrets
 import time
+import unicodedata
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from typing import Any
 import anyio
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from patience.server.bus import Bus, BusError, MemoryBus
@@ -54,6 +55,7 @@ MAX_NAME = 40
 # argon2 hashes computed at once (19 MiB and a core each): half the cores, the rest for the games
 HASHES_AT_ONCE = max(1, (os.cpu_count() or 2) // 2)
 HASHES_WAITING = 32  # beyond this many waiting, a sign-in or sign-up is answered 429 at once
+HASH_RATE = 10.0  # hashes a second at most (about 40 % of a core), so a storm leaves the games their CPU
 SIGNUPS_PER_ADDRESS = 20  # new accounts per address in SIGNUP_WINDOW seconds
 SIGNUP_WINDOW = 600.0
 
@@ -133,17 +135,26 @@ class Hashing:
     shared pool: each thread's allocator would keep a hash's 19 MiB). Past ``waiting`` callers in the
     queue, the next is refused with a 429 rather than queued without end."""
 
-    def __init__(self, hasher: PasswordHasher, at_once: int = HASHES_AT_ONCE, waiting: int = HASHES_WAITING) -> None:
+    def __init__(self, hasher: PasswordHasher, at_once: int = HASHES_AT_ONCE, waiting: int = HASHES_WAITING,
+                 rate: float = HASH_RATE) -> None:
         self.hasher = hasher
         self.threads = ThreadPoolExecutor(at_once, thread_name_prefix="argon2")
         self.waiting_limit = waiting
         self.waiting = 0
+        self.rate = rate
+        self._next = 0.0  # the loop time of the next free turn
 
     async def _run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        if self.waiting >= self.waiting_limit:
-            raise AccountError("busy", "the server is busy signing people in: try again in a few seconds", 429, 3)
+        now = asyncio.get_running_loop().time()
+        turn = max(now, self._next)
+        if self.waiting >= self.waiting_limit or turn - now > self.waiting_limit / self.rate:
+            wait = max(1, int(turn - now + 1))
+            raise AccountError("busy", f"the server is busy signing people in: try again in {wait} s", 429, wait)
+        self._next = turn + 1 / self.rate
         self.waiting += 1
         try:
+            if turn > now:
+                await asyncio.sleep(turn - now)
             return await asyncio.get_running_loop().run_in_executor(self.threads, fn, *args)
         finally:
             self.waiting -= 1
@@ -160,12 +171,50 @@ class Hashing:
         return await self._run(check)  # type: ignore[no-any-return]
 
 
+# letters that show as nothing (blank fillers) though Unicode calls them letters or symbols
+_BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5")
+
+
+def _script(char: str) -> str:
+    """The script of a letter, from its Unicode name (LATIN, CYRILLIC, GREEK, CJK, …)."""
+    name = unicodedata.name(char, "")
+    return name.split(" ", 1)[0] if name else "?"
+
+
 def clean_name(name: str) -> str:
-    """A display name: trimmed, inner spaces folded, 1..40 printable characters."""
-    text = " ".join(str(name).split())
+    """A display name: NFKC-normalised, trimmed, inner spaces folded, 1..40 printable characters.
+
+    Refused: invisible characters (format characters, blank fillers such as U+3164), more than two
+    combining marks on one letter, and letters of several scripts among Latin, Greek and Cyrillic
+    (``Pаypal`` with a Cyrillic ``а`` would pass for another's name)."""
+    text = " ".join(unicodedata.normalize("NFKC", str(name)).split())
     if not text or len(text) > MAX_NAME or not text.isprintable() or any(c in text for c in "<>"):
         raise AccountError("bad_name", f"a name is 1 to {MAX_NAME} characters (no < or >)")
+    marks = 0
+    for char in text:
+        if char in _BLANKS or unicodedata.category(char) == "Cf":
+            raise AccountError("bad_name", "a name cannot hold invisible characters")
+        marks = marks + 1 if unicodedata.combining(char) else 0
+        if marks > 2:
+            raise AccountError("bad_name", "a name cannot pile marks on a letter")
+    scripts = {_script(c) for c in text if c.isalpha()} & {"LATIN", "GREEK", "CYRILLIC"}
+    if len(scripts) > 1:
+        raise AccountError("bad_name", "a name writes its letters in one alphabet (no look-alike letters)")
+    if not any(c.isalnum() for c in text):
+        raise AccountError("bad_name", "a name has at least one letter or digit")
     return text
+
+
+def _name_free(db: Session, name: str, user_id: str | None) -> None:
+    """Refuse a display name another account has, letters' case aside: a name names one player."""
+    other = db.scalar(select(UserRow.id).where(func.lower(UserRow.name) == name.lower(), UserRow.id != (user_id or ""))
+                      .limit(1))
+    if other is None and not name.isascii() and db.get_bind().dialect.name == "sqlite":  # lower(): ASCII only
+        folded = name.casefold()
+        other = next((i for i, n in db.execute(select(UserRow.id, UserRow.name).where(UserRow.id != (user_id or "")))
+                      if n.casefold() == folded), None)
+    if other is not None:
+        raise AccountError("name_taken", f"the name {name!r} is another player's", 409)
 
 
 def _now_ms() -> int:
@@ -236,10 +285,15 @@ class Accounts:
                                seconds)
         if await anyio.to_thread.run_sync(self._login_taken, login):
             raise AccountError("login_taken", f"the login name {login!r} is taken", 409)
+        await anyio.to_thread.run_sync(self._name_free, display)
         digest = await self.hashing.hash(password)
         user = User(secrets.token_urlsafe(12), login, display)
         await anyio.to_thread.run_sync(self._insert_user, user, digest, browser)
         return user, await anyio.to_thread.run_sync(self._new_session, user.id)
+
+    def _name_free(self, name: str) -> None:
+        with Session(self.store.engine) as db:
+            _name_free(db, name, None)
 
     def _login_taken(self, login: str) -> bool:
         with Session(self.store.engine) as db:
@@ -250,6 +304,7 @@ class Accounts:
         with Session(self.store.engine) as db, db.begin():
             if db.scalar(select(UserRow.id).where(UserRow.login == user.login)) is not None:
                 raise AccountError("login_taken", f"the login name {user.login!r} is taken", 409)
+            _name_free(db, user.name, user.id)
             db.add(UserRow(id=user.id, login=user.login, name=user.name, password_hash=digest, created_ms=now))
             db.flush()
             if browser:
@@ -367,6 +422,7 @@ class Accounts:
             row = db.get(UserRow, user_id)
             if row is None:
                 raise AccountError("no_user", "no such account", 404)
+            _name_free(db, display, user_id)
             row.name = display
             return User(row.id, row.login, row.name)
 
