@@ -213,3 +213,43 @@ def test_the_clock_runs_from_the_deal_and_the_ledger_explains_the_floor(page: An
     page.locator("#score-btn").click()
     expect(notes).to_contain_text("−2 → 0: Der Punktestand fällt nie unter 0")
     expect(notes).to_contain_text("Die Uhr läuft ab dem Austeilen")
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_addresses_that_lead_nowhere_say_so_with_a_way_back(browser: Any, base_url: str, shot: Any, size: str) -> None:
+    look = PHONE if size == "phone" else {"viewport": {"width": 1366, "height": 850}}
+    context = browser.new_context(locale="de-DE", **look)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        response = page.goto(f"{base_url}/nonexistent")
+        assert response is not None and response.status == 404
+        lost = page.locator(".lost")
+        expect(lost).to_contain_text("Unter dieser Adresse gibt es keine Seite.")
+        expect(page.locator("#page-title")).to_have_text("Seite nicht gefunden")
+        expect(page.locator("#nav a").first).to_be_visible()  # the site's navigation
+        shot(page, f"lost-page-{size}")
+        lost.get_by_role("link", name="Alle Spiele").click()
+        page.wait_for_url(f"{base_url}/")
+
+        page.goto(f"{base_url}/match?id=999999")
+        expect(lost).to_contain_text("Ein Duell mit der Nummer 999999 gibt es nicht.")
+        expect(page.locator("#sides")).to_be_hidden()
+        expect(page.locator(".replay-controls")).to_be_hidden()
+        shot(page, f"lost-match-{size}")
+        lost.get_by_role("link", name="Alle Duelle").click()
+        page.wait_for_url(f"{base_url}/matches")
+
+        page.goto(f"{base_url}/play?game=nope&lang=it")
+        expect(lost).to_contain_text("Non esiste un gioco chiamato «nope».")
+        expect(page.locator("#game-name")).to_have_text("Pagina non trovata")
+        expect(page.locator(".toolbar")).to_be_hidden()  # no game, nothing to undo or deal
+        shot(page, f"lost-game-{size}")
+        page.wait_for_timeout(3000)  # it stays: the player reads it and goes back when ready
+        assert "/play?game=nope" in page.url
+        lost.get_by_role("link", name="Tutti i giochi").click()
+        page.wait_for_url(f"{base_url}/")
+    finally:
+        context.close()
+    assert not errors, errors

@@ -169,7 +169,8 @@ def create_app(
         Mount("/static", StaticFiles(directory=pages.WEB_DIR), name="static"),
     ]
     middleware = [Middleware(HeadersMiddleware), Middleware(GZipMiddleware, minimum_size=600)]
-    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
+                     exception_handlers={404: pages.not_found_page})
 
 
 def app_from_env() -> Starlette:

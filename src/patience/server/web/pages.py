@@ -33,7 +33,8 @@ from patience.games import get_game
 from patience.server.storage.league import HISTORY_PAGE, History, find_players, match_history
 from patience.server.web.identity import browser_id, with_cookie
 
-__all__ = ["CSP", "PAGES", "WEB_DIR", "Page", "matches_page", "page_of", "play_page", "shell", "start_page"]
+__all__ = ["CSP", "PAGES", "WEB_DIR", "Page", "matches_page", "not_found_page", "page_of", "play_page", "shell",
+           "start_page"]
 
 WEB_DIR = Path(__file__).resolve().parents[2] / "web"
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
@@ -59,6 +60,7 @@ PAGES: dict[str, Page] = {
     "profile": Page("Player", "profile", "start arena-page", "profile.title"),
     "leaderboard": Page("Leaderboard", "leaderboard", "start arena-page", "board.title"),
     "matches": Page("Matches", "matches", "start arena-page", "matches.title"),
+    "lost": Page("Page not found", "lost", "start arena-page", "lost.title"),
 }
 
 _HEAD = """<!doctype html>
@@ -128,6 +130,14 @@ def page_of(name: str) -> Callable[[Request], Any]:
 
     handler.__name__ = f"{name}_page"
     return handler
+
+
+async def not_found_page(request: Request, exc: Exception) -> Response:
+    """Any address that is no page: a 404 page in the site's look, with the way back to the games."""
+    body = ('<main class="page-body">\n<section class="panel lost" role="alert">\n'
+            '<p data-t="lost.page">There is no page at this address.</p>\n'
+            '<p><a class="btn primary" href="/" data-t="lost.home">All games</a></p>\n</section>\n</main>\n')
+    return _respond(request, shell(PAGES["lost"], body), 404)
 
 
 # -- the match history -----------------------------------------------------------------------------

@@ -129,6 +129,10 @@ function onError(d) {
     net.newGame(dealFromParams());
     return;
   }
+  if (d.code === "unknown_game" && !view.game) {
+    showLost(params.get("game") || "");
+    return;
+  }
   if (d.code === "unknown_game" || d.code === "bad_options" || d.code === "no_winnable") {
     // nothing changed: the game on the table (if any) goes on
     toast(say(d.why, d.msg), "bad");
@@ -137,6 +141,24 @@ function onError(d) {
   }
   board.snapBack();
   toast(d.code === "game_over" ? t("why.game_over") : d.msg, "bad");
+}
+
+/** An address naming no game: said in the page's language over the empty table, with the way back. */
+function showLost(game) {
+  const box = document.createElement("section");
+  box.className = "panel lost";
+  box.setAttribute("role", "alert");
+  const text = Object.assign(document.createElement("p"), { textContent: "" });
+  text.dataset.t = "lost.game";
+  text.dataset.p = JSON.stringify({ game: game.slice(0, 40) });
+  const back = Object.assign(document.createElement("a"), { className: "btn primary", href: "/" });
+  back.dataset.t = "lost.home";
+  box.append(text, back);
+  $("#board").append(box);
+  $(".figures").hidden = true; // no game: no score, clock or actions
+  $(".toolbar").hidden = true;
+  $("#game-name").dataset.t = "lost.title";
+  applyText();
 }
 
 // -- the header: score, clock, pool, undo ------------------------------------------------------

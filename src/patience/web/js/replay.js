@@ -3,7 +3,7 @@
 // page only draws them. While a match goes on, it shows who plays and the commitment, never the seed.
 
 import { Board } from "./board.js";
-import { commitmentText, formatName, openPage, sha256 } from "./arena.js";
+import { commitmentText, el, formatName, openPage, sha256 } from "./arena.js";
 import { moveName, onLang, t } from "./i18n.js";
 import { $, applyText, formatTime } from "./ui.js";
 
@@ -90,8 +90,19 @@ async function main() {
   onLang(render);
   const response = await fetch(`/api/matches/${encodeURIComponent(params.get("id") || "")}`);
   if (!response.ok) {
-    $("#notice").textContent = "404";
-    $("#notice").hidden = false;
+    // no such match: say so, with the way to the others, instead of an empty table
+    $("#sides").hidden = true;
+    document.querySelector(".replay-controls").hidden = true;
+    const notice = $("#notice");
+    notice.classList.add("lost");
+    notice.setAttribute("role", "alert");
+    notice.replaceChildren(
+      el("span", { textContent: "" }), el("a", { className: "btn primary", href: "/matches" }));
+    notice.firstChild.dataset.t = "lost.match";
+    notice.firstChild.dataset.p = JSON.stringify({ id: (params.get("id") || "").slice(0, 40) });
+    notice.lastChild.dataset.t = "lost.matches";
+    notice.hidden = false;
+    applyText();
     return;
   }
   match = await response.json();

@@ -7,7 +7,7 @@ export const $ = (selector, root = document) => root.querySelector(selector);
 /** Fill every [data-t] (text), [data-t-label] (aria-label) and [data-t-title] from the current language. */
 export function applyText(root = document) {
   document.documentElement.lang = lang();
-  for (const el of root.querySelectorAll("[data-t]")) el.textContent = t(el.dataset.t);
+  for (const el of root.querySelectorAll("[data-t]")) el.textContent = t(el.dataset.t, JSON.parse(el.dataset.p || "{}"));
   for (const el of root.querySelectorAll("[data-t-label]")) el.setAttribute("aria-label", t(el.dataset.tLabel));
   for (const el of root.querySelectorAll("[data-t-title]")) el.title = t(el.dataset.tTitle);
   for (const el of root.querySelectorAll("[data-t-placeholder]")) el.placeholder = t(el.dataset.tPlaceholder);
