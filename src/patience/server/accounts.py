@@ -24,11 +24,13 @@ The HTTP side (forms, cookies) is :mod:`patience.server.web.accounts`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import os
 import re
 import secrets
+import threading
 import time
 import unicodedata
 from collections.abc import Callable
@@ -55,9 +57,19 @@ MAX_NAME = 40
 # argon2 hashes computed at once (19 MiB and a core each): half the cores, the rest for the games
 HASHES_AT_ONCE = max(1, (os.cpu_count() or 2) // 2)
 HASHES_WAITING = 32  # beyond this many waiting, a sign-in or sign-up is answered 429 at once
-HASH_RATE = 10.0  # hashes a second at most (about 40 % of a core), so a storm leaves the games their CPU
+HASH_RATE = 5.0  # hashes a second at most (about 20 % of a core), so a storm leaves the games their CPU
+HASH_NICE = 10  # and the hashing threads yield the CPU to the event loop's
+
+SIGNINS_PER_ADDRESS = 30  # sign-in tries (right or wrong) per address a minute
 SIGNUPS_PER_ADDRESS = 20  # new accounts per address in SIGNUP_WINDOW seconds
 SIGNUP_WINDOW = 600.0
+DB_THREADS = 4
+
+
+def _yield_cpu() -> None:
+    """Lower the priority of the calling thread (on Linux a thread has its own), if the system allows."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HASH_NICE)
 
 
 def owasp_hasher() -> PasswordHasher:
@@ -138,7 +150,7 @@ class Hashing:
     def __init__(self, hasher: PasswordHasher, at_once: int = HASHES_AT_ONCE, waiting: int = HASHES_WAITING,
                  rate: float = HASH_RATE) -> None:
         self.hasher = hasher
-        self.threads = ThreadPoolExecutor(at_once, thread_name_prefix="argon2")
+        self.threads = ThreadPoolExecutor(at_once, thread_name_prefix="argon2", initializer=_yield_cpu)
         self.waiting_limit = waiting
         self.waiting = 0
         self.rate = rate
@@ -237,6 +249,9 @@ class Accounts:
         self.hasher = hasher or owasp_hasher()
         self.hashing = Hashing(self.hasher, hashes_at_once, hashes_waiting)
         self.signups = signups
+        # the threads sign-ins and sign-ups may use for the database at once: a storm of them must not
+        # take every thread of the shared pool, which the games' group commits need
+        self._db_threads = anyio.CapacityLimiter(DB_THREADS)
         # ``now`` is a wall clock: the failures are kept across restarts
         self.by_login = RateLimiter(store, login_limit, window, now)
         self.by_address = RateLimiter(store, address_limit, window, now)
@@ -244,6 +259,9 @@ class Accounts:
         self._sockets: dict[str, set[Callable[[], None]]] = {}  # session token hash -> its pages' "signed out"
         # a hash to check against when the login is unknown, so that the answer takes as long
         self._dummy = self.hasher.hash(secrets.token_hex(8))
+
+    async def _db(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await anyio.to_thread.run_sync(fn, *args, limiter=self._db_threads)
 
     # -- CSRF --------------------------------------------------------------------------------
 
@@ -283,13 +301,13 @@ class Accounts:
             seconds = max(1, int(wait + 0.999))
             raise AccountError("rate_limited", f"too many new accounts from here: try again in {seconds} s", 429,
                                seconds)
-        if await anyio.to_thread.run_sync(self._login_taken, login):
+        if await self._db(self._login_taken, login):
             raise AccountError("login_taken", f"the login name {login!r} is taken", 409)
-        await anyio.to_thread.run_sync(self._name_free, display)
+        await self._db(self._name_free, display)
         digest = await self.hashing.hash(password)
         user = User(secrets.token_urlsafe(12), login, display)
-        await anyio.to_thread.run_sync(self._insert_user, user, digest, browser)
-        return user, await anyio.to_thread.run_sync(self._new_session, user.id)
+        await self._db(self._insert_user, user, digest, browser)
+        return user, await self._db(self._new_session, user.id)
 
     def _name_free(self, name: str) -> None:
         with Session(self.store.engine) as db:
@@ -320,24 +338,28 @@ class Accounts:
         turns under a lock of the bus, so that parallel guesses cannot pass the limit."""
         login = str(login).strip().lower()
         login_key, address_key = f"login:{login}|addr:{address}", f"addr:{address}"
+        wait_s = await self.bus.hit(f"signin:{address}", 60.0, SIGNINS_PER_ADDRESS)
+        if wait_s:  # a script hammering the form: answered before any database work
+            wait = max(1, int(wait_s + 0.999))
+            raise AccountError("rate_limited", f"too many sign-ins from here: try again in {wait} s", 429, wait)
         try:
             async with self.bus.lock(f"signin:{address}", ttl_s=30.0, wait_s=10.0):
-                wait = await anyio.to_thread.run_sync(
+                wait = await self._db(
                     lambda: max(self.by_login.wait(login_key), self.by_address.wait(address_key)))
                 if wait:
                     raise AccountError("rate_limited", f"too many failed sign-ins: try again in {wait} s", 429, wait)
-                found = await anyio.to_thread.run_sync(self._find_login, login)
+                found = await self._db(self._find_login, login)
                 ok = await self.hashing.verify(found[1] if found else self._dummy, password)
                 if not ok or found is None:
-                    await anyio.to_thread.run_sync(self._failed, login_key, address_key)
+                    await self._db(self._failed, login_key, address_key)
                     raise AccountError("wrong_password", "wrong login name or password", 401)
         except BusError:
             raise AccountError("busy", "too many sign-ins from here at once: try again in a few seconds", 429,
                                3) from None
         user, stored = found
         rehashed = await self.hashing.hash(password) if self.hasher.check_needs_rehash(stored) else None
-        await anyio.to_thread.run_sync(self._signed_in, user, login_key, browser, rehashed, old_token)
-        return user, await anyio.to_thread.run_sync(self._new_session, user.id)
+        await self._db(self._signed_in, user, login_key, browser, rehashed, old_token)
+        return user, await self._db(self._new_session, user.id)
 
     def _find_login(self, login: str) -> tuple[User, str] | None:
         with Session(self.store.engine) as db:
