@@ -186,13 +186,16 @@ def main() -> int:
     parser.add_argument("--flooders", type=int, default=40, help="flooding sockets (at most 200)")
     parser.add_argument("--storm", type=int, default=40, help="sign-in and sign-up clients (at most 200)")
     parser.add_argument("--half-open", type=int, default=2000, help="half-open connections (at most 5000)")
+    parser.add_argument("--database-url", default=None, metavar="URL",
+                        help="the server's database (default: an SQLite file in a fresh folder)")
     args = parser.parse_args()
     players = min(2000, max(1, args.players))
     seconds = min(120.0, max(1.0, args.seconds))
     attackers = {"flooders": min(200, args.flooders), "storm": min(200, args.storm),
                  "half_open": min(5000, args.half_open)}
 
-    with tempfile.TemporaryDirectory() as data_dir, serving(data_dir) as (base, server):
+    extra = ["--database-url", args.database_url] if args.database_url else []
+    with tempfile.TemporaryDirectory() as data_dir, serving(data_dir, extra=extra) as (base, server):
         with httpx.Client(base_url=base) as client:
             csrf = client.get("/api/me").json()["csrf"]
             client.post("/account/signup", data={"csrf": csrf, "login": "victim", "password": "the-real-one"},
