@@ -226,7 +226,13 @@ function onDuel(d) {
   url.searchParams.delete("c");
   url.searchParams.set("m", d.id);
   history.replaceState(null, "", url.pathname + url.search);
+  playing();
   if (d.end && !view.endShown) showResult();
+}
+
+/** A match's page is its table: no site navigation to tap by mistake (the lobby has it). */
+function playing() {
+  document.body.classList.toggle("in-match", !!view.duel);
 }
 
 function onEvent(d) {
@@ -242,6 +248,7 @@ function onEvent(d) {
   }
   if (d.end) {
     view.end = d.end;
+    playing();
     board.clearSelection();
     if (!view.endShown) setTimeout(showResult, 400);
   } else if (d.status.outcome && d.kind !== "opp" && d.kind !== "tick") {
@@ -413,6 +420,11 @@ function bind() {
     toast(t("copied"));
   });
   $("#look").addEventListener("click", () => $("#result").close());
+  $("#home").addEventListener("click", async (e) => {
+    if (!view.duel || view.end) return;
+    e.preventDefault(); // one stray tap must not leave a match
+    if (await confirmDialog(t("duel.confirm_leave"))) location.href = e.currentTarget.href;
+  });
   document.addEventListener("keydown", (e) => {
     if (document.querySelector("dialog[open]") || e.target instanceof HTMLInputElement) return;
     const key = e.key.toLowerCase();
