@@ -188,8 +188,8 @@ def test_a_faecher_duel_shows_the_pool_draining_until_the_match_ends(two: tuple[
     fmt = "faecher/standard/300"
     anna, bruno = two
     tag = secrets.token_hex(3)
-    sign_up(anna, base_url, f"annaf{tag}", "Anna")
-    sign_up(bruno, base_url, f"brunof{tag}", "Bruno")
+    sign_up(anna, base_url, f"annaf{tag}", f"Anna F{tag}")
+    sign_up(bruno, base_url, f"brunof{tag}", f"Bruno F{tag}")
     anna.locator(f'.pool[data-format="{fmt}"] .seek').click()
     expect(anna.locator("#wait-box")).to_be_visible()
     bruno.locator(f'.pool[data-format="{fmt}"] .seek').click()
