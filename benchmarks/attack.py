@@ -28,6 +28,7 @@ import collections
 import gc
 import json
 import multiprocessing
+import os
 import statistics
 import sys
 import tempfile
@@ -143,7 +144,10 @@ async def attack(base: str, seconds: float, attackers: dict[str, int]) -> dict[s
 
 
 def attacker(base: str, seconds: float, attackers: dict[str, int], out: multiprocessing.Queue[dict[str, int]]) -> None:
-    """The attack in a process of its own: its flood must not slow the players' own event loop."""
+    """The attack in a process of its own: its flood must not slow the players' own event loop. On
+    this machine the attackers' own CPU is taken from the server and the players; at the lowest
+    priority they use what is left, as attackers on other machines would."""
+    os.nice(19)
     out.put(asyncio.run(attack(base, seconds, attackers)))
 
 
