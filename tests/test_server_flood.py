@@ -128,3 +128,21 @@ def test_pages_cannot_be_framed_and_https_gets_hsts(client: TestClient) -> None:
     assert plain.headers["x-frame-options"] == "DENY" and "strict-transport-security" not in plain.headers
     secure = TestClient(client.app, base_url="https://testserver").get("/healthz")
     assert secure.headers["strict-transport-security"].startswith("max-age=")
+
+
+def test_healthz_says_when_the_database_takes_no_write(client: TestClient) -> None:
+    from sqlalchemy import event
+
+    assert client.get("/healthz").text == "ok"
+    engine = client.app.state.store.engine  # type: ignore[attr-defined]
+
+    def disk_full(*_: Any) -> None:
+        raise OSError("database or disk is full")
+
+    event.listen(engine, "before_cursor_execute", disk_full)
+    client.app.state.health_checked = None  # type: ignore[attr-defined]
+    try:
+        answer = client.get("/healthz")
+    finally:
+        event.remove(engine, "before_cursor_execute", disk_full)
+    assert answer.status_code == 503 and "disk is full" in answer.text and "\n" not in answer.text

@@ -3,9 +3,12 @@ duel side (leaderboards, profiles, match history, a match with its replay frames
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import anyio
+from sqlalchemy import delete
+from sqlalchemy.orm import Session
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
@@ -13,7 +16,7 @@ from patience.games import GAMES
 from patience.options import describe_options
 from patience.server.solo.hub import Hub
 from patience.server.storage.league import DUEL_GAMES, leaderboard, match_view, profile, recent_matches
-from patience.server.storage.store import Store
+from patience.server.storage.store import SigninFailureRow, Store
 from patience.server.web.identity import browser_id, with_cookie
 from patience.solve.rates import rates_by_variant
 
@@ -55,8 +58,36 @@ async def stats_api(request: Request) -> Response:
     return with_cookie(response, browser, new)
 
 
+HEALTH_SECONDS = 1.0  # the write of the health check is made at most this often; the answer is kept between
+
+
 async def health(request: Request) -> Response:
+    """``ok`` when the database accepts a write (a full disk or a read-only file says so: 503)."""
+    state = request.app.state
+    now = time.monotonic()
+    checked: tuple[float, str | None] | None = getattr(state, "health_checked", None)
+    if checked is None or now - checked[0] >= HEALTH_SECONDS:
+        try:
+            await anyio.to_thread.run_sync(_write_check, _store(request))
+            checked = (now, None)
+        except Exception as exc:  # whatever the database says, the check says it in one line
+            said = str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__]
+            checked = (now, said[0][:200])
+        state.health_checked = checked
+    if checked[1] is not None:
+        return PlainTextResponse(f"the database accepts no write: {checked[1]}", status_code=503)
     return PlainTextResponse("ok")
+
+
+def _write_check(store: Store) -> None:
+    """Write a row and take it back, each committed: what a move or a result needs of the database."""
+    with Session(store.engine) as db, db.begin():
+        row = SigninFailureRow(key_hash="healthz", at_ms=0)
+        db.add(row)
+        db.flush()
+        row_id = row.id
+    with Session(store.engine) as db, db.begin():
+        db.execute(delete(SigninFailureRow).where(SigninFailureRow.id == row_id))
 
 
 def _store(request: Request) -> Store:
