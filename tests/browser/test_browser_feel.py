@@ -234,11 +234,11 @@ def test_addresses_that_lead_nowhere_say_so_with_a_way_back(browser: Any, base_u
         page.wait_for_url(f"{base_url}/")
 
         page.goto(f"{base_url}/match?id=999999")
-        expect(lost).to_contain_text("Ein Duell mit der Nummer 999999 gibt es nicht.")
+        expect(lost).to_contain_text("Eine Partie mit der Nummer 999999 gibt es nicht.")
         expect(page.locator("#sides")).to_be_hidden()
         expect(page.locator(".replay-controls")).to_be_hidden()
         shot(page, f"lost-match-{size}")
-        lost.get_by_role("link", name="Alle Duelle").click()
+        lost.get_by_role("link", name="Alle Partien").click()
         page.wait_for_url(f"{base_url}/matches")
 
         page.goto(f"{base_url}/play?game=nope&lang=it")
@@ -253,3 +253,30 @@ def test_addresses_that_lead_nowhere_say_so_with_a_way_back(browser: Any, base_u
     finally:
         context.close()
     assert not errors, errors
+
+
+WORDS = {  # key, values: what a player reads
+    "de": [("pile.f_any", {}, "Ablage"), ("why.never_leave_foundation", {}, "Karten verlassen die Ablagen nie"),
+           ("why.l_foundation_reserve", {"card": "7♥"}, "7♥ vom Hilfsstapel auf die Ablage"),
+           ("pile.w", {}, "Abwurf"), ("variants.teppich.waste", {}, "Mit Abwurfstapel"),
+           ("undo", {}, "Zurücknehmen"), ("kind.undo", {}, "Rücknahmen"),
+           ("duel.waiting_n", {"n": 1}, "Wartend: 1"), ("duel.commitment", {}, "Siegel (SHA-256)"),
+           ("nav.duel", {}, "Duell"), ("nav.matches", {}, "Partien")],
+    "it": [("nav.duel", {}, "Sfida"), ("nav.matches", {}, "Incontri"), ("duel.commitment", {}, "Sigillo (SHA-256)")],
+}
+
+
+@pytest.mark.parametrize("lang", sorted(WORDS))
+def test_one_word_for_one_thing(page: Any, base_url: str, lang: str) -> None:
+    """The foundations have one name in every game, the waste another; the duel lobby and the match
+    history are told apart; the commitment is a seal."""
+    page.goto(f"{base_url}/matches?lang={lang}")
+    said = page.evaluate(
+        """async (words) => {
+          const i18n = await import("/static/js/i18n.js");
+          return words.map(([key, params]) => i18n.t(key, params));
+        }""",
+        [[key, params] for key, params, _ in WORDS[lang]],
+    )
+    assert said == [text for _, _, text in WORDS[lang]]
+    expect(page.locator("#page-title")).to_have_text(WORDS[lang][-1][2] if lang == "de" else "Incontri")

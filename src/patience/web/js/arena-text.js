@@ -75,14 +75,14 @@ export const ARENA_TEXT = {
     },
   },
   de: {
-    nav: { duel: "Duell", leaderboard: "Rangliste", matches: "Duelle", profile: "Profil", account: "Konto",
+    nav: { duel: "Duell", leaderboard: "Rangliste", matches: "Partien", profile: "Profil", account: "Konto",
       games: "Einzelspiele" },
     duel: {
       title: "Duell", intro: "Zwei Menschen spielen gleichzeitig dasselbe Spiel. Wer mehr Punkte hat, gewinnt und " +
         "bekommt einen Bonus. Nie ein Bot: Wartet niemand, wartest du in der Schlange.",
       sign_in_first: "Duelle gibt es zwischen Menschen mit Konto.", sign_in: "Anmelden oder Konto anlegen",
       seek: "Gegner suchen", cancel: "Nicht mehr warten", challenge: "Freund herausfordern",
-      waiting_n: "{n} warten", nobody: "Niemand wartet", queue_empty: "In diesem Pool wartet noch niemand: " +
+      waiting_n: "Wartend: {n}", nobody: "Niemand wartet", queue_empty: "In diesem Pool wartet noch niemand: " +
         "Tritt bei, und du bist der Erste in der Schlange.",
       you_wait: "Du wartest in der Schlange: {format}. Der erste Spieler nahe deiner Wertung spielt gegen dich.",
       minutes: "{n} Min.", playing_n: "Laufende Duelle: {n}", online_n: "Spieler online: {n}",
@@ -91,8 +91,8 @@ export const ARENA_TEXT = {
       you: "Du", opp: "Gegner", foundations: "Ablagen", moves: "Züge", left: "Rest",
       won: "Gewonnen!", lost: "Verloren", draw: "Unentschieden", bonus: "Bonus", final: "Endstand",
       rating: "Wertung", player: "Spieler", score: "Punkte",
-      verify_title: "Das Spiel stand vorher fest", verified: "✓ der Spielschlüssel {seed} öffnet die Festlegung vom Anfang",
-      not_verified: "✗ der Spielschlüssel öffnet die Festlegung nicht", commitment: "Festlegung (SHA-256)",
+      verify_title: "Das Spiel stand vorher fest", verified: "✓ der Spielschlüssel {seed} passt zum Siegel vom Anfang",
+      not_verified: "✗ der Spielschlüssel passt nicht zum Siegel", commitment: "Siegel (SHA-256)",
       replay: "Wiederholung", lobby: "Zurück zur Lobby", confirm_giveup: "Aufgeben? Deine Punkte bis jetzt zählen.",
       confirm_leave: "Das Duell verlassen? Deine Uhr läuft weiter.",
       your_game_over: "Dein Spiel ist vorbei. {name} spielt noch…", opp_over: "{name}: {outcome}",
@@ -127,15 +127,15 @@ export const ARENA_TEXT = {
       recent: "Letzte Duelle", none: "Noch keine Duelle.", won: "Gewonnen", lost: "Verloren", drawn: "Remis",
       played: "Gespielt", since: "Spielt seit {date}", matches: "Duelle", best: "Bestwert", unrated: "noch ohne Wertung",
       result_won: "gewonnen", result_lost: "verloren", result_draw: "remis", live: "läuft", against: "gegen {name}",
-      all_matches: "Alle Duelle dieses Spielers",
+      all_matches: "Alle Partien dieses Spielers",
     },
     board: { title: "Rangliste", rank: "#", player: "Spieler", rating: "Wertung", matches: "Duelle",
       empty: "Noch niemand hat eine Wertung.", provisional: "? = vorläufig: die Wertung ist noch unsicher" },
     matches: {
-      title: "Duelle", player: "Spieler", game: "Spiel", all_games: "Alle Spiele", show: "Zeigen", ended: "Ende",
+      title: "Partien", player: "Spieler", game: "Spiel", all_games: "Alle Spiele", show: "Zeigen", ended: "Ende",
       format: "Duell", side_a: "Spieler 1", side_b: "Spieler 2", replay: "Wiederholung", winner: "Sieger",
-      count: "Beendete Duelle: {n}", page: "Seite {page} von {pages}", newer: "← Neuere", older: "Ältere →",
-      none: "Keine beendeten Duelle.", all: "Alle Duelle",
+      count: "Beendete Partien: {n}", page: "Seite {page} von {pages}", newer: "← Neuere", older: "Ältere →",
+      none: "Keine beendeten Partien.", all: "Alle Partien",
       err: {
         bad_page: "Eine Seitenzahl ist eine ganze Zahl ab 1, nicht „{page}“.",
         no_page: "Es gibt keine Seite {page}: die letzte ist {pages}.", no_player: "Kein Spieler „{player}“.",
@@ -149,7 +149,7 @@ export const ARENA_TEXT = {
     },
   },
   it: {
-    nav: { duel: "Sfida", leaderboard: "Classifica", matches: "Sfide", profile: "Profilo", account: "Account",
+    nav: { duel: "Sfida", leaderboard: "Classifica", matches: "Incontri", profile: "Profilo", account: "Account",
       games: "Partite da solo" },
     duel: {
       title: "Sfida", intro: "Due persone giocano la stessa smazzata nello stesso momento. Vince chi fa più punti e " +
@@ -165,8 +165,8 @@ export const ARENA_TEXT = {
       you: "Tu", opp: "Avversario", foundations: "Basi", moves: "Mosse", left: "Resta",
       won: "Hai vinto!", lost: "Hai perso", draw: "Pareggio", bonus: "Bonus", final: "Finale", rating: "Punteggio Elo",
       player: "Giocatore", score: "Punti",
-      verify_title: "La smazzata era fissata prima", verified: "✓ la chiave della smazzata {seed} apre l'impegno mostrato all'inizio",
-      not_verified: "✗ la chiave non apre l'impegno", commitment: "Impegno (SHA-256)",
+      verify_title: "La smazzata era fissata prima", verified: "✓ la chiave della smazzata {seed} corrisponde al sigillo mostrato all'inizio",
+      not_verified: "✗ la chiave non corrisponde al sigillo", commitment: "Sigillo (SHA-256)",
       replay: "Rivedi", lobby: "Torna alla sala", confirm_giveup: "Abbandonare? I punti fatti finora contano.",
       confirm_leave: "Lasciare la sfida? Il tuo tempo continua a scorrere.",
       your_game_over: "La tua partita è finita. {name} gioca ancora…", opp_over: "{name}: {outcome}",
@@ -200,15 +200,15 @@ export const ARENA_TEXT = {
       solo: "Partite da solo", recent: "Ultime sfide", none: "Ancora nessuna sfida.", won: "Vinte", lost: "Perse",
       drawn: "Pari", played: "Giocate", since: "Gioca dal {date}", matches: "Sfide", best: "Record",
       unrated: "ancora senza punteggio", result_won: "vinta", result_lost: "persa", result_draw: "pari",
-      live: "in corso", against: "contro {name}", all_matches: "Tutte le sfide di questo giocatore",
+      live: "in corso", against: "contro {name}", all_matches: "Tutti gli incontri di questo giocatore",
     },
     board: { title: "Classifica", rank: "#", player: "Giocatore", rating: "Punteggio", matches: "Sfide",
       empty: "Ancora nessun giocatore con punteggio.", provisional: "? = provvisorio: il punteggio è ancora incerto" },
     matches: {
-      title: "Sfide", player: "Giocatore", game: "Gioco", all_games: "Tutti i giochi", show: "Mostra", ended: "Fine",
+      title: "Incontri", player: "Giocatore", game: "Gioco", all_games: "Tutti i giochi", show: "Mostra", ended: "Fine",
       format: "Sfida", side_a: "Giocatore 1", side_b: "Giocatore 2", replay: "Rivedi", winner: "vincitore",
-      count: "Sfide finite: {n}", page: "pagina {page} di {pages}", newer: "← Più recenti", older: "Meno recenti →",
-      none: "Nessuna sfida finita.", all: "Tutte le sfide",
+      count: "Incontri finiti: {n}", page: "pagina {page} di {pages}", newer: "← Più recenti", older: "Meno recenti →",
+      none: "Nessun incontro finito.", all: "Tutti gli incontri",
       err: {
         bad_page: "Un numero di pagina è un intero da 1 in su, non «{page}».",
         no_page: "Non c'è la pagina {page}: l'ultima è la {pages}.", no_player: "Nessun giocatore «{player}».",
