@@ -280,3 +280,37 @@ def test_one_word_for_one_thing(page: Any, base_url: str, lang: str) -> None:
     )
     assert said == [text for _, _, text in WORDS[lang]]
     expect(page.locator("#page-title")).to_have_text(WORDS[lang][-1][2] if lang == "de" else "Incontri")
+
+
+@pytest.mark.parametrize(("lang", "shown"), [("en", "33.3 %"), ("de", "33,3 %"), ("it", "33,3 %")])
+def test_a_share_is_written_as_the_language_writes_it(page: Any, base_url: str, lang: str, shown: str) -> None:
+    page.goto(f"{base_url}/play?game=reloaded&seed=5&lang={lang}")
+    page.wait_for_selector(".card.up")
+    figures = page.evaluate(
+        """async () => {
+          const ui = await import("/static/js/ui.js");
+          const box = document.createElement("div");
+          ui.renderStats(box, { played: 3, won: 1, win_percent: 33.3, best: 52, streak: 0, best_streak: 1 });
+          return [...box.querySelectorAll("dd")].map((dd) => dd.textContent);
+        }"""
+    )
+    assert figures[2] == shown
+
+
+def test_nothing_pulses_for_a_player_who_asked_for_less_motion(browser: Any, base_url: str) -> None:
+    context = browser.new_context(reduced_motion="reduce", locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(f"{base_url}/play?game=reloaded&seed=5&time_limit=20")  # under 30 s left: the clock is urgent
+        page.wait_for_selector(".card.up")
+        expect(page.locator("#clock")).to_have_class(re.compile(r"\burgent\b"))
+        page.keyboard.press("h")
+        marked = page.locator(".mark-hint").first
+        expect(marked).to_be_attached()
+        animations = page.evaluate(
+            """() => [document.querySelector("#clock"), ...document.querySelectorAll(".mark-hint")].map((el) =>
+                 [getComputedStyle(el).animationName, getComputedStyle(el, "::after").animationName])"""
+        )
+        assert animations and all(names == ["none", "none"] for names in animations), animations
+    finally:
+        context.close()

@@ -9,7 +9,7 @@ const TEXT = {
   en: {
     tagline: "Three patience games with exact rules and honest scores.",
     play: "Play", continue: "Continue", variant: "Variant", game_no: "Game no.", random: "random",
-    stats_title: "Your statistics", played: "Played", won: "Won", win_pct: "Win %", best: "Best", streak: "Streak",
+    stats_title: "Your statistics", played: "Played", won: "Won", win_pct: "Win rate", best: "Best", streak: "Streak",
     best_streak: "Best streak", no_stats: "No games yet", unfinished: "Game in progress",
     unfinished_line: "{game} · game {seed} · {moves} moves", rules: "Rules",
     score: "Score", time: "Time", time_left: "Time left", pool: "Pool", moves: "Moves",
@@ -226,7 +226,7 @@ const TEXT = {
   it: {
     tagline: "Tre solitari con regole esatte e punteggi onesti.",
     play: "Gioca", continue: "Continua", variant: "Variante", game_no: "Partita n.", random: "a caso",
-    stats_title: "Le tue statistiche", played: "Giocate", won: "Vinte", win_pct: "% vinte", best: "Record",
+    stats_title: "Le tue statistiche", played: "Giocate", won: "Vinte", win_pct: "Percentuale", best: "Record",
     streak: "Serie", best_streak: "Serie migliore", no_stats: "Ancora nessuna partita",
     unfinished: "Partita in corso", unfinished_line: "{game} · partita {seed} · {moves} mosse", rules: "Regole",
     score: "Punti", time: "Tempo", time_left: "Tempo rimasto", pool: "Fondo", moves: "Mosse",

@@ -74,6 +74,11 @@ export function signed(points) {
   return points > 0 ? `+${points}` : points < 0 ? `−${-points}` : "0";
 }
 
+/** A share in the page's language: 33.3 % in English, 33,3 % in German and Italian. */
+export function percent(value) {
+  return `${new Intl.NumberFormat(lang(), { maximumFractionDigits: 1 }).format(value)} %`;
+}
+
 /** One game's statistics as small labelled figures (or "no games yet"). */
 export function renderStats(container, figures) {
   container.replaceChildren();
@@ -82,7 +87,7 @@ export function renderStats(container, figures) {
     return;
   }
   const items = [
-    ["played", figures.played], ["won", figures.won], ["win_pct", `${figures.win_percent}`],
+    ["played", figures.played], ["won", figures.won], ["win_pct", percent(figures.win_percent)],
     ["best", figures.best ?? "–"], ["streak", figures.streak], ["best_streak", figures.best_streak],
   ];
   const list = document.createElement("dl");
