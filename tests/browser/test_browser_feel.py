@@ -314,3 +314,17 @@ def test_nothing_pulses_for_a_player_who_asked_for_less_motion(browser: Any, bas
         assert animations and all(names == ["none", "none"] for names in animations), animations
     finally:
         context.close()
+
+
+def test_a_negative_score_is_written_with_a_minus_sign(page: Any, base_url: str) -> None:
+    seed, _, fan, reserve = fan_and_wrong_reserve()
+    page.goto(f"{base_url}/play?game=faecher&seed={seed}")
+    page.wait_for_selector(".card.up")
+    fan_card(page, fan).click()
+    on_reserve = page.locator(f'.card[data-pile="{reserve}"]')
+    (on_reserve.last if on_reserve.count() else page.locator(f'.slot[data-pile="{reserve}"]')).click()
+    expect(page.locator("#score")).to_have_text("−50")
+    page.locator("#score-btn").click()
+    expect(page.locator("#ledger-total")).to_have_text("−50")
+    ledger = page.locator("#ledger-lines").inner_text()
+    assert "−50" in ledger and "-" not in ledger, ledger  # one minus sign, never a hyphen

@@ -84,6 +84,11 @@ _HERO = """<header class="hero">
 """
 
 
+def _points(value: int) -> str:
+    """A score as the pages write it: a true minus sign (−50)."""
+    return f"−{-value}" if value < 0 else str(value)
+
+
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
@@ -194,7 +199,7 @@ def _side(match: Mapping[str, Any], side: int) -> str:
     outcome = (match.get("outcomes") or [None, None])[side]
     won = match["winner"] == side
     parts = [f'<a href="/profile?u={_e(player["id"])}">{_e(player["name"])}</a>',
-             f'<strong class="final">{_e(match["finals"][side])}</strong>']
+             f'<strong class="final">{_e(_points(match["finals"][side]))}</strong>']
     if won:
         parts.append('<span class="winner" data-t="matches.winner">winner</span>')
     if outcome:

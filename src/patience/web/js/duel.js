@@ -6,7 +6,7 @@ import { Board } from "./board.js";
 import { commitmentText, el, formatName, openPage, sha256 } from "./arena.js";
 import { onLang, say, t } from "./i18n.js";
 import { Liveness } from "./liveness.js";
-import { $, applyText, confirmDialog, formatTime, signed, toast } from "./ui.js";
+import { $, applyText, confirmDialog, formatTime, points, signed, toast } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
 const INTENTS = new Set(["move", "stock", "undo", "giveup"]);
@@ -295,7 +295,7 @@ function showNames() {
 function setStatus(status) {
   view.status = status;
   view.statusAt = performance.now();
-  $("#score").textContent = String(status.score);
+  $("#score").textContent = points(status.score);
   const undo = $("#undo");
   // Der Fächer has no undo unless the variant gives one
   undo.hidden = !!view.duel && view.duel.game === "faecher" && !view.duel.options.undo_limit;
@@ -310,7 +310,7 @@ function setStatus(status) {
 function setOpp(progress) {
   view.opp = progress;
   view.oppAt = performance.now();
-  $("#opp-score").textContent = String(progress.score);
+  $("#opp-score").textContent = points(progress.score);
   $("#opp-found").textContent = `${progress.foundation_cards}/52`;
   $("#opp-moves").textContent = String(progress.moves);
   $("#opp-outcome").textContent = progress.outcome ? t(`outcome.${progress.outcome}`) : "";
@@ -373,11 +373,11 @@ async function showResult() {
     const after = end.ratings[side];
     const how = end.outcomes && end.outcomes[side] ? ` · ${t(`outcome.${end.outcomes[side]}`)}` : "";
     tr.insertCell().textContent = `${side === mine ? `${before.name} (${t("duel.you")})` : before.name}${how}`;
-    tr.insertCell().textContent = String(end.scores[side]);
+    tr.insertCell().textContent = points(end.scores[side]);
     // Der Fächer: what the pool added when the match ended, in the score already
     if (end.pools) tr.insertCell().textContent = String(end.pools[side]);
     tr.insertCell().textContent = end.winner === side ? signed(end.bonus) : "";
-    tr.insertCell().textContent = String(end.finals[side]);
+    tr.insertCell().textContent = points(end.finals[side]);
     const diff = after.rating - before.rating;
     tr.insertCell().textContent = `${after.rating}${after.provisional ? "?" : ""} (${signed(diff)})`;
   }

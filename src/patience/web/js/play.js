@@ -6,8 +6,8 @@ import { cardDisplay } from "./cards.js";
 import { cardName, lang, moveName, onLang, pileName, say, setLang, t } from "./i18n.js";
 import { Net } from "./net.js";
 import {
-  $, applyText, confirmDialog, fetchStats, formatTime, fourColour, languageSwitch, renderStats, signed, toast,
-  winnableOnly,
+  $, applyText, confirmDialog, fetchStats, formatTime, fourColour, languageSwitch, points, renderStats, signed,
+  toast, winnableOnly,
 } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
@@ -166,7 +166,7 @@ function showLost(game) {
 function setStatus(status) {
   view.status = status;
   view.statusAt = performance.now();
-  $("#score").textContent = signed(status.score).replace(/^\+/, "");
+  $("#score").textContent = points(status.score);
   const undo = $("#undo");
   undo.hidden = !!view.game && view.game.options.undo_limit === 0; // a game without undo
   undo.disabled = !status.can_undo;
@@ -272,14 +272,14 @@ function renderLedger() {
     const row = body.insertRow();
     row.insertCell().textContent = formatTime(line.t);
     row.insertCell().textContent = say(line.why, line.reason, game);
-    const points = row.insertCell();
+    const change = row.insertCell();
     // A change cut short by the score's floor shows both: what the table charged and what it did.
-    points.textContent = line.applied === line.points
+    change.textContent = line.applied === line.points
       ? signed(line.applied) : `${signed(line.points)} → ${signed(line.applied)}`;
-    points.className = line.applied < 0 ? "neg" : line.applied > 0 ? "pos" : line.points < 0 ? "neg" : "";
-    row.insertCell().textContent = String(line.total);
+    change.className = line.applied < 0 ? "neg" : line.applied > 0 ? "pos" : line.points < 0 ? "neg" : "";
+    row.insertCell().textContent = points(line.total);
   }
-  $("#ledger-total").textContent = view.status ? String(view.status.score) : "0";
+  $("#ledger-total").textContent = view.status ? points(view.status.score) : "0";
   const notes = [t("clock_note")];
   const cut = view.ledger.find((line) => line.applied !== line.points);
   if (cut) notes.push(t("floor_note", { from: signed(cut.points), to: signed(cut.applied) }));
@@ -293,7 +293,7 @@ async function showEnd(summary) {
   const dialog = $("#end");
   $("#end-title").textContent = t(`outcome.${summary.outcome}`);
   dialog.dataset.outcome = summary.outcome;
-  $("#end-score").textContent = String(summary.score);
+  $("#end-score").textContent = points(summary.score);
   $("#end-facts").textContent = `${t("moves")} ${summary.moves} · ${t("time")} ${formatTime(summary.ms)}`;
   const body = $("#end-breakdown");
   body.replaceChildren();

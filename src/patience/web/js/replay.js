@@ -5,7 +5,7 @@
 import { Board } from "./board.js";
 import { commitmentText, el, formatName, openPage, sha256 } from "./arena.js";
 import { moveName, onLang, t } from "./i18n.js";
-import { $, applyText, formatTime } from "./ui.js";
+import { $, applyText, formatTime, points } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
 const noop = { move() {}, stock() {}, select() {}, announce() {} };
@@ -35,7 +35,7 @@ function show(k) {
     const frame = match.frames[side][index];
     boards[side].update({ piles: frame.piles, counters: frame.counters, stock_action: null });
     const head = document.querySelector(`.side[data-side="${side}"]`);
-    head.querySelector(".side-score").textContent = `${t("score")} ${frame.score}`;
+    head.querySelector(".side-score").textContent = `${t("score")} ${points(frame.score)}`;
     const ended = frame.outcome ? ` · ${t(`outcome.${frame.outcome}`)}` : "";
     const what = frame.m == null ? t("replay.deal") : frame.m === "end" ? `${t("replay.end")}${ended}`
       : frame.m === "match_end" ? t("replay.match_end") // a duel's pool, added when the match ended

@@ -70,6 +70,11 @@ export function formatTime(ms) {
   return `${m}:${String(s % 60).padStart(2, "0")}`;
 }
 
+/** A score as the pages write it: a true minus sign (−50), no plus. */
+export function points(value) {
+  return value < 0 ? `−${-value}` : String(value);
+}
+
 export function signed(points) {
   return points > 0 ? `+${points}` : points < 0 ? `−${-points}` : "0";
 }
@@ -88,7 +93,7 @@ export function renderStats(container, figures) {
   }
   const items = [
     ["played", figures.played], ["won", figures.won], ["win_pct", percent(figures.win_percent)],
-    ["best", figures.best ?? "–"], ["streak", figures.streak], ["best_streak", figures.best_streak],
+    ["best", figures.best == null ? "–" : points(figures.best)], ["streak", figures.streak], ["best_streak", figures.best_streak],
   ];
   const list = document.createElement("dl");
   list.className = "figs";
