@@ -17,7 +17,7 @@ import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import event
 
-from helpers import FakeTime
+from helpers import FakeTime, run_async
 from patience.server.accounts import AccountError, Accounts, owasp_hasher
 from patience.server.storage.store import Store
 
@@ -95,7 +95,7 @@ def test_parallel_guesses_cannot_pass_the_limit(store: Store, fake_time: FakeTim
         return await asyncio.gather(*(outcome(accounts.sign_in("frank", f"guess-{i}", None, "10.0.0.9"))
                                       for i in range(30)))
 
-    answers = asyncio.run(attack())
+    answers = run_async(attack)
     assert hasher.verified == 5  # the limit, not one more: the 25 others were refused without a hash
     assert answers.count(401) == 5 and answers.count(429) == 25
 
@@ -110,7 +110,7 @@ def test_hashes_run_a_few_at_once_off_the_loop_and_outside_database_sessions(sto
         return await asyncio.gather(*(outcome(accounts.sign_in("gina", PASSWORD if i % 2 else "wrong-one", None,
                                                                f"10.1.0.{i}")) for i in range(20)))
 
-    answers = asyncio.run(storm())
+    answers = run_async(storm)
     assert answers.count(200) == 10 and answers.count(401) == 10
     assert hasher.most <= 2  # never more than two argon2 hashes in memory at once
     assert set(hasher.connections_held) == {0}  # the hashing thread held no database connection
@@ -126,7 +126,7 @@ def test_a_full_hashing_queue_answers_429_with_the_wait(store: Store, fake_time:
         return await asyncio.gather(*(accounts.sign_in("hugo", PASSWORD, None, f"10.2.0.{i}") for i in range(10)),
                                     return_exceptions=True)
 
-    answers = asyncio.run(storm())
+    answers = run_async(storm)
     refused = [a for a in answers if isinstance(a, AccountError)]
     assert refused and all(a.status == 429 and a.code == "busy" and a.retry_after for a in refused)
     assert len(answers) - len(refused) >= 3
@@ -142,7 +142,7 @@ def test_a_strangers_guesses_do_not_lock_the_owner_out(store: Store, fake_time: 
         assert await outcome(accounts.sign_in("ines", PASSWORD, None, "203.0.113.7")) == 429  # the stranger waits
         assert await outcome(accounts.sign_in("ines", PASSWORD, None, "198.51.100.1")) == 200  # the owner does not
 
-    asyncio.run(play())
+    run_async(play)
 
 
 def test_sign_ups_are_limited_per_address(store: Store, fake_time: FakeTime) -> None:
@@ -152,7 +152,7 @@ def test_sign_ups_are_limited_per_address(store: Store, fake_time: FakeTime) -> 
         here = [await outcome(accounts.sign_up(f"user{i}", "", PASSWORD, None, "192.0.2.1")) for i in range(4)]
         return [*here, await outcome(accounts.sign_up("elsewhere", "", PASSWORD, None, "192.0.2.2"))]
 
-    assert asyncio.run(play()) == [200, 200, 200, 429, 200]
+    assert run_async(play) == [200, 200, 200, 429, 200]
 
 
 def test_a_login_name_stays_private_and_a_sign_in_opens_a_new_session(store: Store, fake_time: FakeTime) -> None:
@@ -165,7 +165,7 @@ def test_a_login_name_stays_private_and_a_sign_in_opens_a_new_session(store: Sto
         assert again.id == user.id and second != first
         assert accounts.user_for(first) is None and accounts.user_for(second) == user
 
-    asyncio.run(play())
+    run_async(play)
 
 
 def test_the_default_hash_follows_owasp() -> None:
@@ -184,7 +184,7 @@ def test_the_default_hash_follows_owasp() -> None:
 def test_invisible_and_look_alike_names_are_refused(store: Store, fake_time: FakeTime, name: str) -> None:
     accounts = make(store, fake_time, WatchedHasher())
     with pytest.raises(AccountError) as refused:
-        asyncio.run(accounts.sign_up("lena", name, PASSWORD, None))
+        run_async(lambda: accounts.sign_up("lena", name, PASSWORD, None))
     assert refused.value.code == "bad_name"
 
 
@@ -203,4 +203,4 @@ def test_display_names_are_normalised_and_name_one_player(store: Store, fake_tim
             accounts.rename(other.id, "maRa")
         assert accounts.rename(user.id, "MARA").name == "MARA"  # one's own name, in other letters
 
-    asyncio.run(play())
+    run_async(play)
