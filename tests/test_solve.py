@@ -398,7 +398,7 @@ def test_depth_first_keeps_its_table_bounded() -> None:
 
 def test_solve_refuses_a_game_it_does_not_know() -> None:
     with pytest.raises(SolverError):
-        from patience.solve import _solve_state
+        from patience.solve.solution import _solve_state
 
         _solve_state(object(), Budget())  # type: ignore[arg-type]
 

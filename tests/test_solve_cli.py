@@ -224,7 +224,7 @@ def test_play_deals_a_winnable_seed_when_asked() -> None:
 
 
 def test_a_line_is_checked_by_the_rules_engine_before_it_is_reported() -> None:
-    from patience.solve import SolverError, _check_line
+    from patience.solve.solution import SolverError, _check_line
 
     state = get_game("faecher").deal(7)
     line = solve(state, Budget(seconds=None, nodes=100_000)).moves

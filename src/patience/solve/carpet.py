@@ -25,9 +25,9 @@ from collections.abc import Hashable
 from fractions import Fraction
 from typing import Any
 
+import patience.solve._carpet as _carpet
 from patience.games.base import DRAW, REDEAL, Move
 from patience.games.carpet import Carpet
-from patience.solve import _carpet
 from patience.solve.search import Budget, SearchOutcome, Status
 
 __all__ = ["CarpetWasteProblem", "exact_rate", "playout", "solve_carpet"]

@@ -51,7 +51,7 @@ def hint(target: State | Session, *, budget_s: float = 1.0) -> Move | None:
     cached = _NEXT.get(key)
     if cached is not None:
         return cached
-    from patience.solve import solve
+    from patience.solve.solution import solve
 
     solution = solve(state, Budget(seconds=budget_s, nodes=None, memory_mb=64))
     if solution.status is Status.WON and solution.moves:

@@ -144,8 +144,8 @@ def run_chunk(game: str, options: Mapping[str, Any], seeds: Sequence[int], playe
     opts = cls.make_options(dict(options))
     if cls.INFO.id == "teppich" and not opts.waste:
         return _carpet_chunk(opts, seeds, players)
-    from patience.solve import solve
     from patience.solve.greedy import play_greedy
+    from patience.solve.solution import solve
 
     rows: list[DealRow] = []
     for seed in seeds:

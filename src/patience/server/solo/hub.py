@@ -57,7 +57,8 @@ from patience.server.protocol import (
     Why,
     encode,
 )
-from patience.server.solo import hints
+from patience.server.solo.hints import hint as search_hint
+from patience.server.solo.hints import simple_hint
 from patience.server.storage.store import SavedGame, Store, write_games, write_moves
 from patience.server.storage.writer import GroupWriter
 from patience.session import LedgerEntry, Session
@@ -621,14 +622,14 @@ class Hub:
             return
         if self._solving.locked():
             # one search at a time: the others get the simple hint rather than slow every game down
-            conn.send(encode(game.hint(hints.simple_hint(session.state))))
+            conn.send(encode(game.hint(simple_hint(session.state))))
             return
         async with self._solving:
             # a solver may think a while: it works on a copy, and its answer counts only if nothing moved
             version = game.version
-            move = await anyio.to_thread.run_sync(hints.hint, copy.deepcopy(session))
+            move = await anyio.to_thread.run_sync(search_hint, copy.deepcopy(session))
         if game.version != version or (move is not None and session.state.check(move) is not None):
-            move = hints.simple_hint(session.state)
+            move = simple_hint(session.state)
         conn.send(encode(game.hint(move)))
 
     # -- the clock and saving ----------------------------------------------------------------
