@@ -8,17 +8,19 @@ import json
 import secrets
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from patience.cli import add_game_arguments
-from patience.cli.board import Painter, draw_view
 from patience.errors import BadInputError, GameOverError, PatienceError
 from patience.games import GAMES, State, get_game
-from patience.notation import position_text
 from patience.options import describe_options, options_to_dict
-from patience.record import load_record, replay
 from patience.rng import check_seed
-from patience.session import Session
+
+if TYPE_CHECKING:
+    from patience.session import Session
+
+# the board's drawing (rich), records and sessions are imported by the commands that use them: a command
+# that needs none of them (``patience solve`` of a deal) starts without loading them
 
 __all__ = ["game_options", "register"]
 
@@ -79,11 +81,16 @@ def cmd_deal(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(state.position(), ensure_ascii=False, indent=2))
     else:
+        from patience.notation import position_text
+
         print(position_text(state.position()))
     return 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from patience.cli.board import Painter, draw_view
+    from patience.record import load_record, replay
+
     session = replay(load_record(args.file))
     summary = session.summary()
     if args.json:
@@ -197,6 +204,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         seed = pick(cls.INFO.id, options)
     else:
         seed = _seed(args)
+    from patience.session import Session
+
     session = Session(cls, seed, options)
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")  # bytes that are no text become '�': not a move, no crash
@@ -205,6 +214,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def play_loop(session: Session, inp: TextIO, out: TextIO, *, colour: bool | None = None) -> int:
     """The interactive game: read commands from ``inp`` until the game ends or input does."""
+    from patience.cli.board import Painter, draw_view
+
     painter = Painter.for_stream(out) if colour is None else Painter(colour)
     gid = session.game_id
     name = session.state.INFO.names["de"]

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from patience.errors import BadInputError
+
+if TYPE_CHECKING:
+    import socket  # imported when serving: the other commands start without it
 
 __all__ = ["DATABASE_URL_ENV", "DEAL_STOCK_ENV", "REDIS_URL_ENV", "register"]
 
@@ -110,6 +112,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _listen(host: str, port: int) -> socket.socket:
     """The listening socket, bound before anything is printed: a port in use is one clear line."""
+    import socket
+
     try:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         return socket.create_server((host, port), family=family, backlog=2048)

@@ -18,11 +18,15 @@ seeds proved winnable.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from patience.errors import PatienceError
-from patience.games import Move, State
-from patience.session import Session
 from patience.solve.search import Budget, Status
 from patience.solve.solution import Solution, SolverError, solve, solve_deal
+
+if TYPE_CHECKING:
+    from patience.games import Move, State
+    from patience.session import Session
 
 __all__ = [
     "Budget",

@@ -6,13 +6,15 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from patience.errors import PatienceError
 from patience.games import Carpet, Faecher, Move, Reloaded, State, get_game
 from patience.options import options_to_dict
-from patience.session import ManualClock, Session
 from patience.solve.search import Budget, SearchOutcome, Status
+
+if TYPE_CHECKING:
+    from patience.session import Session
 
 __all__ = ["Solution", "SolverError", "solve", "solve_deal"]
 
@@ -67,6 +69,8 @@ class Solution:
     def session(self) -> Session:
         """The game replayed through :class:`~patience.session.Session`: the deal, the actions
         that led to the position, then the solution's moves (all at the last action's time)."""
+        from patience.session import ManualClock, Session
+
         if self.seed is None:
             raise SolverError("this position has no seed: its moves replay on the position only (check())")
         clock = ManualClock()
@@ -120,7 +124,7 @@ def solve(target: State | Session, budget: Budget | None = None) -> Solution:
     budget = budget or Budget()
     seed: int | None = None
     prefix: list[dict[str, Any]] = []
-    if isinstance(target, Session):
+    if not isinstance(target, State):  # a Session (not imported for a state: solving a deal needs none)
         seed = target.seed
         prefix = [entry.to_dict() for entry in target.log]
         state = target.state
