@@ -1,17 +1,31 @@
 """Hints while playing: a good next move for the position a person is looking at.
 
 - Teppich and Der Fächer: every card is face up except the stock's, and the rule pages let
-  the player know the deal, so the hint is the first move of the solver's winning line from
-  this position; when the solver finds no win in its short budget, the greedy player's move.
-- Solitaire Reloaded: the hint may only use what the player sees, never the face-down cards
-  nor the stock's order. It searches what is visible: it deals the unseen cards at random
-  into the unseen places many times over (every deal that fits what is visible), solves each
-  with a small budget, and suggests the first move that wins in most of them (a vote, the
-  "determinized" search of card-game programs). Without any win, the greedy player's move.
-  The random deals come from a generator seeded by the visible position, so the same
-  position always gives the same hint.
+  the player know the deal, so the hint is a move of the solver's winning line from this
+  position: a card to a foundation when a winning line starts with one (so the hint never says
+  "draw" while a card can go up and the game stays won), else the first move of the solver's
+  line; when the solver finds no win in its budget, the greedy player's move.
+- Solitaire Reloaded: the hint may only use what the player has seen: the face-up cards, and the
+  stock's cards once they were turned (the waste's cards, and after the first redeal the whole
+  stock in its order, since redealing keeps the order); never a face-down card, nor the order
+  of the cards not yet turned. It is a **determinized search** (hindsight optimisation, as in
+  Bjarnason, Fern & Tadepalli, "Lower bounding Klondike solitaire with Monte-Carlo planning",
+  2009): the unseen cards are dealt at random into the unseen places many times over (every
+  such deal fits what was seen), each deal is solved by the compiled Klondike core with a small
+  budget, and the hint is the move after which most deals are still won. Candidates are taken
+  in the order a careful player prefers (a card to a foundation, a card turned up, the waste's
+  card onto the tableau, a run that frees a card, the stock, a card back from a foundation),
+  and the first that keeps every deal won that the position wins is taken at once. A card to
+  its foundation that no other card can ever need (the solvers' "safe" move) is the hint
+  without any search, and a move back into a position the game was in already is never
+  suggested (no circles through the stock or between two piles).
 
-:func:`hint` is the one entry point (the terminal's ``hint`` and the browser's button call it).
+  The random deals come from a generator seeded by what is unseen (which cards, and the
+  places), so the same position always gives the same hint, and a move that turns up nothing
+  keeps the same deals: what was solved for them one move earlier is remembered.
+
+:func:`hint` is the one entry point: the terminal's ``hint``, the browser's hint button and the
+study's ``hint`` player (:func:`play_hints`) all call it.
 """
 
 from __future__ import annotations
@@ -19,46 +33,53 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from collections import Counter
 from typing import Any
 
-from patience.cards import CARDS, parse_card
+from patience.cards import CARDS
 from patience.games import DRAW, REDEAL, Carpet, Move, Reloaded, State
-from patience.session import Session
 from patience.solve.greedy import greedy_move
+from patience.solve.klondike import is_safe
 from patience.solve.search import Budget, Status
 
-__all__ = ["hint", "visible_deals"]
+__all__ = ["hint", "play_hints", "unseen", "visible_deals"]
 
-_SAMPLES = 10  # random deals of the unseen cards a Solitaire Reloaded hint solves
-_SAMPLE_NODES = 20_000  # positions each may search (a few ms in the core): the hint depends on nothing else
+SAMPLES = 12  # random deals of the unseen cards a Solitaire Reloaded hint solves
+SAMPLE_NODES = 4_000  # positions each may search in the core (a millisecond or so)
+_MAX_PLAY = 1_500  # moves a hint player makes at most in one game
+_WALK_BACK = 400  # how far back in a game a hint looks for positions it was in
 
 
-def hint(target: State | Session, *, budget_s: float = 1.0) -> Move | None:
+def hint(target: Any, *, budget_s: float = 1.0) -> Move | None:
     """A good move now, or None when no move is left (see the module docstring).
 
-    ``budget_s`` caps the time; the searches are bounded by positions, so within the cap the
-    hint depends on the position alone (a very tight cap may cut a Solitaire Reloaded vote short).
+    ``target`` is a state or a session (its ``state``); the state's move stack tells which
+    positions the game was in already. ``budget_s`` caps the time: the searches are bounded by
+    positions, so within the cap the hint depends on what the player has seen alone.
     """
-    state = target.state if isinstance(target, Session) else target
+    state: State = target if isinstance(target, State) else target.state
     if state.is_won() or not state.useful_moves():
         return None
     if isinstance(state, Carpet) and not state.options.waste:
         return state.legal_moves()[0]  # every order of play is as good as any other
     if isinstance(state, Reloaded):
-        return _reloaded_hint(state, budget_s)
-    key = str(state)
-    cached = _NEXT.get(key)
-    if cached is not None:
-        return cached
-    from patience.solve.solution import solve
+        return _reloaded_hint(state, time.perf_counter() + budget_s)
+    return _full_information_hint(state, budget_s)
 
-    solution = solve(state, Budget(seconds=budget_s, nodes=None, memory_mb=64))
-    if solution.status is Status.WON and solution.moves:
-        _remember(state, solution.moves)
-        return solution.moves[0]
-    return greedy_move(state)
 
+def play_hints(state: State, *, budget_s: float = 1.0) -> tuple[bool, list[Move]]:
+    """Play ``state`` (a copy) out by following :func:`hint` at every step: (won, moves)."""
+    s = state.copy()
+    moves: list[Move] = []
+    while len(moves) < _MAX_PLAY and not s.is_won():
+        move = hint(s, budget_s=budget_s)
+        if move is None:
+            break
+        s.push(move)
+        moves.append(move)
+    return s.is_won(), moves
+
+
+# -- Teppich with a waste, Der Fächer: the solver's line -------------------------------------------
 
 # The next move of the last winning lines, by position: a player who follows the hints keeps
 # getting the same line (a fresh search from the next position might choose another line,
@@ -76,72 +97,220 @@ def _remember(state: State, moves: list[Move]) -> None:
         s._apply(move)
 
 
-def visible_deals(state: Reloaded, count: int, rng: random.Random) -> list[Reloaded]:
-    """``count`` positions that look exactly like ``state`` to the player: the cards the player
-    cannot see are dealt at random into the places the player cannot see."""
-    view = state.view()
-    seen = {parse_card(text) for cards in view["piles"].values() for text in cards if text is not None}
-    unseen = [c for c in range(52) if c not in seen]
+def _full_information_hint(state: State, budget_s: float) -> Move | None:
+    from patience.solve.solution import solve
+
+    key = str(state)
+    cached = _NEXT.get(key)
+    if cached is not None:
+        return cached
+    deadline = time.perf_counter() + budget_s
+    solution = solve(state, Budget(seconds=budget_s, nodes=None, memory_mb=64))
+    if solution.status is not Status.WON or not solution.moves:
+        return greedy_move(state)
+    first = solution.moves[0]
+    if first.dst != "f":
+        # a card that can go up now and leaves the game won is the hint rather than a draw
+        for move in state.legal_moves():
+            if move.dst != "f":
+                continue
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                break
+            after = state.copy()
+            after._apply(move)
+            rest = solve(after, Budget(seconds=left, nodes=None, memory_mb=64))
+            if rest.status is Status.WON:
+                _remember(after, rest.moves)
+                _NEXT[key] = move
+                return move
+    _remember(state, solution.moves)
+    return first
+
+
+# -- Solitaire Reloaded: what the player has seen, and the determinized search ---------------------
+
+
+def unseen(state: Reloaded) -> tuple[list[int], int]:
+    """The cards the player has not seen (sorted) and how many of them lie in the stock, at its
+    bottom: the face-down cards, and before the first redeal every card still in the stock (after
+    it, every stock card was turned once and the stock keeps that order)."""
+    in_stock = len(state.stock) if state.passes_used == 1 else 0
+    cards = [int(c) for pile, down in zip(state.tableau, state.down, strict=True) for c in pile[:down]]
+    cards.extend(int(c) for c in state.stock[:in_stock])
+    return sorted(cards), in_stock
+
+
+def visible_deals(state: Reloaded, count: int, rng: random.Random | None = None) -> list[Reloaded]:
+    """``count`` positions that look exactly like ``state`` to a player who has seen what
+    :func:`unseen` leaves out: its unseen cards dealt at random into the unseen places. Without
+    ``rng`` the generator is seeded by the unseen cards and places, so the deals depend on
+    nothing the player cannot see (and stay the same while nothing new is seen)."""
+    cards, in_stock = unseen(state)
+    if rng is None:
+        layout = bytes(cards) + bytes(state.down) + bytes((in_stock,))
+        rng = random.Random(int.from_bytes(hashlib.blake2b(layout, digest_size=8).digest(), "big"))
     out = []
     for _ in range(count):
-        cards = unseen[:]
-        rng.shuffle(cards)
-        it = iter(cards)
-        piles: dict[str, list[str]] = {}
-        for name, texts in view["piles"].items():
-            row = []
-            for text in texts:
-                if text is None:
-                    card = next(it)
-                    face_up = name == "w"  # the waste's cards are face up, only hidden from view
-                    text_of = CARDS[card].text
-                    row.append(text_of if face_up else text_of.lower())
-                else:
-                    row.append(text)
-            piles[name] = row
-        position: dict[str, Any] = {"game": view["game"], "options": view["options"], "piles": piles,
-                                    "counters": view["counters"]}
-        out.append(Reloaded.from_position(position))
+        shuffled = cards[:]
+        rng.shuffle(shuffled)
+        it = iter(shuffled)
+        tableau = [[CARDS[next(it)] for _ in pile[:down]] + list(pile[down:])
+                   for pile, down in zip(state.tableau, state.down, strict=True)]
+        stock = [CARDS[next(it)] for _ in range(in_stock)] + list(state.stock[in_stock:])
+        out.append(Reloaded._make(state.options, tableau, state.down, stock, state.waste, state.height,
+                                  state.passes_used))
     return out
 
 
-def _first_engine_move(state: Reloaded, abstract: tuple[Any, ...]) -> Move:
-    """The engine move that starts an abstract solver move in the real position (a talon card
-    the player cannot see is reached by turning the stock)."""
-    from patience.games.common import FOUNDATION_NAMES
-    from patience.games.reloaded import TABLEAU
-
-    kind = abstract[0]
-    if kind in ("sf", "st"):
-        card = abstract[1]
-        if state.waste and state.waste[-1] == card:
-            return Move("w", "f") if kind == "sf" else Move("w", TABLEAU[abstract[2]])
-        return DRAW if state.stock else REDEAL
-    if kind == "tf":
-        return Move(TABLEAU[abstract[1]], "f")
-    if kind == "tt":
-        return Move(TABLEAU[abstract[1]], TABLEAU[abstract[2]], abstract[3])
-    return Move(FOUNDATION_NAMES[abstract[1]], TABLEAU[abstract[2]])
+# Whether each sampled deal is won from a position, by the position's whole key: a move that
+# turns up nothing keeps the deals (see visible_deals), so the next hint finds them here.
+_WON: dict[Any, bool] = {}
+_WON_MAX = 200_000
 
 
-def _reloaded_hint(state: Reloaded, budget_s: float) -> Move | None:
+def _won(world: Reloaded, deadline: float) -> bool:
+    key = world.key()
+    known = _WON.get(key)
+    if known is not None:
+        return known
     from patience.solve.klondike import search_klondike
 
-    seed = int.from_bytes(hashlib.blake2b(str(state.view()).encode(), digest_size=8).digest(), "big")
-    rng = random.Random(seed)
-    votes: Counter[Move] = Counter()
-    deadline = time.perf_counter() + budget_s
-    legal = set(state.legal_moves())
-    for sample in visible_deals(state, _SAMPLES, rng):
-        left = deadline - time.perf_counter()
-        if left <= 0:
-            break
-        outcome = search_klondike(sample, Budget(seconds=left, nodes=_SAMPLE_NODES, memory_mb=32))
-        if outcome.status is not Status.WON or not outcome.line:
+    left = max(0.001, deadline - time.perf_counter())
+    outcome = search_klondike(world, Budget(seconds=left, nodes=SAMPLE_NODES, memory_mb=8))
+    if outcome.status is Status.UNKNOWN and outcome.reason != "nodes":
+        return False  # cut by the time cap: not remembered
+    if len(_WON) >= _WON_MAX:
+        _WON.clear()
+    won = _WON[key] = outcome.status is Status.WON
+    return won
+
+
+def _safe_move(state: Reloaded, moves: list[Move]) -> Move | None:
+    """A face-up card to its foundation that no other card can ever need (see
+    :func:`patience.solve.klondike.is_safe`)."""
+    height = list(state.height)
+    for move in moves:
+        if move.dst != "f":
             continue
-        move = _first_engine_move(state, outcome.line[0])
-        if move in legal:
-            votes[move] += 1
-    if votes:
-        return votes.most_common(1)[0][0]
-    return greedy_move(state)
+        card = state.waste[-1] if move.src == "w" else state.tableau[int(move.src[1:]) - 1][-1]
+        if is_safe(int(card), height):
+            return move
+    return None
+
+
+def _visited(state: Reloaded) -> set[Any]:
+    """The positions the game was in since its last card was turned face up (at most
+    ``_WALK_BACK`` moves back): only there can a position come again."""
+    seen: set[Any] = set()
+    s = state.copy()
+    s._history = list(state._history[-_WALK_BACK:])
+    while s._history:
+        _, flipped, _ = s._history[-1]
+        s.pop()
+        seen.add(s.key())
+        if flipped:
+            break
+    return seen
+
+
+def _candidates(state: Reloaded, moves: list[Move]) -> list[Move]:
+    """The moves worth a search, in a careful player's order of preference; moves that only
+    shift cards about without freeing anything are left out."""
+    tableau, down = state.tableau, state.down
+    height = state.height
+    waste_top = int(state.waste[-1]) if state.waste else -1
+
+    def takes(card: int) -> bool:
+        """Could a visible card be laid on ``card`` now, the waste's or one that turns a card up?"""
+        for child in _children(card):
+            if child == waste_top:
+                return True
+            for k, pile in enumerate(tableau):
+                if down[k] and len(pile) > down[k] and pile[down[k]] == child:
+                    return True
+        return False
+
+    seen_talon = [*state.waste, *(state.stock if state.passes_used > 1 else ())]
+    king_waiting = any(int(p[j]) % 13 == 12 for k, p in enumerate(tableau) for j in range(max(1, down[k]), len(p))) \
+        or any(int(c) % 13 == 12 for c in seen_talon)
+    ranked: list[tuple[int, int, Move]] = []
+    for move in moves:
+        if move in (DRAW, REDEAL):
+            ranked.append((5, 0, move))
+            continue
+        if move.dst == "f":
+            src = move.src
+            card = waste_top if src == "w" else int(tableau[int(src[1:]) - 1][-1])
+            ranked.append((0, card % 13, move))
+            continue
+        if move.src == "w":
+            ranked.append((2, 0, move))
+            continue
+        if move.src.startswith("f"):
+            ranked.append((6, 0, move))
+            continue
+        i = int(move.src[1:]) - 1
+        pile = tableau[i]
+        left = len(pile) - move.n
+        if left == down[i] and left > 0:
+            ranked.append((1, -down[i], move))  # turns a card up: deeper piles first
+        elif left == 0:
+            if king_waiting and tableau[int(move.dst[1:]) - 1]:
+                ranked.append((3, 0, move))  # empties a pile for a King
+        else:
+            under = int(pile[left - 1])
+            if height[under // 13] == under % 13:
+                ranked.append((1, 1, move))  # the card under it can go up
+            elif takes(under):
+                ranked.append((4, 0, move))
+    ranked.sort(key=lambda r: (r[0], r[1]))
+    return [m for _, _, m in ranked]
+
+
+def _children(card: int) -> tuple[int, ...]:
+    if card % 13 == 0:
+        return ()
+    red = 13 <= card < 39
+    suits = (0, 3) if red else (1, 2)
+    return tuple(s * 13 + card % 13 - 1 for s in suits)
+
+
+def _reloaded_hint(state: Reloaded, deadline: float) -> Move | None:
+    moves = state.legal_moves()
+    visited = _visited(state)
+    safe = _safe_move(state, moves)
+    if safe is not None:
+        state._apply(safe)
+        again = state.key() in visited
+        state.pop()
+        if not again:
+            return safe
+    candidates = []
+    for move in _candidates(state, moves):
+        state._apply(move)
+        again = state.key() in visited
+        state.pop()
+        if not again:
+            candidates.append(move)
+    if not candidates:
+        return None  # nothing left but circles: the game is lost
+    if len(candidates) == 1:
+        return candidates[0]
+    worlds = [w for w in visible_deals(state, SAMPLES) if _won(w, deadline)]
+    if not worlds:
+        return candidates[0]  # lost in every deal the search could decide: the careful player's choice
+    best, best_won = candidates[0], -1
+    for move in candidates:
+        if time.perf_counter() >= deadline:
+            break
+        won = 0
+        for world in worlds:
+            world._apply(move)
+            won += _won(world, deadline)
+            world.pop()
+        if won > best_won:
+            best, best_won = move, won
+        if won == len(worlds):
+            break
+    return best

@@ -1,5 +1,7 @@
-"""Win-rate studies: many deals, each played by the solver and by the greedy player.
+"""Win-rate studies: many deals, each played by the solver, the greedy player and the hint player.
 
+The hint player follows the hint (:func:`patience.solve.hints.hint`, the very function behind
+the browser's hint button) at every step, so it sees only what a person sees.
 For every kind of player the study counts won, lost and (solver only) unknown deals, and
 gives the win rate with a 95 % **Wilson score interval**. The solver's rate is over the
 deals it decided (won / (won + lost)); the unknown ones are counted apart, and
@@ -28,9 +30,10 @@ from patience.games import get_game
 from patience.options import options_to_dict
 from patience.solve.search import Budget, Status
 
-__all__ = ["PLAYERS", "PlayerResult", "StudyResult", "plot_study", "run_chunk", "study", "wilson"]
+__all__ = ["DEFAULT_PLAYERS", "PLAYERS", "PlayerResult", "StudyResult", "plot_study", "run_chunk", "study", "wilson"]
 
-PLAYERS = ("solver", "greedy")
+PLAYERS = ("solver", "greedy", "hint")
+DEFAULT_PLAYERS = ("solver", "greedy")  # the hint player thinks at every step: asked for by name
 Z95 = 1.959963984540054  # the standard normal's 97.5 % quantile
 
 
@@ -133,8 +136,9 @@ class StudyResult:
 
 # -- the work ------------------------------------------------------------------------------------
 
-# per deal: (seed, solver status or "", greedy won or None, solver seconds, greedy seconds)
-DealRow = tuple[int, str, bool | None, float, float]
+# per deal: (seed, solver status or "", greedy won or None, solver seconds, greedy seconds,
+# hint player won or None, hint player seconds)
+DealRow = tuple[int, str, bool | None, float, float, bool | None, float]
 
 
 def run_chunk(game: str, options: Mapping[str, Any], seeds: Sequence[int], players: Sequence[str],
@@ -145,12 +149,14 @@ def run_chunk(game: str, options: Mapping[str, Any], seeds: Sequence[int], playe
     if cls.INFO.id == "teppich" and not opts.waste:
         return _carpet_chunk(opts, seeds, players)
     from patience.solve.greedy import play_greedy
+    from patience.solve.hints import play_hints
     from patience.solve.solution import solve
 
     rows: list[DealRow] = []
     for seed in seeds:
         state = cls.deal(seed, opts)
         status, greedy_won, t_solver, t_greedy = "", None, 0.0, 0.0
+        hint_won, t_hint = None, 0.0
         if "solver" in players:
             t = time.perf_counter()
             status = solve(state, budget).status.value
@@ -159,7 +165,11 @@ def run_chunk(game: str, options: Mapping[str, Any], seeds: Sequence[int], playe
             t = time.perf_counter()
             greedy_won = play_greedy(state)[0]
             t_greedy = time.perf_counter() - t
-        rows.append((seed, status, greedy_won, t_solver, t_greedy))
+        if "hint" in players:
+            t = time.perf_counter()
+            hint_won = play_hints(state, budget_s=budget.seconds or 10.0)[0]
+            t_hint = time.perf_counter() - t
+        rows.append((seed, status, greedy_won, t_solver, t_greedy, hint_won, t_hint))
     return rows
 
 
@@ -172,7 +182,8 @@ def _carpet_chunk(opts: Any, seeds: Sequence[int], players: Sequence[str]) -> li
     rows: list[DealRow] = []
     for seed, w in zip(seeds, won.tolist(), strict=True):
         status = (Status.WON if w else Status.UNWINNABLE).value if "solver" in players else ""
-        rows.append((int(seed), status, bool(w) if "greedy" in players else None, each, each))
+        rows.append((int(seed), status, bool(w) if "greedy" in players else None, each, each,
+                     bool(w) if "hint" in players else None, each))
     return rows
 
 
@@ -224,13 +235,13 @@ class _Progress:
 
 
 def study(game: str, options: Mapping[str, Any] | None, deals: int, *, first_seed: int = 1,
-          players: Sequence[str] = PLAYERS, workers: int | None = None, budget: Budget | None = None,
+          players: Sequence[str] = DEFAULT_PLAYERS, workers: int | None = None, budget: Budget | None = None,
           scheduler: str | None = None, progress: TextIO | None = sys.stderr,
           chunk: int | None = None, rows_out: list[DealRow] | None = None) -> StudyResult:
     """Play ``deals`` deals from ``first_seed`` on with each player; see the module docstring.
 
     ``rows_out``, when given, receives one row per deal: (seed, solver status, greedy won,
-    solver seconds, greedy seconds).
+    solver seconds, greedy seconds, hint player won, hint player seconds).
     """
     cls = get_game(game)
     opts = cls.make_options(dict(options or {}))
@@ -267,7 +278,7 @@ def study(game: str, options: Mapping[str, Any] | None, deals: int, *, first_see
     result = StudyResult(cls.INFO.id, opts_dict, first_seed, deals,
                          {p: PlayerResult(p) for p in players}, time.perf_counter() - started)
     checkpoints = _checkpoints(deals)
-    for count, (seed, status, greedy_won, t_solver, t_greedy) in enumerate(rows, 1):
+    for count, (seed, status, greedy_won, t_solver, t_greedy, hint_won, t_hint) in enumerate(rows, 1):
         if "solver" in players:
             p = result.players["solver"]
             p.seconds += t_solver
@@ -282,6 +293,13 @@ def study(game: str, options: Mapping[str, Any] | None, deals: int, *, first_see
             p = result.players["greedy"]
             p.seconds += t_greedy
             if greedy_won:
+                p.won += 1
+            else:
+                p.lost += 1
+        if "hint" in players:
+            p = result.players["hint"]
+            p.seconds += t_hint
+            if hint_won:
                 p.won += 1
             else:
                 p.lost += 1

@@ -153,7 +153,7 @@ def extend(game: str, options: Mapping[str, Any] | None, count: int, *, budget: 
         rows: list[Any] = []
         study(current.game, current.options, batch, first_seed=start, players=("solver",),
               workers=workers, budget=budget, progress=progress, rows_out=rows)
-        for seed, status, _, _, _ in sorted(rows):
+        for seed, status, *_ in sorted(rows):
             if len(added) >= count:
                 break
             current.checked = seed

@@ -22,18 +22,21 @@ from patience import solve
 from patience.games import DRAW, REDEAL, Move, State
 from patience.session import Session
 
-__all__ = ["hint", "simple_hint"]
+__all__ = ["HINT_SECONDS", "hint", "simple_hint"]
 
 log = logging.getLogger(__name__)
 
 _FOUNDATIONS = ("f", "fs", "fh", "fd", "fc")
 
 
+HINT_SECONDS = 0.25  # a hint's search stops by then (it runs on a worker thread, one at a time)
+
+
 def hint(session: Session) -> Move | None:
     """A legal useful move of ``session`` now, or None when there is none."""
     state = session.state
     try:
-        answer = solve.hint(session)
+        answer = solve.hint(session, budget_s=HINT_SECONDS)
     except Exception:  # a failing solver must not take the hint button with it
         log.exception("the solver's hint failed; the simple hint answers")
         answer = None

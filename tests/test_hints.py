@@ -1,0 +1,129 @@
+"""Hints: what they may know, the moves that were reported bad, and the player that follows them."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from patience.cards import CARDS
+from patience.games import DRAW, REDEAL, Carpet, Move, Reloaded
+from patience.session import ManualClock, Session
+from patience.solve.hints import hint, play_hints, unseen, visible_deals
+from patience.solve.study import study
+
+
+def _walk(seed: int, steps: int, rng: random.Random) -> Reloaded:
+    """Deal ``seed`` after ``steps`` moves picked at random (stock turns twice as likely)."""
+    state = Reloaded.deal(seed)
+    for _ in range(steps):
+        moves = state.legal_moves()
+        turns = [m for m in moves if m in (DRAW, REDEAL)]
+        if not moves:
+            break
+        state.push(rng.choice(moves + turns))
+    return state
+
+
+def _rehide(state: Reloaded, rng: random.Random) -> Reloaded:
+    """The same position as a player sees it, the cards the player has not seen dealt anew."""
+    cards, in_stock = unseen(state)
+    rng.shuffle(cards)
+    it = iter(cards)
+    tableau = [[CARDS[next(it)] for _ in pile[:down]] + list(pile[down:])
+               for pile, down in zip(state.tableau, state.down, strict=True)]
+    stock = [CARDS[next(it)] for _ in range(in_stock)] + list(state.stock[in_stock:])
+    return Reloaded._make(state.options, tableau, state.down, stock, state.waste, state.height, state.passes_used)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(1, 10_000), steps=st.integers(0, 80), shuffle=st.integers(0, 2**32))
+def test_changing_the_cards_a_player_has_not_seen_never_changes_a_hint(seed: int, steps: int, shuffle: int) -> None:
+    state = _walk(seed, steps, random.Random(shuffle)).copy()  # copy: the same (empty) past for both
+    other = _rehide(state, random.Random(shuffle + 1))
+    assert other.view() == state.view() and other.passes_used == state.passes_used
+    assert hint(other, budget_s=60.0) == hint(state, budget_s=60.0)
+
+
+def test_what_the_player_has_seen_of_the_stock() -> None:
+    """Before the first redeal the stock is unseen; after it every talon card was turned once."""
+    state = Reloaded.deal(5)
+    assert len(unseen(state)[0]) == 21 + 24 and unseen(state)[1] == 24
+    for _ in range(3):
+        state.push(DRAW)
+    assert unseen(state)[1] == 21  # the waste's three cards were seen, though only its top shows
+    while state.stock:
+        state.push(DRAW)
+    state.push(REDEAL)
+    assert unseen(state) == (sorted(int(c) for p, d in zip(state.tableau, state.down, strict=True)
+                                    for c in p[:d]), 0)
+    for deal in visible_deals(state, 4):
+        assert deal.view() == state.view()
+        assert deal.stock == state.stock and deal.waste == state.waste
+
+
+def test_game_21_starts_with_the_ace_up_not_a_draw() -> None:
+    state = Reloaded.deal(21)  # A♥ on t7, 4♠ could go onto 5♥
+    assert hint(state) == Move("t7", "f")
+
+
+def test_game_7_turns_cards_up_before_it_draws() -> None:
+    """Game 7 once said "draw" with 6♥→7♣ and 3♠→4♦ open: a hint to draw now comes only when no
+    move turns a face-down card up."""
+    state = Reloaded.deal(7)
+    for _ in range(200):
+        move = hint(state)
+        assert move is not None
+        if move == DRAW:
+            break
+        state.push(move)
+    reveals = [m for m in state.legal_moves() if m.src.startswith("t") and m.dst.startswith("t")
+               and len(state.tableau[int(m.src[1:]) - 1]) - m.n == state.down[int(m.src[1:]) - 1] > 0]
+    assert reveals == []
+    assert str(state).count("AH") == 1 and state.height[1] >= 1  # A♥ went up on the way
+
+
+def test_teppich_with_waste_plays_its_aces_before_it_draws() -> None:
+    """Game 1 of Teppich with the waste once said "draw" with two aces on the carpet. The hint is a
+    move of a winning line, and one that takes an ace up when such a line exists."""
+    state = Carpet.deal(1, {"waste": True})
+    aces = [m for m in state.legal_moves() if m.dst == "f"]
+    assert len(aces) == 2
+    assert hint(state, budget_s=10.0) in aces
+    won, _ = play_hints(state, budget_s=10.0)
+    assert won
+
+
+def test_the_hint_player_never_goes_round_in_circles() -> None:
+    """Following the hints, a Solitaire Reloaded game never comes back to a position it left
+    without turning a card up in between, and it ends (won, or no hint left)."""
+    for seed in (3, 4):
+        state = Reloaded.deal(seed)
+        won, moves = play_hints(state)
+        s = state.copy()
+        seen = {s.key()}
+        for move in moves:
+            events = s.push(move)
+            if any(e.kind == "reveal" for e in events):
+                seen.clear()
+            assert s.key() not in seen
+            seen.add(s.key())
+        assert won or hint(s) is None
+
+
+def test_the_hint_player_in_a_study() -> None:
+    result = study("reloaded", None, 4, players=("hint", "greedy"), workers=1, progress=None)
+    hinted = result.players["hint"]
+    assert hinted.deals == 4 and hinted.won + hinted.lost == 4
+    rows: list = []
+    study("faecher", None, 2, first_seed=9, players=("hint", "solver"), workers=1, progress=None, rows_out=rows)
+    assert [r[5] for r in rows] == [r[1] == "won" for r in rows]
+
+
+def test_the_server_hint_is_the_players() -> None:
+    """The browser's hint button asks the same function the hint player follows."""
+    from patience.server.solo.hints import hint as server_hint
+
+    session = Session("reloaded", 21, clock=ManualClock())
+    assert server_hint(session) == hint(session.state) == Move("t7", "f")
