@@ -122,11 +122,13 @@ async def play(url: str, p: Player, level: Level, stop_at: list[float], think: f
                 message = json.loads(await ws.recv())
                 if message["t"] == "duel":
                     p.match_id, p.side = message["d"]["id"], message["d"]["you"]
+                    starts_at = time.monotonic() + message["d"].get("starts_in", 0) / 1000
                     break
                 if message["t"] == "err":
                     raise RuntimeError(message["d"]["msg"])
             ready.set()
             await go.wait()
+            await asyncio.sleep(max(0.0, starts_at - time.monotonic()))  # the countdown after "match found"
             await asyncio.sleep(rng.random() * think)
             ack = 0
             own_over = False
@@ -278,6 +280,10 @@ async def failover(bases: list[str], procs: list[subprocess.Popen[bytes]], playe
         message = json.loads(await socks[1].recv())
         if message["t"] == "duel":
             match_id = message["d"]["id"]
+            await asyncio.sleep(message["d"].get("starts_in", 0) / 1000)  # the countdown: moves count after it
+    await socks[1].send(json.dumps({"t": "stock", "d": {"ack": 1}}))  # a first move: the log has the start
+    while not ((message := json.loads(await socks[1].recv()))["t"] == "dev" and message["d"].get("ack") == 1):
+        pass
     client = redis.Redis.from_url(REDIS)
     lease = client.get(f"patience:match:{match_id}")
     client.close()
@@ -285,7 +291,7 @@ async def failover(bases: list[str], procs: list[subprocess.Popen[bytes]], playe
     survivor = socks[1 - owner]
     killed = time.monotonic()
     procs[owner].kill()
-    ack = 0
+    ack = 1
     while True:  # the page that survives sends its move until the new owner plays it
         ack += 1
         await survivor.send(json.dumps({"t": "stock", "d": {"ack": ack}}))

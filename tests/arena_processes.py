@@ -100,6 +100,7 @@ class Player:
         self.v = 0
         self.side = 0
         self.match_id: str | None = None
+        self.starts_at = 0.0  # when the match's clocks start (the countdown after "match found"), on time.monotonic
         self.got: list[dict[str, Any]] = []
 
     def move_to(self, url: str) -> None:
@@ -131,6 +132,7 @@ class Player:
         d = msg["d"]
         if msg["t"] == "duel":
             self.match_id, self.v, self.side = d["id"], d["v"], d["you"]
+            self.starts_at = time.monotonic() + d.get("starts_in", 0) / 1000
         elif msg["t"] == "dev":
             self.v = max(self.v, d["v"])
         return msg  # type: ignore[no-any-return]
@@ -149,7 +151,9 @@ class Player:
                 return msg
 
     def intent(self, t: str, timeout: float = 15.0, **d: Any) -> dict[str, Any]:
-        """Send an intent and wait for its answer (the page's own version, a rejection or an error)."""
+        """Send an intent and wait for its answer (the page's own version, a rejection or an error); as a
+        person does, only once the match's countdown is over."""
+        time.sleep(max(0.0, self.starts_at - time.monotonic()))
         self.ack += 1
         ack = self.ack
         self.send(t, {"ack": ack, **d})

@@ -272,6 +272,7 @@ def test_the_attack_fails_against_a_running_patience_serve(tmp_path: Path) -> No
         anna.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == fmt.key)
         bruno.seek(fmt.key)
         start = bruno.until(lambda m: m["t"] == "duel")["d"]
+        anna.until(lambda m: m["t"] == "duel")  # her page counts down too
         seen = start["table"]["piles"]
         options = fmt.options()
         for seed in candidates("reloaded", options):

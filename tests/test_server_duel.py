@@ -32,6 +32,7 @@ from patience.record import replay
 from patience.rng import is_deal_key
 from patience.server import create_app
 from patience.server.arena import Arena, LiveMatch
+from patience.server.arena.matches import COUNTDOWN_SECONDS
 from patience.server.storage.league import finish_match, insert_match
 from patience.server.storage.store import ChallengeRow, MatchMoveRow, MatchRow, SigninFailureRow, UserRow
 from patience.server.web.identity import SESSION_COOKIE
@@ -172,7 +173,16 @@ async def _within(stream: Any) -> Any:
         return await stream.receive()
 
 
-def pair(app: Any, one: str = "anna", two: str = "bruno", fmt: str = FORMAT) -> tuple[Page, Page, LiveMatch]:
+def let_start(app: Any) -> None:
+    """The countdown after "match found" passes (on the test's clock): both clocks run, moves count."""
+    clock = arena_of(app).now
+    assert isinstance(clock, FakeTime)
+    clock.t += COUNTDOWN_SECONDS
+
+
+def pair(app: Any, one: str = "anna", two: str = "bruno", fmt: str = FORMAT, *, started: bool = True,
+         ) -> tuple[Page, Page, LiveMatch]:
+    """Two new players paired from a pool; with ``started``, the countdown has passed."""
     a, b = Page(person(app, one), "pa"), Page(person(app, two), "pb")
     a.send("seek", {"format": fmt, "cid": a.cid})
     a.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == fmt)
@@ -181,6 +191,8 @@ def pair(app: Any, one: str = "anna", two: str = "bruno", fmt: str = FORMAT) -> 
     start_a = a.until(lambda m: m["t"] == "duel")
     assert start_a["d"]["id"] == start_b["d"]["id"]
     live = arena_of(app).matches[start_a["d"]["id"]]
+    if started:
+        let_start(app)
     return a, b, live
 
 

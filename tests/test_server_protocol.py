@@ -11,6 +11,8 @@ from patience.server.protocol import (
     CLIENT_MESSAGES,
     MAX_MESSAGE_BYTES,
     AcceptIntent,
+    ChallengeLook,
+    DeclineIntent,
     ErrorMsg,
     JoinIntent,
     MatchJoin,
@@ -19,8 +21,10 @@ from patience.server.protocol import (
     Ping,
     ProtocolError,
     Rejected,
+    RematchIntent,
     SeekIntent,
     StockIntent,
+    WatchIntent,
     decode,
     encode,
 )
@@ -40,14 +44,21 @@ def test_every_intent_reads_back() -> None:
     assert decode(msg("stock", {"ack": 5})) == StockIntent(5)
     assert decode(msg("ping")) == Ping()
     assert set(CLIENT_MESSAGES) == {"new", "join", "move", "stock", "undo", "giveup", "hint", "targets", "ping",
-                                    "lobby", "seek", "unseek", "challenge", "accept", "match"}
+                                    "lobby", "seek", "unseek", "challenge", "accept", "match", "look", "rematch",
+                                    "decline", "watch"}
 
 
 def test_duel_messages_read_back_and_refuse_bad_values() -> None:
     assert decode(msg("seek", {"format": "reloaded/standard/300"})) == SeekIntent("reloaded/standard/300")
     assert decode(msg("match", {"id": "abcdefgh12", "v": 3, "cid": "p1"})) == MatchJoin("abcdefgh12", "p1", 3)
     assert decode(msg("accept", {"code": "Zx_9-abcdEF"})) == AcceptIntent("Zx_9-abcdEF")
-    for bad in [msg("seek", {"format": "reloaded"}), msg("seek", {"format": "Reloaded/standard/300"}),
+    assert decode(msg("look", {"code": "Zx_9-abcdEF"})) == ChallengeLook("Zx_9-abcdEF")
+    assert decode(msg("rematch", {"id": "abcdefgh12"})) == RematchIntent("abcdefgh12")
+    assert decode(msg("decline", {"id": "abcdefgh12"})) == DeclineIntent("abcdefgh12")
+    assert decode(msg("watch", {"id": "abcdefgh12", "cid": "p1"})) == WatchIntent("abcdefgh12", "p1")
+    for bad in [msg("look", {"code": "../etc"}), msg("watch", {"id": "x"}), msg("rematch", {}),
+                msg("decline", {"id": "abcdefgh12", "by": 0}),
+                msg("seek", {"format": "reloaded"}), msg("seek", {"format": "Reloaded/standard/300"}),
                 msg("accept", {"code": "short"}), msg("match", {"id": "x"}),
                 msg("seek", {"format": "reloaded/standard/300", "score": 9999})]:
         with pytest.raises(ProtocolError) as info:

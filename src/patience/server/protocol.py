@@ -2,11 +2,13 @@
 
 A message is a small JSON object ``{"t": TYPE, "d": DATA}``. The browser sends intents
 (``new``, ``join``, ``move``, ``stock``, ``undo``, ``giveup``, ``hint``, ``targets``, ``ping``;
-for duels ``lobby``, ``seek``, ``unseek``, ``challenge``, ``accept``, ``match``);
+for duels ``lobby``, ``seek``, ``unseek``, ``challenge``, ``look``, ``accept``, ``match``, ``rematch``,
+``decline``, ``watch``);
 the server, the only authority on the game, answers with the game (``game``), versioned events
 (``ev``), rejections that changed nothing (``rej``), answers to questions (``hint``,
-``targets``, ``pong``), errors (``err``), and for duels the lobby (``lobby``, ``challenge``),
-a match (``duel``) and its versioned events (``dev``). docs/protocol.md describes each field.
+``targets``, ``pong``), errors (``err``), and for duels the lobby (``lobby``, ``challenge``,
+``look``), a match (``duel``) and its versioned events (``dev``), rematch offers (``rematch``) and
+a match as a spectator sees it (``watch``). docs/protocol.md describes each field.
 
 >>> decode(b'{"t": "move", "d": {"ack": 3, "src": "t6", "dst": "t1", "n": 2}}')
 MoveIntent(ack=3, src='t6', dst='t1', n=2)
@@ -22,11 +24,12 @@ import msgspec
 from msgspec import Meta, Struct
 
 __all__ = [
-    "CLIENT_MESSAGES", "DUEL_MESSAGES", "MAX_MESSAGE_BYTES", "AcceptIntent", "ChallengeIntent", "ChallengeMsg",
-    "Clock", "DuelEvent", "DuelMsg", "DuelPlayer", "ErrorMsg", "EventMsg", "GameMsg", "GiveUpIntent", "HintAsk",
-    "HintMsg", "JoinIntent", "Line", "LobbyAsk", "LobbyMsg", "MatchEnd", "MatchJoin", "MoveIntent", "NewIntent",
-    "Ping", "Pong", "Pool", "PoolInfo", "Progress", "ProtocolError", "Rejected", "SeekIntent", "Status",
-    "StockIntent", "Summary", "Table", "TargetsAsk", "TargetsMsg", "UndoIntent", "UnseekIntent", "Why", "decode",
+    "CLIENT_MESSAGES", "DUEL_MESSAGES", "MAX_MESSAGE_BYTES", "AcceptIntent", "ChallengeIntent", "ChallengeLook",
+    "ChallengeMsg", "Clock", "DeclineIntent", "DuelEvent", "DuelMsg", "DuelPlayer", "ErrorMsg", "EventMsg", "GameMsg",
+    "GiveUpIntent", "HintAsk", "HintMsg", "JoinIntent", "Line", "LiveInfo", "LobbyAsk", "LobbyMsg", "LookMsg",
+    "MatchEnd", "MatchJoin", "MoveIntent", "NewIntent", "Ping", "Pong", "Pool", "PoolInfo", "Progress",
+    "ProtocolError", "Rejected", "RematchIntent", "RematchMsg", "SeekIntent", "Status", "StockIntent", "Summary",
+    "Table", "TargetsAsk", "TargetsMsg", "UndoIntent", "UnseekIntent", "WatchIntent", "WatchMsg", "Why", "decode",
     "encode",
 ]
 
@@ -180,16 +183,49 @@ class MatchJoin(_Msg, frozen=True):
     v: Annotated[int, Meta(ge=0)] = 0
 
 
+class ChallengeLook(_Msg, frozen=True):
+    """What is the challenge ``code``: who made it, which duel, is it still open (answered by ``look``)."""
+
+    T = "look"
+    code: ChallengeCode
+    cid: ClientId = "-"
+
+
+class RematchIntent(_Msg, frozen=True):
+    """After the end of match ``id``: offer the opponent a rematch, or take up their offer."""
+
+    T = "rematch"
+    id: GameId
+    cid: ClientId = "-"
+
+
+class DeclineIntent(_Msg, frozen=True):
+    """Decline the opponent's rematch offer of match ``id``, or take back one's own."""
+
+    T = "decline"
+    id: GameId
+    cid: ClientId = "-"
+
+
+class WatchIntent(_Msg, frozen=True):
+    """Watch match ``id`` as a spectator: its figures, never a card."""
+
+    T = "watch"
+    id: GameId
+    cid: ClientId = "-"
+
+
 CLIENT_MESSAGES: dict[str, type[_Msg]] = {
     cls.T: cls for cls in (NewIntent, JoinIntent, MoveIntent, StockIntent, UndoIntent, GiveUpIntent,
                            HintAsk, TargetsAsk, Ping, LobbyAsk, SeekIntent, UnseekIntent, ChallengeIntent,
-                           AcceptIntent, MatchJoin)
+                           AcceptIntent, MatchJoin, ChallengeLook, RematchIntent, DeclineIntent, WatchIntent)
 }
 
 ClientMessage = (NewIntent | JoinIntent | MoveIntent | StockIntent | UndoIntent | GiveUpIntent | HintAsk
                  | TargetsAsk | Ping | LobbyAsk | SeekIntent | UnseekIntent | ChallengeIntent | AcceptIntent
-                 | MatchJoin)
-DUEL_MESSAGES = (LobbyAsk, SeekIntent, UnseekIntent, ChallengeIntent, AcceptIntent, MatchJoin)
+                 | MatchJoin | ChallengeLook | RematchIntent | DeclineIntent | WatchIntent)
+DUEL_MESSAGES = (LobbyAsk, SeekIntent, UnseekIntent, ChallengeIntent, AcceptIntent, MatchJoin, ChallengeLook,
+                 RematchIntent, DeclineIntent, WatchIntent)
 
 # -- from the server -----------------------------------------------------------------------------
 
@@ -410,6 +446,7 @@ class DuelMsg(_Msg, frozen=True):
     opp: Progress
     summary: Summary | None = None
     end: MatchEnd | None = None
+    starts_in: int = 0  # milliseconds until both clocks start (the countdown after "match found"); 0: started
 
 
 class DuelEvent(_Msg, frozen=True):
@@ -443,10 +480,18 @@ class PoolInfo(Struct, frozen=True):
     players: list[DuelPlayer]
 
 
+class LiveInfo(Struct, frozen=True):
+    """A match going on, as the lobby lists it for spectators: its id, format and both players."""
+
+    id: str
+    format: str
+    players: list[DuelPlayer]
+
+
 class LobbyMsg(_Msg, frozen=True):
     """The lobby: every pool with how many wait (and who, the first few), the pool this player
     waits in, their match going on, how many matches are being played, the code of this player's
-    open challenge, and how many players are online."""
+    open challenge, how many players are online, and the matches going on that one may watch."""
 
     T = "lobby"
     pools: list[PoolInfo] | msgspec.Raw  # Raw: the pools encoded once for every page that shows the lobby
@@ -456,6 +501,7 @@ class LobbyMsg(_Msg, frozen=True):
     playing: int
     challenge: str | None = None
     online: int = 0  # players with a duel page open, on every process of the arena
+    live: list[LiveInfo] | msgspec.Raw = []  # the matches going on (the newest first, at most 20)
 
 
 class ChallengeMsg(_Msg, frozen=True):
@@ -465,6 +511,47 @@ class ChallengeMsg(_Msg, frozen=True):
     code: str
     format: str
     url: str
+
+
+class LookMsg(_Msg, frozen=True):
+    """What a challenge link is: ``state`` ``open`` (with who made it, ``by``, and the ``format``;
+    ``away``: the maker has no lobby page open now), ``own`` (the asker made it), ``taken`` (a match
+    was made of it), ``expired`` (older than an hour) or ``unknown``."""
+
+    T = "look"
+    code: str
+    state: str
+    by: DuelPlayer | None = None
+    format: str | None = None
+    away: bool = False
+
+
+class RematchMsg(_Msg, frozen=True):
+    """A rematch of finished match ``id``: side ``by`` ``offered`` one, ``withdrew`` their offer,
+    ``declined`` the other's, or ``left`` (its page went: no rematch any more)."""
+
+    T = "rematch"
+    id: str
+    state: str
+    by: int
+
+
+class WatchMsg(_Msg, frozen=True):
+    """A match as a spectator sees it, whole, at version ``v``: both players' figures (``sides``,
+    as :class:`Progress`: never a card), the clocks' countdown, the commitment, and ``end`` once over."""
+
+    T = "watch"
+    id: str
+    v: int
+    format: str
+    game: str
+    variant: str
+    limit_s: int
+    commitment: str
+    players: list[DuelPlayer]
+    sides: list[Progress]
+    starts_in: int = 0
+    end: MatchEnd | None = None
 
 
 # -- reading and writing -------------------------------------------------------------------------

@@ -14,6 +14,11 @@ player's clock: the clock stands still while nobody owns the match (docs/protoco
 
 Each version of a match is first a row of its move log (:mod:`patience.server.arena.matches`),
 committed before anyone is told, so whatever a player was told survives a crash.
+
+Around a match: the countdown before both clocks start (a match rebuilt before its first row gets
+a whole countdown again), a rematch when both players of a finished match ask for one (on a new
+secret deal, like any match), spectators (``watch``: figures only, on any process, through the
+owner as a player's page), and what a challenge link is before anyone accepts it (``look``).
 """
 
 from __future__ import annotations
@@ -37,31 +42,38 @@ from patience.errors import PatienceError
 from patience.ratings import Rating
 from patience.rng import check_seed
 from patience.server.arena.dealstock import DealStock
-from patience.server.arena.matches import Intent, LiveMatch
+from patience.server.arena.matches import COUNTDOWN_SECONDS, Intent, LiveMatch, MatchClock
 from patience.server.arena.nodes import Envelope, Outbound, RemoteMatch, RemotePeer, channel_of, read_envelope
 from patience.server.bus import Bus, BusError, MemoryBus
-from patience.server.live import Connection, GameClock, Now, Peer
+from patience.server.live import Connection, Now, Peer
 from patience.server.protocol import (
     AcceptIntent,
     ChallengeIntent,
+    ChallengeLook,
     ChallengeMsg,
+    DeclineIntent,
     DuelPlayer,
     ErrorMsg,
     GiveUpIntent,
     HintAsk,
+    LiveInfo,
     LobbyAsk,
     LobbyMsg,
+    LookMsg,
     MatchJoin,
     MoveIntent,
     Ping,
     Pong,
     PoolInfo,
     ProtocolError,
+    RematchIntent,
+    RematchMsg,
     SeekIntent,
     StockIntent,
     TargetsAsk,
     UndoIntent,
     UnseekIntent,
+    WatchIntent,
     decode,
     encode,
 )
@@ -96,6 +108,10 @@ RENEW_SECONDS = 1.0  # how often an owner renews its leases (and looks for match
 PAIRER_SECONDS = 2.0  # one process at a time pairs the players waiting (lease ``pairer``)
 
 MATCH_INTENTS = (MoveIntent, StockIntent, UndoIntent, GiveUpIntent)
+REMATCH_INTENTS = (RematchIntent, DeclineIntent)
+LIVE_SHOWN = 20  # matches going on listed in the lobby, for spectators
+ARENA_MESSAGES = (LobbyAsk, SeekIntent, UnseekIntent, ChallengeIntent, AcceptIntent, MatchJoin, ChallengeLook,
+                  RematchIntent, DeclineIntent, WatchIntent)
 
 
 @dataclass(frozen=True)
@@ -127,7 +143,8 @@ class Arena:
     processes and restarts share (seconds since the epoch): waiting since, challenges made."""
 
     def __init__(self, store: Store, bus: Bus | None = None, *, now: Now = time.monotonic, wall: Now = time.time,
-                 deals: DealStock | None = None, writer: GroupWriter | None = None) -> None:
+                 deals: DealStock | None = None, writer: GroupWriter | None = None,
+                 countdown: float = COUNTDOWN_SECONDS) -> None:
         self.store = store
         self.bus = bus if bus is not None else MemoryBus()
         self.node = self.bus.node
@@ -136,6 +153,9 @@ class Arena:
         self.deals = deals if deals is not None else DealStock(store, 0)
         self.writer = writer if writer is not None else GroupWriter(store)
         self.out = Outbound(self.bus)
+        self.countdown = countdown  # seconds from "match found" to the start of both clocks
+        self.spectating: dict[str, tuple[str, str]] = {}  # page here -> (the match it watches, its owner)
+        self.remote_watchers: dict[str, tuple[str, RemotePeer]] = {}  # page elsewhere -> (match here, the page)
         self.matches: dict[str, LiveMatch] = {}  # the matches this process owns
         self.leases: dict[str, str] = {}  # match id -> the token of its lease
         self.remote: dict[str, RemoteMatch] = {}  # matches owned elsewhere that pages here show
@@ -190,7 +210,7 @@ class Arena:
         fmt = Format(row.game, row.variant, row.limit_s)
         players = (Player(row.player_a, names.get(row.player_a, "?"), parse_rating(row.rating_a)),
                    Player(row.player_b, names.get(row.player_b, "?"), parse_rating(row.rating_b)))
-        clock = GameClock(self.now)
+        clock = MatchClock(self.now)
         match = Match(row.id, fmt, check_seed(row.seed), row.nonce, clock, players, proved=bool(row.proved))
         if match.commitment != row.commitment:
             raise ValueError("the stored commitment does not match the stored deal")
@@ -199,7 +219,10 @@ class Arena:
             live.replay_row(move)
         # the clock goes on from the last logged moment: time while nobody played the match does not count
         clock.set_ms(live.logged_ms)
-        clock.go_live()
+        if moves or self.countdown <= 0:
+            clock.go_live()
+        else:  # nothing logged yet: the players may not have seen the countdown through, so it starts again
+            clock.go_live_at(self.now() + self.countdown)
         if match.is_over:
             live.over_at = self.now()
         return live
@@ -227,6 +250,7 @@ class Arena:
         self.leases[live.id] = token
         if not live.match.is_over:
             await self.bus.hset("live", live.id, self.node.encode())
+            await self._list_live(live)
             for player in live.match.players:
                 await self.bus.hset("busy", player.id, live.id.encode())
         self.takeovers += 1
@@ -346,7 +370,7 @@ class Arena:
 
     def takes(self, conn: Connection, message: Any) -> bool:
         """Is ``message`` for the arena (a duel message, or an intent while the page shows a match)?"""
-        if isinstance(message, LobbyAsk | SeekIntent | UnseekIntent | ChallengeIntent | AcceptIntent | MatchJoin):
+        if isinstance(message, ARENA_MESSAGES):
             return True
         if conn.match is not None:
             if isinstance(message, MoveIntent | StockIntent | UndoIntent | GiveUpIntent | HintAsk | TargetsAsk
@@ -359,6 +383,7 @@ class Arena:
         shown = conn.match
         if isinstance(shown, LiveMatch):
             shown.conns[conn.side].discard(conn)
+            self._left(shown, conn.side)
         elif isinstance(shown, RemoteMatch):
             shown.detach(conn, self.out)
             if not shown.conns:
@@ -367,6 +392,7 @@ class Arena:
 
     def disconnect(self, conn: Connection) -> None:
         self.detach(conn)
+        self._unwatch(conn)
         self.watchers.discard(conn)
         self.peers.pop(conn.id, None)
         user = conn.user
@@ -389,12 +415,19 @@ class Arena:
     async def handle(self, conn: Connection, message: Any) -> None:
         if conn.id not in self.peers and conn.user is not None:  # a player on a duel page: online
             await self.bus.hset("online", f"{conn.user.id}/{conn.id}", self.node.encode())
+            await self._lobby_changed()  # the lobby pages count them at once
         self.peers[conn.id] = conn
         cid = getattr(message, "cid", None)
         if cid is not None:
             conn.cid = cid  # the page's id: acks count per page
         if isinstance(message, MATCH_INTENTS):
             await self.act(conn, message)
+        elif isinstance(message, REMATCH_INTENTS):
+            await self.rematch(conn, message)
+        elif isinstance(message, WatchIntent):
+            await self.watch(conn, message.id)
+        elif isinstance(message, ChallengeLook):
+            await self.look(conn, message.code)
         elif isinstance(message, Ping):  # answered here, whoever owns the match: the page asks whether we are alive
             shown = conn.match
             owned = isinstance(shown, LiveMatch)
@@ -402,9 +435,11 @@ class Arena:
         elif isinstance(message, HintAsk | TargetsAsk):
             conn.error("not_here", "hints are off in duels")
         elif isinstance(message, LobbyAsk):
+            self._unwatch(conn)
             await self._watch_lobby(conn)
             conn.send(await self._lobby_for(conn))
         elif isinstance(message, MatchJoin):
+            self._unwatch(conn)
             await self._join(conn, message.id, message.v)
         elif conn.user is None:
             conn.error("sign_in", "duels are between people with an account: sign in first")
@@ -584,7 +619,9 @@ class Arena:
                                  also=[functools.partial(delete_challenges, codes=[message.code])])
         if live is None:
             await self.bus.hset("challenges", message.code, found)  # nothing was written: the link is still open
-        elif await self.bus.hget("challenge_of", challenge["user"]) == message.code.encode():
+            return
+        await self.bus.hset("challenges_taken", message.code, live.id.encode())  # its link says so from now on
+        if await self.bus.hget("challenge_of", challenge["user"]) == message.code.encode():
             await self.bus.hdel("challenge_of", challenge["user"])
 
     async def _name_of(self, user_id: str, page: dict[str, str]) -> str:
@@ -597,8 +634,8 @@ class Arena:
                      also: Iterable[Callable[[Any], None]] = ()) -> LiveMatch | None:
         """Make a match of ``a`` and ``b``, owned here; tell both pages, wherever they are."""
         deal, proved = await self.deals.take(fmt)  # a secret key: nobody can compute the deal before the end
-        clock = GameClock(self.now)
-        clock.go_live()
+        clock = MatchClock(self.now)
+        clock.go_live_at(self.now() + self.countdown)  # both clocks start when the countdown ends
         players = (Player(a.user, a.name, a.rating), Player(b.user, b.name, b.rating))
         match = Match(secrets.token_urlsafe(12), fmt, deal, clock=clock, players=players, proved=proved)
         live = LiveMatch(match, clock, self.now)
@@ -617,6 +654,7 @@ class Arena:
         self.matches[live.id] = live
         self.leases[live.id] = token
         await self.bus.hset("live", live.id, self.node.encode())
+        await self._list_live(live)
         for side in (a, b):
             await self.bus.hset("busy", side.user, live.id.encode())
         for side in (a, b):
@@ -702,6 +740,11 @@ class Arena:
             if live.broken or self.matches.get(live.id) is not live:
                 conn.error("server_error", "the match is being restored: reconnect", intent.ack)
                 return
+            starts_in = live.starts_in_ms()
+            if starts_in > 0:
+                conn.error("not_started", f"the clocks start in {starts_in / 1000:.1f} s: no move before that",
+                           intent.ack)
+                return
             live.last_ack[(side, conn.cid)] = intent.ack
             rows: list[MoveRow] = []
             out: list[tuple[bytes, bytes]] = []
@@ -764,7 +807,158 @@ class Arena:
             if await self.bus.hget("busy", player.id) == live.id.encode():
                 await self.bus.hdel("busy", player.id)
         await self.bus.hdel("live", live.id)
+        await self.bus.hdel("live_info", live.id)
         await self._lobby_changed()
+
+    # -- around a match: the lobby's list, rematches, spectators, what a challenge link is ----
+
+    async def _list_live(self, live: LiveMatch) -> None:
+        """List a match going on in the lobby (for spectators): its format and players."""
+        players = [{"id": p.id, "name": p.name, "rating": round(p.rating.rating), "provisional": p.rating.provisional}
+                   for p in live.match.players]
+        info = {"id": live.id, "format": live.match.format.key, "players": players, "at": self.wall()}
+        await self.bus.hset("live_info", live.id, json.dumps(info).encode())
+
+    def _left(self, live: LiveMatch, side: int) -> None:
+        """A page of ``side`` left a match: when none is left after the end, no rematch of it any more."""
+        if live.conns[side] or not live.match.is_over or live.rematch_closed:
+            return
+        live.rematch_closed = True
+        live.offers = [False, False]
+        data = encode(RematchMsg(live.id, "left", side))
+        for conn in live.conns[1 - side]:
+            conn.send(data)
+
+    def _tell_rematch(self, live: LiveMatch, state: str, side: int) -> None:
+        data = encode(RematchMsg(live.id, state, side))
+        for conns in live.conns:
+            for conn in conns:
+                conn.send(data)
+
+    async def rematch(self, conn: Connection, intent: RematchIntent | DeclineIntent) -> None:
+        shown = conn.match
+        if isinstance(shown, RemoteMatch) and shown.id == intent.id:
+            self._forward(conn, shown, intent)  # the owner of the finished match settles it
+        elif isinstance(shown, LiveMatch) and shown.id == intent.id:
+            await self._rematch_here(conn, shown, intent)
+        else:
+            conn.error("no_game", "a rematch is offered from the page of the match that ended")
+
+    async def _rematch_here(self, peer: Peer, live: LiveMatch, intent: RematchIntent | DeclineIntent) -> None:
+        if not isinstance(live, LiveMatch) or self.matches.get(live.id) is not live:
+            peer.error("no_such_match", "this match is gone: no rematch of it")
+            return
+        if not live.match.is_over:
+            peer.error("not_over", "a rematch is offered once the match is over")
+            return
+        side = peer.side
+        async with live.lock:
+            if live.rematch_closed:
+                peer.error("no_rematch", "your opponent has left: no rematch")
+                return
+            if isinstance(intent, DeclineIntent):
+                if live.offers[side]:
+                    live.offers[side] = False
+                    self._tell_rematch(live, "withdrew", side)
+                elif live.offers[1 - side]:
+                    live.offers[1 - side] = False
+                    self._tell_rematch(live, "declined", side)
+                return
+            live.offers[side] = True
+            if not all(live.offers):
+                self._tell_rematch(live, "offered", side)
+                return
+            sides = []
+            for s, player in enumerate(live.match.players):
+                page = next(iter(live.conns[s]), None)
+                if page is None:
+                    peer.error("no_rematch", "your opponent has left: no rematch")
+                    return
+                node = page.node if isinstance(page, RemotePeer) else self.node
+                if await self.bus.hget("busy", player.id) is not None:
+                    peer.error("in_match", f"{player.name} plays another match now")
+                    live.offers = [False, False]
+                    self._tell_rematch(live, "withdrew", s)
+                    return
+                rating = await self._rating(player.id, live.match.game)
+                sides.append(_Side(player.id, player.name, rating, node, page.id))
+            live.rematch_closed = True  # this match's pages move on to the new one: nobody "left"
+            live.offers = [False, False]
+        for side_ in sides:
+            await self._unseek(side_.user)
+        # a new match like any other: a new secret deal from the stock, the same format
+        await self._start(live.match.format, sides[1], sides[0])
+
+    async def watch(self, conn: Connection, match_id: str) -> None:
+        """Show match ``match_id`` to this page as a spectator: figures only, wherever it is played."""
+        self.detach(conn)
+        self._unwatch(conn)
+        self.watchers.discard(conn)
+        live = self.matches.get(match_id)
+        if live is None:
+            owner = await self.bus.holder(f"match:{match_id}")
+            if owner is None:
+                live = await self._take_over(match_id)
+            elif owner != self.node:
+                self.spectating[conn.id] = (match_id, owner)
+                self.out.send(owner, Envelope("watch", m=match_id, x=conn.id, r=self.node))
+                return
+        if live is None:
+            conn.error("no_such_match", f"no match {match_id} going on (a finished one is at /match?id=…)")
+            return
+        self.spectating[conn.id] = (match_id, self.node)
+        live.watchers.add(conn)
+        conn.send(encode(live.watch_view()))
+
+    def _unwatch(self, conn: Connection) -> None:
+        watched = self.spectating.pop(conn.id, None)
+        if watched is None:
+            return
+        match_id, owner = watched
+        if owner == self.node:
+            live = self.matches.get(match_id)
+            if live is not None:
+                live.watchers.discard(conn)
+        else:
+            self.out.send(owner, Envelope("unwatch", m=match_id, x=conn.id))
+
+    async def _remote_watch(self, e: Envelope) -> None:
+        peer = RemotePeer(e.x, e.r, "", self.out)
+        live = self.matches.get(e.m)
+        if live is None:
+            peer.error("no_such_match", f"no match {e.m} going on (a finished one is at /match?id=…)")
+            return
+        old = self.remote_watchers.pop(e.x, None)
+        if old is not None and old[0] in self.matches:
+            self.matches[old[0]].watchers.discard(old[1])
+        self.remote_watchers[e.x] = (e.m, peer)
+        live.watchers.add(peer)
+        peer.send(encode(live.watch_view()))
+
+    async def look(self, conn: Connection, code: str) -> None:
+        """Say what challenge ``code`` is, before anyone accepts it: who, which duel, still open or not."""
+        found = await self.bus.hget("challenges", code)
+        if found is None:
+            taken = await self.bus.hget("challenges_taken", code)
+            conn.send(encode(LookMsg(code, "taken" if taken is not None else "unknown")))
+            return
+        challenge = json.loads(found)
+        fmt = Format.from_key(challenge["format"])
+        if self.wall() - challenge["made"] > CHALLENGE_SECONDS:
+            conn.send(encode(LookMsg(code, "expired", format=fmt.key)))
+            return
+        if conn.user is not None and conn.user.id == challenge["user"]:
+            conn.send(encode(LookMsg(code, "own", format=fmt.key)))
+            return
+        page = await self.bus.hget("lobby_pages", challenge["user"])
+        host_page = json.loads(page) if page is not None else None
+        away = host_page is None or (host_page["node"] != self.node
+                                     and await self.bus.holder(f"node:{host_page['node']}") is None)
+        name = (await anyio.to_thread.run_sync(names_of, self.store.engine, [challenge["user"]])).get(
+            challenge["user"], "?")
+        rating = await self._rating(challenge["user"], fmt.game)
+        by = DuelPlayer(challenge["user"], name, round(rating.rating), rating.provisional)
+        conn.send(encode(LookMsg(code, "open", by, fmt.key, away)))
 
     # -- what other processes say ------------------------------------------------------------
 
@@ -801,6 +995,13 @@ class Arena:
                 live = self.matches.get(e.m)
                 if peer is not None and live is not None:
                     live.conns[peer.side].discard(peer)  # type: ignore[arg-type]
+                    self._left(live, peer.side)
+            elif e.k == "watch":
+                await self._remote_watch(e)
+            elif e.k == "unwatch":
+                watched = self.remote_watchers.pop(e.x, None)
+                if watched is not None and watched[0] in self.matches:
+                    self.matches[watched[0]].watchers.discard(watched[1])
         except Exception:
             log.exception("a message from another process failed: %s", e.k)
 
@@ -835,6 +1036,8 @@ class Arena:
             return
         if isinstance(message, MATCH_INTENTS):
             await self.act(peer, message)
+        elif isinstance(message, REMATCH_INTENTS):
+            await self._rematch_here(peer, peer.match, message)  # type: ignore[arg-type]
 
     # -- lobby messages ----------------------------------------------------------------------
 
@@ -859,8 +1062,14 @@ class Arena:
 
     async def _lobby_state(self) -> dict[str, Any]:
         pools = {key: await self._waiting(key) for key in FORMAT_KEYS}
-        return {"pools": pools, "busy": await self.bus.hgetall("busy"), "playing": len(await self.bus.hgetall("live")),
-                "challenge_of": await self.bus.hgetall("challenge_of"), "online": await self._online()}
+        live = await self.bus.hgetall("live")
+        listed = [json.loads(data) for match_id, data in (await self.bus.hgetall("live_info")).items()
+                  if match_id in live]
+        listed.sort(key=lambda info: -info["at"])
+        return {"pools": pools, "busy": await self.bus.hgetall("busy"), "playing": len(live),
+                "challenge_of": await self.bus.hgetall("challenge_of"), "online": await self._online(),
+                "live": [LiveInfo(info["id"], info["format"], [DuelPlayer(**p) for p in info["players"]])
+                         for info in listed[:LIVE_SHOWN]]}
 
     async def _online(self) -> int:
         """How many players have a duel page open, on any process that is alive."""
@@ -884,6 +1093,7 @@ class Arena:
                          for side, _ in pool[:POOL_SHOWN]]
                 infos.append(PoolInfo(key, fmt.game, fmt.variant_name, fmt.limit_s, len(pool), shown))
             state["infos"] = msgspec.Raw(msgspec.json.encode(infos))
+            state["live"] = msgspec.Raw(msgspec.json.encode(state["live"]))
         user = conn.user
         you = seeking = match = challenge = None
         if user is not None:
@@ -893,7 +1103,8 @@ class Arena:
             match = busy.decode() if busy is not None else None
             code = state["challenge_of"].get(user.id)
             challenge = code.decode() if code is not None else None
-        return encode(LobbyMsg(state["infos"], you, seeking, match, state["playing"], challenge, state["online"]))
+        return encode(LobbyMsg(state["infos"], you, seeking, match, state["playing"], challenge, state["online"],
+                               state["live"]))
 
 
 def encode_error(code: str, message: str) -> bytes:

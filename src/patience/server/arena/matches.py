@@ -7,6 +7,11 @@ opponent's progress (figures only, never a card). Each version is first a row of
 move log; the :class:`LogWriter` commits the rows of all matches together (a group commit) and
 only then are the events sent. So whatever a player was told survives a crash, and replaying
 the rows rebuilds each match, its versions and its answers to acks exactly.
+
+A new match starts with a countdown (:data:`COUNTDOWN_SECONDS`): both players see who they meet,
+and the match clock, both games' clocks, stand at 0 until it is over (:class:`MatchClock`); an
+intent before then is refused. Spectators (``watchers``) get the match as :class:`WatchMsg`:
+both players' figures, never a card.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from patience.errors import BadInputError, GameOverError, IllegalMoveError
 from patience.games import DRAW, REDEAL, get_game
 from patience.ratings import Rating
 from patience.server.explain import why
-from patience.server.live import Connection, GameClock, Now
+from patience.server.live import Connection, GameClock, Now, Peer
 from patience.server.protocol import (
     DuelEvent,
     DuelMsg,
@@ -39,6 +44,7 @@ from patience.server.protocol import (
     Status,
     StockIntent,
     UndoIntent,
+    WatchMsg,
     encode,
 )
 from patience.server.solo.hub import LiveGame, ledger_line
@@ -46,7 +52,7 @@ from patience.server.storage.league import (
     MoveRow,
 )
 
-__all__ = ["Intent", "LiveMatch", "error_reply"]
+__all__ = ["COUNTDOWN_SECONDS", "Intent", "LiveMatch", "MatchClock", "error_reply"]
 
 log = logging.getLogger("patience.server")
 
@@ -55,6 +61,25 @@ Intent = MoveIntent | StockIntent | UndoIntent | GiveUpIntent
 KEEP_REPLIES = 256  # answers kept per match for intents sent again
 KEEP_EVENTS = 400  # versions kept per match for a player who reconnects (older: the whole match)
 HEARTBEAT_MS = 5000  # a match logs its clock at least this often: a restart loses at most this much time
+COUNTDOWN_SECONDS = 3.0
+"""From "match found" to the start of both clocks: both players see who they meet (docs/protocol.md)."""
+
+
+class MatchClock(GameClock):
+    """A match's clock: like a game's, and it may be set to start at a moment to come (the countdown's
+    end, on the server's clock): it reads 0 until then, so neither game's time runs."""
+
+    def __call__(self) -> float:
+        if self._live_from is None:
+            return self.now
+        return self.now + max(0.0, self._real() - self._live_from)
+
+    def go_live_at(self, at: float) -> None:
+        self._live_from = at
+
+    def starts_in(self) -> float:
+        """Seconds until the clock starts (0 once it runs)."""
+        return 0.0 if self._live_from is None else max(0.0, self._live_from - self._real())
 
 
 # -- a live match --------------------------------------------------------------------------------
@@ -88,6 +113,9 @@ class LiveMatch:
         self.result: tuple[MatchResult, tuple[Rating, Rating]] | None = None
         self.over_at: float | None = None
         self.broken = False
+        self.watchers: set[Peer] = set()  # spectators: they get WatchMsg, never a card
+        self.offers = [False, False]  # after the end: which side offers a rematch
+        self.rematch_closed = False  # a side left, or the rematch was made: no (more) rematch of this match
 
     # -- what each player sees ---------------------------------------------------------------
 
@@ -112,8 +140,21 @@ class LiveMatch:
             variant=match.format.variant_name, limit_s=match.format.limit_s, options=match.options,
             commitment=match.commitment, players=[_player(p) for p in match.players], table=view.table(),
             status=self.status(side), ledger=[ledger_line(e) for e in match.sessions[side].ledger],
-            opp=self.progress(1 - side), summary=view.summary(), end=self.end,
+            opp=self.progress(1 - side), summary=view.summary(), end=self.end, starts_in=self.starts_in_ms(),
         )
+
+    def starts_in_ms(self) -> int:
+        starts_in = getattr(self.clock, "starts_in", None)
+        return 0 if starts_in is None else round(starts_in() * 1000)
+
+    def watch_view(self) -> WatchMsg:
+        """The match as a spectator sees it: the figures of both players, never a card."""
+        match = self.match
+        return WatchMsg(id=match.id, v=self.version, format=match.format.key, game=match.game,
+                        variant=match.format.variant_name, limit_s=match.format.limit_s,
+                        commitment=match.commitment, players=[_player(p) for p in match.players],
+                        sides=[self.progress(0), self.progress(1)], starts_in=self.starts_in_ms(),
+                        end=self.end if match.is_over else None)
 
     def catch_up(self, conn: Connection, side: int, seen: int) -> None:
         if 0 < seen <= self.version and seen + 1 >= self.first_version:
@@ -256,10 +297,16 @@ class LiveMatch:
             self.replies.popitem(last=False)
 
     def send(self, out: Iterable[tuple[bytes, bytes]]) -> None:
+        sent = False
         for pair in out:
+            sent = True
             for side in (0, 1):
                 for conn in self.conns[side]:
                     conn.send(pair[side])
+        if sent and self.watchers:  # spectators: the figures now, once for all the versions just sent
+            view = encode(self.watch_view())
+            for watcher in list(self.watchers):
+                watcher.send(view)
 
 
 def error_reply(code: str, message: str, ack: int | None = None) -> bytes:
