@@ -27,6 +27,12 @@ Every move is one way (cards only leave the talon, the fan and the waste, and pi
 merge), so positions never repeat along a line: a position searched to the end is lost for
 good, which lets searches with different move orders share what they learnt
 (:func:`solve_faecher` tries four orders briefly, then the first without limit).
+
+:class:`FanProblem` on :func:`patience.solve.search.depth_first` is the reference; the compiled
+core ``patience.solve._faecher`` (``_core/faecher.cpp``, built by ``pip install``) runs the very
+same portfolio, position for position, on an exact 128-bit key, some hundred times faster, and
+:func:`solve_faecher` uses it when it is there. ``tests/test_faecher_core.py`` checks that both list
+the same moves and search the same number of positions.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from patience.games.base import DRAW, REDEAL, Move
 from patience.games.faecher import FAN, RESERVES, Faecher, fan_order
 from patience.solve.search import Budget, SearchOutcome, Status, depth_first
 
-__all__ = ["FanProblem", "solve_faecher"]
+__all__ = ["FanProblem", "core_arguments", "search_faecher", "solve_faecher"]
 
 _NONE = -1
 _F = -1  # a move's target: the foundation
@@ -275,12 +281,53 @@ class FanProblem:
 _PORTFOLIO = (("near", 20_000), ("sparing", 20_000), ("fan", 20_000), ("kind", 60_000), ("near", None))
 
 
-def solve_faecher(state: Faecher, budget: Budget) -> tuple[SearchOutcome, list[Move]]:
+def solve_faecher(state: Faecher, budget: Budget, *, core: bool = True) -> tuple[SearchOutcome, list[Move]]:
     """Decide a Der Fächer position; the moves are the whole winning line when it is won.
 
     A few short searches with different move orders find most wins quickly; what they
-    searched to the end is kept, and the last search goes on until the budget is spent.
+    searched to the end is kept, and the last search goes on until the budget is spent. The
+    compiled core runs them when it is there (and ``core`` is true), else :func:`search_faecher`.
     """
+    outcome = None
+    if core:
+        try:
+            import patience.solve._faecher as compiled
+        except ImportError:  # a source tree without the built core: the Python search decides alike
+            compiled = None
+        if compiled is not None:
+            outcome = _search_core(compiled, state, budget)
+    if outcome is None:
+        outcome = search_faecher(state, budget)
+    if outcome.status is not Status.WON:
+        return outcome, []
+    replay = FanProblem(state, log=True)
+    for move in outcome.line:
+        replay.play(move)
+    assert replay.log is not None and replay.is_won()
+    return outcome, replay.log
+
+
+_STATUS = (Status.WON, Status.UNWINNABLE, Status.UNKNOWN)
+
+
+def core_arguments(state: Faecher) -> tuple[list[int], list[list[int]], list[int], list[int], list[int], int, int]:
+    """A position as the compiled core takes it, in the solver's numbering (not yet settled)."""
+    return ([_inner(c) if c != _NONE else _NONE for c in state.fan], [[_inner(c) for c in p] for p in state.reserves],
+            [_inner(c) for c in state.stock], [_inner(c) for c in state.waste], list(state.height),
+            state.passes_used, state.options.passes)
+
+
+def _search_core(core: Any, state: Faecher, budget: Budget) -> SearchOutcome:
+    seconds = -1.0 if budget.seconds is None else budget.seconds
+    nodes = -1 if budget.nodes is None else budget.nodes
+    portfolio = [(order, -1 if cap is None else cap) for order, cap in _PORTFOLIO]
+    status, reason, line, searched, spent, peak, table_bytes, resets = core.solve(
+        *core_arguments(state), portfolio, seconds, nodes, float(budget.memory_mb))
+    return SearchOutcome(_STATUS[status], list(line), searched, spent, peak, table_bytes, resets, reason)
+
+
+def search_faecher(state: Faecher, budget: Budget) -> SearchOutcome:
+    """The portfolio of searches in Python (the reference of the compiled core); the line is abstract."""
     lost: set[Hashable] = set()
     total_nodes = 0
     spent = 0.0
@@ -298,10 +345,4 @@ def solve_faecher(state: Faecher, budget: Budget) -> tuple[SearchOutcome, list[M
     assert outcome is not None
     outcome.nodes, outcome.seconds = total_nodes, spent
     outcome.lost = None
-    if outcome.status is not Status.WON:
-        return outcome, []
-    replay = FanProblem(state, log=True)
-    for move in outcome.line:
-        replay.play(move)
-    assert replay.log is not None and replay.is_won()
-    return outcome, replay.log
+    return outcome
