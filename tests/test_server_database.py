@@ -197,3 +197,25 @@ def test_a_bad_or_unreachable_database_is_one_line_and_exit_2(url: str, says: st
     assert err.startswith("patience: ") and says in err and err.count("\n") == 1, err
     assert "secret-word" not in err
     assert served.apps == []
+
+
+def test_no_commit_waits_for_a_checkpoint_the_server_runs_them_beside(tmp_path: Any) -> None:
+    """A commit only appends to SQLite's write-ahead log (a checkpoint, which writes the database file and
+    waits for the disk, would hold up every move of its batch); Store.checkpoint copies the log over."""
+    from patience.server.storage.store import SavedGame
+
+    path = tmp_path / "wal.sqlite3"
+    store = Store(sqlite_url(path))
+    try:
+        store.migrate()
+        store.checkpoint()
+        size = path.stat().st_size
+        record = {"actions": [{"m": "draw", "t": 1}] * 200}
+        for start in range(0, 3000, 100):  # far past SQLite's own checkpoint at 1000 pages of log
+            store.save_games(SavedGame(f"g{i}", "b", "reloaded", None, "1", record, 0, 0, 0, None)
+                             for i in range(start, start + 100))
+        assert path.stat().st_size == size  # every commit went to the log only
+        store.checkpoint()
+        assert path.stat().st_size > size + 1_000_000
+    finally:
+        store.close()

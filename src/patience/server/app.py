@@ -129,7 +129,8 @@ def create_app(
             tasks = [asyncio.create_task(hub.run_clock(tick_seconds)),
                      asyncio.create_task(hub.run_saver(save_seconds)), asyncio.create_task(hub.run_leases()),
                      asyncio.create_task(_collect_garbage(FULL_GC_SECONDS)),
-                     asyncio.create_task(writer.run()), asyncio.create_task(arena.run_clock(tick_seconds)),
+                     asyncio.create_task(writer.run()), asyncio.create_task(writer.checkpoints()),
+                     asyncio.create_task(arena.run_clock(tick_seconds)),
                      asyncio.create_task(deals.run())]
             try:
                 yield

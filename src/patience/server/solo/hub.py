@@ -59,7 +59,7 @@ from patience.server.protocol import (
 )
 from patience.server.solo.hints import hint as search_hint
 from patience.server.solo.hints import simple_hint
-from patience.server.storage.store import SavedGame, Store, write_games, write_moves
+from patience.server.storage.store import SavedGame, Store, write_games
 from patience.server.storage.writer import GroupWriter
 from patience.session import LedgerEntry, Session
 from patience.solve import winnable
@@ -515,14 +515,13 @@ class Hub:
             self._tell(game, held)
             return
         log_now = game.session.log
-        if game.saved_version < 0:  # not in the database yet: the whole game, its record holds every action
-            work = functools.partial(write_games, games=[game.saved()])
-        else:  # one small row an action; the saver rewrites the record every few seconds
-            work = functools.partial(write_moves, moves=[(game.id, seq, entry.to_dict()) for seq, entry
-                                                         in enumerate(log_now[game.logged:], start=game.logged)])
         logged = len(log_now)
         try:
-            await self.writer.write(before=[work])
+            if game.saved_version < 0:  # not in the database yet: the whole game, its record holds every action
+                await self.writer.write(before=[functools.partial(write_games, games=[game.saved()])])
+            else:  # one small row an action (one statement for all games' rows); the saver rewrites the record
+                await self.writer.write(game_moves=[(game.id, seq, entry.to_dict()) for seq, entry
+                                                    in enumerate(log_now[game.logged:], start=game.logged)])
         except Exception:
             log.exception("game %s could not be saved", game.id)
             if self.games.get(game.id) is game:

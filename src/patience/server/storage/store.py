@@ -19,6 +19,7 @@ and the test suite runs every storage test on both.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Iterable
@@ -382,6 +383,15 @@ class Store:
     def close(self) -> None:
         self.engine.dispose()
 
+    def checkpoint(self) -> None:
+        """Copy what SQLite's write-ahead log holds into the database file, without holding up any writer
+        or reader (a passive checkpoint: the commits go on appending to the log meanwhile). Nothing to do
+        on PostgreSQL."""
+        if self.engine.dialect.name != "sqlite":
+            return
+        with self.engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+
     # -- writing -----------------------------------------------------------------------------
 
     def save_games(self, games: Iterable[SavedGame]) -> None:
@@ -488,8 +498,13 @@ def write_moves(connection: Connection, moves: Iterable[tuple[str, int, dict[str
     rows = [{"game_id": game_id, "seq": seq, "action": json.dumps(action, separators=(",", ":"))}
             for game_id, seq, action in moves]
     if rows:
-        connection.execute(_insert_for(connection.dialect.name, GameMoveRow.__table__)
-                           .on_conflict_do_nothing(index_elements=["game_id", "seq"]), rows)
+        connection.execute(_append_moves(connection.dialect.name), rows)
+
+
+@functools.cache
+def _append_moves(dialect: str) -> Any:
+    # built once: the statement of every group commit (its compiled form is cached by SQLAlchemy too)
+    return _insert_for(dialect, GameMoveRow.__table__).on_conflict_do_nothing(index_elements=["game_id", "seq"])
 
 
 def _saved(row: GameRow) -> SavedGame:
@@ -644,6 +659,9 @@ def _sqlite_engine(url: str, in_memory: bool) -> Engine:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")  # safe with WAL; a crash may lose the last commit only
+        # no checkpoint inside a commit (it writes the database file and waits for the disk): a server runs
+        # them beside the commits (Store.checkpoint); a short-lived command's last connection does one as it closes
+        cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 

@@ -12,19 +12,21 @@ from typing import Any
 import anyio
 
 from patience.server.storage.league import MoveRow, insert_moves
-from patience.server.storage.store import Store
+from patience.server.storage.store import Store, write_moves
 
-__all__ = ["GATHER_SECONDS", "GroupWriter"]
+__all__ = ["CHECKPOINT_SECONDS", "GATHER_SECONDS", "GroupWriter"]
 
 log = logging.getLogger("patience.server")
 
 GATHER_SECONDS = 0.002  # how long the writer lets work gather before a transaction
+CHECKPOINT_SECONDS = 1.0  # how often the write-ahead log is copied into the database file
 
 
 @dataclass
 class _Job:
     before: list[Callable[[Any], None]]
     moves: list[tuple[str, MoveRow]]
+    game_moves: list[tuple[str, int, dict[str, Any]]]
     after: list[Callable[[Any], None]]
     done: asyncio.Future[None]
 
@@ -36,6 +38,8 @@ class GroupWriter:
     moves cost a few commits a second rather than a thousand. Within a batch, the ``before``
     work (new matches, solo games) runs first, then every move row of a match, then the
     ``after`` work (results). A service tells a player of a change only once its write is durable.
+    The rows of many jobs (a match's moves, a solo game's actions) go as one statement each per
+    batch: a row costs the thread little, a statement much.
     """
 
     def __init__(self, store: Store) -> None:
@@ -47,8 +51,11 @@ class GroupWriter:
         self.rows = 0
 
     async def write(self, moves: Iterable[tuple[str, MoveRow]] = (), *, before: Iterable[Callable[[Any], None]] = (),
+                    game_moves: Iterable[tuple[str, int, dict[str, Any]]] = (),
                     after: Iterable[Callable[[Any], None]] = ()) -> None:
-        job = _Job(list(before), list(moves), list(after), asyncio.get_running_loop().create_future())
+        """Durable when this returns: ``moves`` (match id, move row), ``game_moves`` (solo game id, place
+        in its log, the action), and what ``before`` and ``after`` write on the batch's connection."""
+        job = _Job(list(before), list(moves), list(game_moves), list(after), asyncio.get_running_loop().create_future())
         self._jobs.append(job)
         if self._running:
             self._wake.set()
@@ -67,6 +74,16 @@ class GroupWriter:
                 await self.flush()
         finally:
             self._running = False
+
+    async def checkpoints(self, every: float = CHECKPOINT_SECONDS) -> None:
+        """Checkpoint the database's write-ahead log (SQLite) every ``every`` seconds, on a thread of its
+        own, so that no commit ever waits for the database file to reach the disk."""
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await anyio.to_thread.run_sync(self.store.checkpoint)
+            except Exception:  # the log only grows meanwhile; the next one catches up
+                log.warning("checkpointing the database failed", exc_info=True)
 
     async def flush(self) -> None:
         jobs, self._jobs = self._jobs, []
@@ -91,6 +108,7 @@ class GroupWriter:
             for job in jobs:
                 for work in job.before:
                     work(connection)
+            write_moves(connection, [row for job in jobs for row in job.game_moves])
             insert_moves(connection, [row for job in jobs for row in job.moves])
             for job in jobs:
                 for work in job.after:
