@@ -1,0 +1,76 @@
+"""Spectators and rematches in an arena of two ``patience serve`` processes (PostgreSQL and Redis):
+the players' pages on different processes, a spectator on each process (so one of them always
+watches through the bus, on a process that does not own the match), every message a spectator
+gets read for a card, and a rematch settled across the processes on a new secret deal."""
+
+from __future__ import annotations
+
+import json
+import secrets
+
+import pytest
+
+import test_multiprocess
+from arena_processes import Player, ServeProcess
+from helpers import mentioned_cards
+
+pytestmark = pytest.mark.slow
+
+FORMAT = "reloaded/standard/300"
+two, arena_redis = test_multiprocess.two, test_multiprocess.arena_redis  # the arena of two processes
+
+
+def test_spectators_on_both_processes_and_a_rematch_across_them(two: tuple[ServeProcess, ServeProcess]) -> None:
+    one, other = two
+    tag = secrets.token_hex(3)
+    anna, bruno = Player(one.url, f"anna{tag}"), Player(other.url, f"bruno{tag}")
+    fans = [Player(one.url, f"carla{tag}"), Player(other.url, f"dora{tag}")]
+    for person in (anna, bruno, *fans):
+        person.open()
+    anna.seek(FORMAT)
+    anna.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == FORMAT)
+    bruno.seek(FORMAT)
+    first = bruno.until(lambda m: m["t"] == "duel")["d"]
+    anna.until(lambda m: m["t"] == "duel")
+    match_id = first["id"]
+    for fan in fans:
+        fan.send("lobby", {})
+        fan.until(lambda m: m["t"] == "lobby" and any(info["id"] == match_id for info in m["d"]["live"]))
+        fan.send("watch", {"id": match_id})
+        view = fan.until(lambda m: m["t"] == "watch")["d"]
+        assert view["id"] == match_id and {p["name"] for p in view["players"]} == {anna.login.title(),
+                                                                                 bruno.login.title()}
+    for _ in range(3):
+        for player in (anna, bruno):
+            assert player.intent("stock")["t"] == "dev"
+    for fan in fans:  # both spectators see both players' figures, wherever the match is played
+        fan.until(lambda m: m["t"] == "watch" and [s["moves"] for s in m["d"]["sides"]] == [3, 3])
+    anna.intent("giveup")
+    bruno.intent("giveup")
+    end = anna.until(lambda m: m["t"] == "dev" and m["d"]["end"] is not None)["d"]["end"]
+    for fan in fans:
+        ended = fan.until(lambda m: m["t"] == "watch" and m["d"]["end"] is not None)["d"]["end"]
+        assert ended["winner"] == end["winner"] and ended["seed"] == end["seed"]
+        for msg in fan.got:  # every message a spectator got: never a card, a table or a ledger
+            assert msg["t"] in ("watch", "lobby"), msg
+            assert not mentioned_cards(msg), msg
+            text = json.dumps(msg)
+            assert '"table"' not in text and '"piles"' not in text and '"ledger"' not in text
+    for player in (anna, bruno):
+        assert all(msg["t"] != "watch" for msg in player.got)
+
+    # a rematch: the offer crosses the processes, and both pages get the new match
+    anna.send("rematch", {"id": match_id})
+    offer = bruno.until(lambda m: m["t"] == "rematch")["d"]
+    assert offer == {"id": match_id, "state": "offered", "by": anna.side}
+    bruno.send("rematch", {"id": match_id})
+    again = [player.until(lambda m: m["t"] == "duel" and m["d"]["id"] != match_id)["d"] for player in (anna, bruno)]
+    assert again[0]["id"] == again[1]["id"]
+    assert again[0]["format"] == FORMAT and again[0]["commitment"] != first["commitment"]
+    assert again[0]["starts_in"] > 0
+    anna.intent("giveup")
+    second_end = bruno.intent("giveup")["d"]["end"]  # the last give-up ends the match
+    assert second_end["seed"] != end["seed"]  # a new secret deal
+    for person in (anna, bruno, *fans):
+        person.close()
+
