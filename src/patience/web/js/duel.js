@@ -1,6 +1,7 @@
-// The duel page: the lobby (pools, the queue, challenge links), then the match (my table, the
-// opponent's progress, one server clock), then the result with the seed that opens the
-// commitment. Every action is an intent the server answers; no rule lives here.
+// The duel page: the lobby (pools, the queue, challenge links, the matches going on), the "match
+// found" countdown, then the match (my table, the opponent's progress, one server clock), then the
+// result with the seed that opens the commitment and the rematch; or a match watched as a
+// spectator (figures only). Every action is an intent the server answers; no rule lives here.
 
 import { Board } from "./board.js";
 import { commitmentText, el, formatName, openPage, sha256 } from "./arena.js";
@@ -22,7 +23,14 @@ const view = {
   end: null,
   endShown: false,
   challenge: params.get("c"),
+  look: null, // what the server says the challenge link is
+  startAt: 0, // performance.now() when both clocks start (the countdown's end)
+  rematch: null, // {state, by} of the finished match's rematch
+  watch: null, // the last "watch" message (spectating)
+  watchAt: 0,
 };
+
+const CODE = /^[A-Za-z0-9_-]{8,24}$/;
 
 // -- the connection: versions, acks, reconnecting ------------------------------------------------
 
@@ -38,6 +46,7 @@ const net = {
   ack: 0,
   pending: new Map(),
   matchId: params.get("m"),
+  watchId: params.get("w"),
   v: 0,
   retry: 0,
   seeking: null, // the pool this page waits in: a page that reconnects (a restart, say) joins it again
@@ -53,10 +62,13 @@ const net = {
       if (this.matchId) {
         this.raw("match", { id: this.matchId, v: this.v, cid: this.cid });
         for (const [type, body] of [...this.pending.values()].sort((a, b) => a[1].ack - b[1].ack)) this.raw(type, body);
+      } else if (this.watchId) {
+        this.raw("watch", { id: this.watchId, cid: this.cid });
       } else {
         const again = this.seeking;
         this.raw("lobby", { cid: this.cid });
         if (again) this.raw("seek", { format: again, cid: this.cid }); // back into the queue
+        if (view.challenge && CODE.test(view.challenge)) this.raw("look", { code: view.challenge, cid: this.cid });
       }
     };
     ws.onmessage = (e) => {
@@ -130,6 +142,12 @@ const net = {
       onLobby(d);
     } else if (msg.t === "challenge") {
       onChallenge(d);
+    } else if (msg.t === "look") {
+      onLook(d);
+    } else if (msg.t === "rematch") {
+      onRematch(d);
+    } else if (msg.t === "watch") {
+      onWatch(d);
     } else if (msg.t === "rej") {
       board.snapBack();
       toast(say(d.why, d.reason, view.duel && view.duel.game), "bad");
@@ -159,7 +177,7 @@ function renderLobby() {
   const signedIn = !!view.user;
   $("#signin-box").hidden = signedIn;
   $("#signin-link").href = `/account?next=${encodeURIComponent(location.pathname + location.search)}`;
-  $("#accept-box").hidden = !(signedIn && view.challenge);
+  renderLook();
   $("#wait-box").hidden = !d.seeking;
   if (d.seeking) $("#wait-text").textContent = t("duel.you_wait", { format: formatName(d.seeking) });
   $("#playing").textContent = `${t("duel.online_n", { n: d.online ?? 0 })} · ${t("duel.playing_n", { n: d.playing })}`;
@@ -189,6 +207,55 @@ function renderLobby() {
     }
     return tile;
   }));
+  renderLive(d.live || []);
+}
+
+/** The matches going on, to watch: both players with their ratings and the duel. */
+function renderLive(list) {
+  $("#live-none").hidden = list.length > 0;
+  $("#live-list").replaceChildren(...list.map((info) => {
+    const item = el("li", { className: "live-match" });
+    item.dataset.match = info.id;
+    const [a, b] = info.players.map(playerText);
+    const who = el("span", { className: "live-players", textContent: t("duel.vs", { a, b }) });
+    const what = el("span", { className: "live-format", textContent: formatName(info.format) });
+    const watch = el("button", { type: "button", className: "btn solid watch", textContent: t("duel.watch") });
+    watch.addEventListener("click", () => startWatching(info.id));
+    item.append(who, what, watch);
+    return item;
+  }));
+}
+
+function playerText(p) {
+  return `${p.name} (${p.rating}${p.provisional ? "?" : ""})`;
+}
+
+/** What a challenge link is, as the server said (or at once, for a code that cannot be one). */
+function renderLook() {
+  const box = $("#accept-box");
+  const accept = $("#accept");
+  if (!view.challenge) {
+    box.hidden = true;
+    return;
+  }
+  const look = CODE.test(view.challenge) ? view.look : { state: "unknown" };
+  box.hidden = !look;
+  if (!look) return;
+  box.dataset.state = look.state;
+  box.classList.toggle("bad", look.state !== "open");
+  let text = t(`duel.look.${look.state}`, look.by ? {
+    name: look.by.name, rating: `${look.by.rating}${look.by.provisional ? "?" : ""}`, format: formatName(look.format),
+  } : {});
+  if (look.state === "open" && look.away) text += ` ${t("duel.look.away", { name: look.by.name })}`;
+  if (look.state === "open" && !view.user) text += ` ${t("duel.look.sign_in")}`;
+  $("#accept-text").textContent = text;
+  accept.hidden = !(look.state === "open" && view.user && !look.away); // Accept only where it can work
+}
+
+function onLook(d) {
+  if (d.code !== view.challenge) return;
+  view.look = d;
+  renderLook();
 }
 
 function onChallenge(d) {
@@ -208,9 +275,13 @@ const board = new Board($("#board"), {
 function onDuel(d) {
   const same = view.duel && view.duel.id === d.id;
   net.seeking = null;
+  if (!same && $("#result").open) $("#result").close(); // a rematch: the new match
+  if (!same) view.rematch = null;
   view.duel = d;
   view.end = d.end;
+  view.startAt = performance.now() + (d.starts_in || 0);
   $("#lobby").hidden = true;
+  $("#spectate").hidden = true;
   $("#arena").hidden = false;
   $("#my-figures").hidden = false;
   $("#challenge-box").hidden = true;
@@ -227,7 +298,30 @@ function onDuel(d) {
   url.searchParams.set("m", d.id);
   history.replaceState(null, "", url.pathname + url.search);
   playing();
+  if (d.starts_in > 0 && !d.end) showFound();
   if (d.end && !view.endShown) showResult();
+}
+
+// -- match found: both players, then the countdown to the start of both clocks -------------------
+
+function showFound() {
+  const d = view.duel;
+  const dialog = $("#found");
+  $("#found-format").textContent = formatName(d.format);
+  $("#found-a").textContent = playerText(me());
+  $("#found-b").textContent = playerText(opponent());
+  countDown();
+  if (!dialog.open) dialog.showModal();
+}
+
+/** Seconds left of the countdown (on the server's word, counted here); closes "match found" at 0. */
+function countDown() {
+  const left = Math.max(0, view.startAt - performance.now());
+  $("#found-seconds").textContent = String(Math.ceil(left / 1000));
+  if (left <= 0 && $("#found").open) {
+    $("#found").close();
+    announce(t("duel.go"));
+  }
 }
 
 /** A match's page is its table: no site navigation to tap by mistake (the lobby has it). */
@@ -258,7 +352,17 @@ function onEvent(d) {
 }
 
 function onError(d) {
-  if (d.code === "no_such_match" || d.code === "not_your_match") {
+  if (net.watchId && d.code === "no_such_match") {
+    net.watchId = null; // nothing to watch (any more): back to the lobby
+    view.watch = null;
+    document.body.classList.remove("watching");
+    $("#spectate").hidden = true;
+    $("#lobby").hidden = false;
+    const url = new URL(location.href);
+    url.searchParams.delete("w");
+    history.replaceState(null, "", url.pathname + url.search);
+    net.raw("lobby", { cid: net.cid });
+  } else if (d.code === "no_such_match" || d.code === "not_your_match") {
     net.matchId = null;
     const url = new URL(location.href);
     url.searchParams.delete("m");
@@ -328,9 +432,10 @@ function poolNow(value, since) {
 }
 
 function tick() {
+  if ($("#found").open) countDown();
   const s = view.status;
   if (s) {
-    const ms = s.clock.ms + (s.clock.running ? performance.now() - view.statusAt : 0);
+    const ms = s.clock.ms + (s.clock.running ? sinceStart(view.statusAt) : 0);
     const left = Math.max(0, s.clock.limit - ms);
     $("#clock").textContent = formatTime(Math.ceil(left / 1000) * 1000);
     $("#clock").classList.toggle("urgent", s.clock.running && left < 30000);
@@ -338,13 +443,19 @@ function tick() {
   const o = view.opp;
   if (o) {
     const running = !o.outcome && !(view.end);
-    const left = Math.max(0, o.left_ms - (running ? performance.now() - view.oppAt : 0));
+    const left = Math.max(0, o.left_ms - (running ? sinceStart(view.oppAt) : 0));
     $("#opp-left").textContent = formatTime(Math.ceil(left / 1000) * 1000);
     if (o.pool != null) $("#opp-pool").textContent = String(poolNow(o.pool, view.oppAt));
   }
   if (s && s.pool) $("#pool").textContent = String(poolNow(s.pool.value, view.statusAt));
+  if (view.watch) watchTick();
 }
 setInterval(tick, 250);
+
+/** Milliseconds of clock time since ``since`` (performance.now()): none before the countdown's end. */
+function sinceStart(since) {
+  return Math.max(0, performance.now() - Math.max(since, view.startAt));
+}
 
 function announce(text) {
   const live = $("#live");
@@ -384,6 +495,7 @@ async function showResult() {
   for (const node of dialog.querySelectorAll(".pool-col")) node.hidden = !end.pools;
   $("#commitment").textContent = d.commitment;
   $("#to-replay").href = `/match?id=${encodeURIComponent(d.id)}`;
+  renderRematch();
   const verify = $("#verify");
   verify.textContent = "…";
   if (!dialog.open) dialog.showModal();
@@ -394,6 +506,118 @@ async function showResult() {
     verify.dataset.ok = String(digest === d.commitment);
   } catch {
     verify.textContent = `${t("duel.commitment")}: ${end.seed}${end.nonce ? `, nonce ${end.nonce}` : ""}`;
+  }
+}
+
+// -- rematch -------------------------------------------------------------------------------------
+
+function onRematch(d) {
+  if (!view.duel || d.id !== view.duel.id) return; // about a match this page has left
+  view.rematch = d;
+  if (!$("#result").open && d.by !== view.duel.you) showResult(); // the opponent's word: show it
+  else renderRematch();
+}
+
+function renderRematch() {
+  const r = view.rematch;
+  const mine = view.duel ? view.duel.you : 0;
+  const name = opponent().name;
+  const button = $("#rematch");
+  const no = $("#rematch-no");
+  let note = "";
+  button.hidden = false;
+  button.disabled = false;
+  button.textContent = t("duel.rematch");
+  no.hidden = true;
+  $("#rematch-box").dataset.state = r ? r.state : "";
+  if (r && r.state === "offered" && r.by === mine) {
+    note = t("duel.rematch_offered_you", { name });
+    button.disabled = true;
+    no.hidden = false;
+    no.textContent = t("duel.rematch_cancel");
+  } else if (r && r.state === "offered") {
+    note = t("duel.rematch_offered_opp", { name });
+    button.textContent = t("duel.rematch_accept");
+    no.hidden = false;
+    no.textContent = t("duel.rematch_decline");
+  } else if (r && r.state === "left" && r.by !== mine) {
+    note = t("duel.rematch_left", { name });
+    button.hidden = true;
+  } else if (r && r.by !== mine && (r.state === "declined" || r.state === "withdrew")) {
+    note = t(`duel.rematch_${r.state}`, { name });
+  }
+  $("#rematch-note").textContent = note;
+}
+
+// -- watching a match: both players' figures, never a card ---------------------------------------
+
+function startWatching(id) {
+  net.watchId = id;
+  net.raw("watch", { id, cid: net.cid });
+}
+
+function onWatch(d) {
+  view.watch = d;
+  view.watchAt = performance.now();
+  view.startAt = performance.now() + (d.starts_in || 0);
+  $("#lobby").hidden = true;
+  $("#spectate").hidden = false;
+  document.body.classList.add("watching");
+  const url = new URL(location.href);
+  url.searchParams.delete("c");
+  url.searchParams.set("w", d.id);
+  history.replaceState(null, "", url.pathname + url.search);
+  renderWatch();
+}
+
+function renderWatch() {
+  const d = view.watch;
+  if (!d) return;
+  $("#game-name").textContent = t("duel.vs", { a: d.players[0].name, b: d.players[1].name });
+  $("#variant-name").textContent = formatName(d.format);
+  $("#watch-commitment").textContent = d.commitment;
+  const sides = $("#watch-sides");
+  sides.replaceChildren(...d.players.map((player, side) => {
+    const p = d.sides[side];
+    const card = el("article", { className: "watch-side" });
+    card.dataset.side = String(side);
+    const name = el("a", { className: "watch-name", textContent: playerText(player) });
+    name.href = `/profile?u=${encodeURIComponent(player.id)}`;
+    card.append(name);
+    const figures = [["duel.score", points(p.score), "score"], ["duel.foundations", `${p.foundation_cards}/52`, "found"],
+      ["duel.moves", String(p.moves), "moves"], ["duel.left", "", "left"]];
+    if (p.pool != null && !d.end) figures.push(["pool", String(p.pool), "pool"]);
+    for (const [label, value, key] of figures) {
+      const fig = el("p", { className: "watch-fig" });
+      fig.append(el("span", { className: "label", textContent: t(label) }),
+        el("strong", { className: `watch-${key}`, textContent: value }));
+      card.append(fig);
+    }
+    if (p.outcome) card.append(el("p", { className: "opp-outcome", textContent: t(`outcome.${p.outcome}`) }));
+    return card;
+  }));
+  const end = d.end;
+  $("#watch-end").hidden = !end;
+  if (end) {
+    const winner = end.winner == null ? null : d.players[end.winner];
+    const finals = `${points(end.finals[0])} : ${points(end.finals[1])}`;
+    $("#watch-result").textContent = `${winner ? t("duel.watch_won", { name: winner.name }) : t("duel.draw")} (${finals})`;
+    $("#watch-replay").href = `/match?id=${encodeURIComponent(d.id)}`;
+  }
+  document.title = `${t("duel.title")} · Patience Arena`;
+  watchTick();
+}
+
+function watchTick() {
+  const d = view.watch;
+  const left = Math.max(0, view.startAt - performance.now());
+  $("#watch-count").hidden = left <= 0 || !!d.end;
+  $("#watch-seconds").textContent = String(Math.ceil(left / 1000));
+  for (const card of document.querySelectorAll(".watch-side")) {
+    const p = d.sides[Number(card.dataset.side)];
+    const running = !p.outcome && !d.end;
+    const ms = Math.max(0, p.left_ms - (running ? sinceStart(view.watchAt) : 0));
+    card.querySelector(".watch-left").textContent = formatTime(Math.ceil(ms / 1000) * 1000);
   }
 }
 
@@ -410,6 +634,9 @@ function bind() {
     view.challenge = null;
     $("#accept-box").hidden = true;
   });
+  $("#rematch").addEventListener("click", () => net.send("rematch", { id: view.duel.id }));
+  $("#rematch-no").addEventListener("click", () => net.send("decline", { id: view.duel.id }));
+  $("#found").addEventListener("cancel", (e) => e.preventDefault()); // the countdown runs to its end
   $("#challenge-copy").addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText($("#challenge-url").value);
@@ -437,7 +664,9 @@ function relabel() {
   applyText();
   showNames();
   renderLobby();
-  $("#accept-text").textContent = t("duel.challenged");
+  renderLook();
+  renderWatch();
+  if ($("#found").open) showFound();
   if (board.table) board.place(false);
   if (view.status) setStatus(view.status);
   if (view.opp) setOpp(view.opp);
