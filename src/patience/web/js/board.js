@@ -244,10 +244,33 @@ export class Board {
       if (cards.length - this.selection.index !== this.selection.n) this.selection = null;
     }
     this.place(true, before);
+    this.keepFocus();
+  }
+
+  /** After F sent a card away, the focus stays on the pile the player was at (its new top card, or
+   * its empty place), not on the card that flew to the foundation. */
+  keepFocus() {
+    const pile = this.focusPile;
+    this.focusPile = null;
+    if (!pile || !this.spec.piles[pile]) return;
+    const cards = this.table.piles[pile] || [];
+    for (let i = cards.length - 1; i >= 0; i--) {
+      const el = this.cardEl(pile, i);
+      if (el && !el.hidden && el.tabIndex >= 0) {
+        el.focus({ preventScroll: true });
+        return;
+      }
+    }
+    const slot = this.slots.get(pile);
+    if (slot) {
+      slot.tabIndex = 0;
+      slot.focus({ preventScroll: true });
+    }
   }
 
   /** Put every card back where the table says (after a refused drop or a resize). */
   snapBack() {
+    this.focusPile = null;
     this.place(true, this.table);
   }
 
@@ -288,7 +311,11 @@ export class Board {
         el.classList.toggle("selected", !!selected);
         if (text) {
           el.tabIndex = !stacked || top ? 0 : -1;
-          el.setAttribute("aria-label", `${cardName(text)}, ${pileName(name, this.game)}${selected ? `, ${t("selected")}` : ""}`);
+          // the first face-up card of a pile says how many face-down cards lie under it
+          const downs = i > 0 && cards[i - 1] === null ? cards.filter((c) => c === null).length : 0;
+          const what = downs ? t(downs === 1 ? "downs_then_one" : "downs_then", { n: downs, card: cardName(text) })
+            : cardName(text);
+          el.setAttribute("aria-label", `${what}, ${pileName(name, this.game)}${selected ? `, ${t("selected")}` : ""}`);
         }
         const moved = el._x !== x || el._y !== y || el._a !== angle;
         if (fresh && text && animate && drew && stockPos && (name === "w" || pile.kind === "cell")) {
@@ -676,6 +703,7 @@ export class Board {
       this.click(hit.pile, hit.index, hit.up);
     } else if ((e.key === "f" || e.key === "F") && hit.up) {
       e.preventDefault();
+      this.focusPile = hit.pile;
       this.toFoundation(hit.pile, hit.index);
     } else if (e.key === "Escape") {
       this.clearSelection();

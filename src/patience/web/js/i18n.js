@@ -1,6 +1,7 @@
 // The words of the app in German, English and Italian; the browser's language by default.
 
 import { ARENA_TEXT } from "./arena-text.js";
+import { RULES_TEXT } from "./rules-text.js";
 
 export const LANGS = { de: "Deutsch", en: "English", it: "Italiano" };
 const KEY = "patience.lang";
@@ -31,9 +32,10 @@ const TEXT = {
     reconnecting: "Connection lost — reconnecting…", no_hint: "No useful move left.",
     hint_is: "Hint: {move}", stock_draw: "Draw a card", stock_redeal: "Turn the waste over", stock_none: "Stock used up",
     cards_left: "{n} cards", passes_left: "{n} redeals left", empty: "empty", selected: "selected",
-    face_down: "face-down card", moved: "{card} to {pile}", illegal: "Not allowed", penalty: "Wrong click: {points}",
+    face_down: "face-down card", downs_then_one: "1 face-down card, then {card}",
+    downs_then: "{n} face-down cards, then {card}", turned_up: "Turned up: {cards}", moved: "{card} to {pile}", illegal: "Not allowed", penalty: "Wrong click: {points}",
     keys_help: "Keys: Tab to a card, Enter to pick it and Enter on a target; F sends it to its foundation, " +
-      "U undoes, H hints, D draws.",
+      "U undoes, H hints, D draws, R shows the rules.",
     rank: { A: "Ace", 2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight", 9: "Nine",
       10: "Ten", J: "Jack", Q: "Queen", K: "King" },
     suit: { S: "spades", H: "hearts", D: "diamonds", C: "clubs" },
@@ -50,23 +52,6 @@ const TEXT = {
         "5x6-waste": "5 × 6 with waste pile" },
       reloaded: { "5min": "5 minutes", "10min": "10 minutes", untimed: "No time limit" },
       faecher: { standard: "Standard", "with-undo": "With undo (up to 3)" },
-    },
-    rules_text: {
-      teppich: ["The four aces start the foundations; 20 cards lie face up as a carpet of 4 × 5.",
-        "A carpet card goes onto its suit's foundation when it is the next one (same suit, one rank higher).",
-        "Its gap is filled at once from the stock. Cards never go onto each other.",
-        "Score: the cards on the foundations. Build every suit up to the King to win."],
-      reloaded: ["Klondike, turning one card at a time; the waste may be turned over as often as you like.",
-        "Build the tableau down in alternating colours; only a King fills an empty pile.",
-        "Foundations by suit from Ace to King. Points for every card played (onto a foundation only the " +
-        "first time), −2 every 10 s, " +
-        "−10 each time the stock is turned again.",
-        "Each move adds one undo, up to 3 in store; each undo uses one. Five minutes on the clock."],
-      faecher: ["Ranks run 2 … 10, Jack, Queen, King, Ace. The four 2s start the foundations, built up by suit.",
-        "Each of the 9 fan cards goes to a foundation or a reserve pile, never back.",
-        "Reserve piles build down by suit (a King on an Ace); an empty one takes any card. " +
-        "The talon may be gone through twice.",
-        "Pick a card, then its target: a wrong click costs 50 points. A pool of 1500 drains over 10 minutes."],
     },
     why: {
       alt_colour: "{card} cannot go on {top}: colours must alternate",
@@ -139,10 +124,11 @@ const TEXT = {
     reconnecting: "Verbindung unterbrochen — verbinde neu…", no_hint: "Kein sinnvoller Zug mehr.",
     hint_is: "Tipp: {move}", stock_draw: "Karte ziehen", stock_redeal: "Abwurf umdrehen",
     stock_none: "Talon aufgebraucht", cards_left: "{n} Karten", passes_left: "noch {n}× umdrehen", empty: "leer",
-    selected: "ausgewählt", face_down: "verdeckte Karte", moved: "{card} auf {pile}", illegal: "Nicht erlaubt",
+    selected: "ausgewählt", face_down: "verdeckte Karte", downs_then_one: "1 verdeckte Karte, darauf {card}",
+    downs_then: "{n} verdeckte Karten, darauf {card}", turned_up: "Aufgedeckt: {cards}", moved: "{card} auf {pile}", illegal: "Nicht erlaubt",
     penalty: "Falscher Klick: {points}",
     keys_help: "Tasten: mit Tab zur Karte, Enter wählt sie, Enter auf dem Ziel legt sie; F schickt sie auf die " +
-      "Ablage, U nimmt zurück, H gibt einen Tipp, D zieht.",
+      "Ablage, U nimmt zurück, H gibt einen Tipp, D zieht, R zeigt die Regeln.",
     rank: { A: "Ass", 2: "Zwei", 3: "Drei", 4: "Vier", 5: "Fünf", 6: "Sechs", 7: "Sieben", 8: "Acht", 9: "Neun",
       10: "Zehn", J: "Bube", Q: "Dame", K: "König" },
     suit: { S: "Pik", H: "Herz", D: "Karo", C: "Kreuz" },
@@ -160,25 +146,6 @@ const TEXT = {
         "5x6-waste": "5 × 6 mit Abwurfstapel" },
       reloaded: { "5min": "5 Minuten", "10min": "10 Minuten", untimed: "Ohne Zeitlimit" },
       faecher: { standard: "Standard", "with-undo": "Mit Rücknahme (bis zu 3)" },
-    },
-    rules_text: {
-      teppich: ["Die vier Asse bilden die Ablagen; 20 Karten liegen offen als Teppich von 4 × 5.",
-        "Eine Teppichkarte darf auf die Ablage ihrer Farbe, wenn sie die nächste ist (gleiche Farbe, eins höher).",
-        "Die Lücke wird sofort aus dem Stapel gefüllt. Karten werden nie aufeinander gelegt.",
-        "Punkte: die Karten auf den Ablagen. Gewonnen, wenn jede Farbe bis zum König liegt."],
-      reloaded: ["Klondike, eine Karte wird gezogen; der Abwurf darf beliebig oft umgedreht werden.",
-        "In den Reihen abwärts in wechselnden Farben; nur ein König auf eine leere Reihe.",
-        "Ablagen nach Farbe vom Ass bis zum König. Punkte für jede gespielte Karte (auf die Ablagen nur " +
-        "beim ersten Mal), −2 alle 10 s, " +
-        "−10 für jedes erneute Umdrehen.",
-        "Jeder Zug gibt eine Rücknahme dazu, höchstens 3 auf Vorrat; jede Rücknahme verbraucht eine. " +
-        "Fünf Minuten Zeit."],
-      faecher: ["Reihenfolge 2 … 10, Bube, Dame, König, Ass. Die vier Zweier beginnen die Ablagen, " +
-        "farbgleich aufsteigend.",
-        "Jede der 9 Fächerkarten geht auf eine Ablage oder einen Hilfsstapel, nie zurück.",
-        "Hilfsstapel farbgleich absteigend (ein König auf ein Ass); ein leerer nimmt jede Karte. " +
-        "Der Talon darf zweimal durchgespielt werden.",
-        "Karte anklicken, dann das Ziel: ein falscher Klick kostet 50 Punkte. Ein Pool von 1500 schmilzt in 10 Minuten."],
     },
     why: {
       alt_colour: "{card} passt nicht auf {top}: die Farben müssen wechseln",
@@ -251,10 +218,11 @@ const TEXT = {
     reconnecting: "Connessione persa — riconnessione…", no_hint: "Nessuna mossa utile.",
     hint_is: "Suggerimento: {move}", stock_draw: "Gira una carta", stock_redeal: "Rigira gli scarti",
     stock_none: "Mazzo esaurito", cards_left: "{n} carte", passes_left: "ancora {n} giri", empty: "vuota",
-    selected: "selezionata", face_down: "carta coperta", moved: "{card} su {pile}", illegal: "Non consentito",
+    selected: "selezionata", face_down: "carta coperta", downs_then_one: "1 carta coperta, poi {card}",
+    downs_then: "{n} carte coperte, poi {card}", turned_up: "Scoperta: {cards}", moved: "{card} su {pile}", illegal: "Non consentito",
     penalty: "Clic sbagliato: {points}",
     keys_help: "Tasti: Tab per andare a una carta, Invio per sceglierla e Invio sulla destinazione; F la manda " +
-      "sulla base, U annulla, H suggerisce, D gira una carta.",
+      "sulla base, U annulla, H suggerisce, D gira una carta, R mostra le regole.",
     rank: { A: "Asso", 2: "Due", 3: "Tre", 4: "Quattro", 5: "Cinque", 6: "Sei", 7: "Sette", 8: "Otto", 9: "Nove",
       10: "Dieci", J: "Fante", Q: "Donna", K: "Re" },
     suit: { S: "picche", H: "cuori", D: "quadri", C: "fiori" },
@@ -271,25 +239,6 @@ const TEXT = {
         "5x6-waste": "5 × 6 con scarti" },
       reloaded: { "5min": "5 minuti", "10min": "10 minuti", untimed: "Senza limite di tempo" },
       faecher: { standard: "Standard", "with-undo": "Con annullamento (fino a 3)" },
-    },
-    rules_text: {
-      teppich: ["I quattro assi aprono le basi; 20 carte scoperte formano un tappeto di 4 × 5.",
-        "Una carta del tappeto va sulla base del suo seme quando è la successiva (stesso seme, un valore in più).",
-        "Il vuoto si riempie subito dal mazzo. Le carte non vanno mai una sull'altra.",
-        "Punti: le carte sulle basi. Si vince portando ogni seme fino al re."],
-      reloaded: ["Klondike, si gira una carta alla volta; gli scarti si possono rigirare quante volte si vuole.",
-        "Nelle colonne si scende a colori alterni; solo un re va in una colonna vuota.",
-        "Basi per seme dall'asso al re. Punti per ogni carta giocata (sulle basi solo la prima volta), " +
-        "−2 ogni 10 s, " +
-        "−10 ogni volta che si rigira il mazzo.",
-        "Ogni mossa aggiunge un annullamento, fino a 3 di scorta; ogni annullamento ne usa uno. " +
-        "Cinque minuti di tempo."],
-      faecher: ["Ordine 2 … 10, fante, donna, re, asso. I quattro 2 aprono le basi, che salgono per seme.",
-        "Ognuna delle 9 carte del ventaglio va su una base o su una riserva, mai indietro.",
-        "Le riserve scendono per seme (un re su un asso); una vuota accetta qualsiasi carta. " +
-        "Il tallone si scorre due volte.",
-        "Scegli una carta, poi la destinazione: un clic sbagliato costa 50 punti. " +
-        "Un fondo di 1500 punti si esaurisce in 10 minuti."],
     },
     why: {
       alt_colour: "{card} non va su {top}: i colori devono alternarsi",
@@ -339,6 +288,8 @@ const TEXT = {
 
 // duels, accounts, profiles and the rest of the arena keep their words in a file of their own
 for (const [code, words] of Object.entries(ARENA_TEXT)) Object.assign(TEXT[code], words);
+// and the rules of every game and variant too
+for (const [code, words] of Object.entries(RULES_TEXT)) Object.assign(TEXT[code], words);
 
 let current = pickLanguage();
 const listeners = new Set();
@@ -394,6 +345,13 @@ export function t(key, params = {}) {
   if (text === undefined) return key;
   if (typeof text !== "string") return text;
   return text.replace(/\{(\w+)\}/g, (m, name) => (params[name] !== undefined ? String(params[name]) : m));
+}
+
+/** The rules of a game's variant as lines of text (a variant without text of its own: the game's first). */
+export function rulesOf(game, variant) {
+  const all = t(`rules_text.${game}`);
+  if (!all || typeof all !== "object") return [];
+  return all[variant] || Object.values(all)[0];
 }
 
 export function cardName(text) {

@@ -3,7 +3,7 @@
 
 import { Board } from "./board.js";
 import { cardDisplay } from "./cards.js";
-import { cardName, lang, moveName, onLang, pileName, say, setLang, t } from "./i18n.js";
+import { cardName, lang, moveName, onLang, pileName, rulesOf, say, setLang, t } from "./i18n.js";
 import { Net } from "./net.js";
 import {
   $, applyText, confirmDialog, fetchStats, formatTime, fourColour, languageSwitch, points, renderStats, signed,
@@ -74,6 +74,7 @@ function onGame(d) {
 }
 
 function onEvent(d, mine) {
+  const before = board.table;
   if (d.table) board.update(d.table);
   else if (!d.ok) board.snapBack();
   view.ledger.push(...d.ledger);
@@ -85,7 +86,9 @@ function onEvent(d, mine) {
     flashScore(points);
     announce(text);
   } else if (d.kind === "move" && d.move && mine) {
-    announce(describeMove(d.move));
+    const shown = turnedUp(before, d.table);
+    announce(shown.length ? `${describeMove(d.move)}. ${t("turned_up", { cards: shown.map(cardName).join(", ") })}`
+      : describeMove(d.move));
   } else if (d.kind === "undo" && mine) {
     announce(t("undo"));
   }
@@ -241,6 +244,13 @@ function describeMove(move) {
   return top ? t("moved", { card: cardName(top), pile: pileName(dst, game) }) : moveName(move, game) || src;
 }
 
+/** The cards face up now that no one saw before the move: turned over on a pile, or laid from the stock. */
+function turnedUp(before, after) {
+  if (!before || !after) return [];
+  const seen = new Set(Object.values(before.piles).flat().filter(Boolean));
+  return Object.values(after.piles).flat().filter((c) => c && !seen.has(c));
+}
+
 function describeHint(h) {
   const game = view.game.game;
   if (h.move === "draw") return t("stock_draw");
@@ -366,6 +376,7 @@ function bindControls() {
   $("#menu-btn").addEventListener("click", () => $("#menu").showModal());
   $("#score-btn").addEventListener("click", openLedger);
   $("#ledger-btn").addEventListener("click", openLedger);
+  $("#rules-btn").addEventListener("click", openRules);
   $("#m-ledger").addEventListener("click", () => {
     $("#menu").close();
     openLedger();
@@ -411,7 +422,27 @@ function bindControls() {
     if (key === "u") net.send("undo");
     else if (key === "h") net.send("hint");
     else if (key === "d") net.send("stock");
+    else if (key === "r" || e.key === "?") openRules();
   });
+}
+
+/** The rules of the game and variant on the table, in the page's language. */
+function renderRules() {
+  const g = view.game;
+  if (!g) return;
+  const name = g.names[lang()] || g.names.en;
+  $("#rules-heading").textContent = t("rules_of", { game: name });
+  const variants = t(`variants.${g.game}`);
+  const variant = g.variant || Object.keys(variants)[0];
+  $("#rules-variant").textContent = typeof variants === "object" ? variants[variant] || "" : "";
+  $("#rules-lines").replaceChildren(...rulesOf(g.game, variant).map((line) =>
+    Object.assign(document.createElement("li"), { textContent: line })));
+}
+
+function openRules() {
+  renderRules();
+  closeDialogs();
+  $("#rules").showModal();
 }
 
 function openLedger() {
@@ -427,6 +458,7 @@ function relabel() {
   if (board.table) board.place(false);
   if (view.status) setStatus(view.status);
   if ($("#ledger").open) renderLedger();
+  if ($("#rules").open) renderRules();
 }
 
 if (params.get("lang")) setLang(params.get("lang"));

@@ -19,7 +19,9 @@ function chart(points) {
   const line = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" ");
   const dots = points.map((p, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(p.rating).toFixed(1)}" r="3"/>`).join("");
   const svg = el("div", { className: "chart" });
-  svg.innerHTML = `<svg viewBox="0 0 ${w} ${h}" role="img"><path d="${line}" fill="none" stroke="currentColor" stroke-width="2"/>${dots}</svg>`;
+  // said to a screen reader as the ratings in order
+  const said = `${t("profile.history")}: ${values.join(", ")}`.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  svg.innerHTML = `<svg viewBox="0 0 ${w} ${h}" role="img" aria-label="${said}"><path d="${line}" fill="none" stroke="currentColor" stroke-width="2"/>${dots}</svg>`;
   return svg;
 }
 
@@ -75,7 +77,8 @@ async function main() {
   }
   const response = await fetch(`/api/profile/${encodeURIComponent(id)}`);
   if (!response.ok) {
-    $("#error").textContent = "404";
+    applyText();
+    $("#error").textContent = t("profile.no_player");
     $("#error").hidden = false;
     return;
   }

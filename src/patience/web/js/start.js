@@ -1,7 +1,7 @@
 // The start page: pick a game and a variant (and a game number if you like), see your statistics.
 
 import { faceSvg, installDefs } from "./cards.js";
-import { lang, onLang, t } from "./i18n.js";
+import { lang, onLang, rulesOf, t } from "./i18n.js";
 import { $, applyText, fetchStats, languageSwitch, renderStats, winnableOnly } from "./ui.js";
 
 const ORDER = ["teppich", "reloaded", "faecher"];
@@ -34,7 +34,10 @@ function tile(game) {
     </form>
     <div class="tile-stats"></div>`;
   const form = $(".tile-form", el);
-  form.variant.addEventListener("change", () => showOdds(el, game));
+  form.variant.addEventListener("change", () => {
+    showRules(el, game);
+    showOdds(el, game);
+  });
   // one choice for every game, kept by the browser: the game page asks for a winnable deal with it
   form.winnable.checked = winnableOnly();
   form.winnable.addEventListener("change", (e) => {
@@ -51,6 +54,12 @@ function tile(game) {
     location.href = `/play?${query}`;
   });
   return el;
+}
+
+/** The chosen variant's rules, as the texts say them. */
+function showRules(el, game) {
+  $(".rules", el).replaceChildren(...rulesOf(game.id, $("select", el).value).map((line) =>
+    Object.assign(document.createElement("li"), { textContent: line })));
 }
 
 /** The chosen variant's published win rate (patience.solve.rates, the README's table): perfect play, every card seen. */
@@ -76,12 +85,6 @@ function fill() {
     const own = shown.includes(game.names.de) ? [] : [game.names.de, game.names.it].filter(
       (name, i, all) => name && !shown.includes(name) && all.indexOf(name) === i);
     $(".tile-aka", el).textContent = own.join(" · ");
-    const rules = $(".rules", el);
-    rules.replaceChildren(...t(`rules_text.${game.id}`).map((line) => {
-      const li = document.createElement("li");
-      li.textContent = line;
-      return li;
-    }));
     $(".variant-label", el).textContent = t("variant");
     $(".seed-label", el).textContent = t("game_no");
     $("input[name=seed]", el).placeholder = t("random");
@@ -92,6 +95,7 @@ function fill() {
     const names = t(`variants.${game.id}`);
     select.replaceChildren(...Object.keys(game.variants).map((v) => new Option(names[v] || v, v)));
     if (chosen) select.value = chosen;
+    showRules(el, game);
     showOdds(el, game);
     renderStats($(".tile-stats", el), stats && stats.stats[game.id]);
   }
