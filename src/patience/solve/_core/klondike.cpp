@@ -392,11 +392,14 @@ std::vector<Move> legal_moves(const Position& p) {
 
 // w[0..1]: two bits a card (face-up cards only: 1 or 2 lies on its first or second parent, 3
 // heads the face-up part of a pile) and the foundation heights at bits 104..119 of the pair;
-// w[2..3]: for each pile with face-down cards, 12 bits: how many, and the card on them;
-// bits 24..31 of w[3]: what is pending (its kind and, but for kKing, its card).
-// The top bits of w[1] are not part of the key (the table keeps a weight and a mark there).
+// w[2]: three bits a pile, its face-down count, and at bits 24..31 what is pending (its kind
+// and, but for kKing, its card). The card lying on a pile's face-down cards needs no room:
+// within one search the face-down cards never move, and the card on the first d of them is
+// always the root's card at place d of that pile (it leaves only by turning the card under it
+// up). So a key is 24 bytes. The top bits of w[1] are not part of the key (the table keeps a
+// weight and a mark there).
 struct Key {
-    uint64_t w[4];
+    uint64_t w[3];
 };
 
 constexpr int kPendingShift = 24;
@@ -405,11 +408,11 @@ constexpr uint64_t kPendingClear = (uint64_t{1} << kPendingShift) - 1;
 constexpr uint64_t kKeyMask1 = (uint64_t{1} << 56) - 1;
 
 inline bool same_key(const Key& a, const Key& b) {
-    return a.w[0] == b.w[0] && ((a.w[1] ^ b.w[1]) & kKeyMask1) == 0 && a.w[2] == b.w[2] && a.w[3] == b.w[3];
+    return a.w[0] == b.w[0] && ((a.w[1] ^ b.w[1]) & kKeyMask1) == 0 && a.w[2] == b.w[2];
 }
 
 Key key_of(const Position& p) {
-    Key key{{0, 0, 0, 0}};
+    Key key{{0, 0, 0}};
     for (int i = 0; i < kPiles; ++i) {
         int d = p.down[i];
         for (int j = d; j < p.len[i]; ++j) {
@@ -417,32 +420,29 @@ Key key_of(const Position& p) {
             uint64_t state = j == d ? 3 : (R.parents[card][0] == p.cards[i][j - 1] ? 1 : 2);
             key.w[card >> 5] |= state << (2 * (card & 31));
         }
-        if (d) {
-            uint64_t pile = static_cast<uint64_t>(d) | static_cast<uint64_t>(p.cards[i][d]) << 6;
-            key.w[2 + i / 5] |= pile << (12 * (i % 5));
-        }
+        key.w[2] |= static_cast<uint64_t>(d) << (3 * i);
     }
     for (int suit = 0; suit < 4; ++suit) key.w[1] |= static_cast<uint64_t>(p.height[suit]) << (40 + 4 * suit);
-    if (p.pending) key.w[3] |= (uint64_t{p.pending} | uint64_t{p.pending == kKing ? 0u : p.pending_card} << 2) << kPendingShift;
+    if (p.pending) key.w[2] |= (uint64_t{p.pending} | uint64_t{p.pending == kKing ? 0u : p.pending_card} << 2) << kPendingShift;
     return key;
 }
 
 using patience_core::mix;
 
 inline uint64_t hash_of(const Key& k) {
-    return mix(k.w[0] ^ mix(k.w[1] & kKeyMask1) * 3 ^ mix(k.w[2] + 0x9e3779b97f4a7c15ULL) * 5 ^ mix(k.w[3]) * 7);
+    return mix(k.w[0] ^ mix(k.w[1] & kKeyMask1) * 3 ^ mix(k.w[2] + 0x9e3779b97f4a7c15ULL) * 5);
 }
 
 // -- the transposition table ---------------------------------------------------------------
 
 // Positions searched to the end without a win: open addressing, an entry within a window of
-// kWindow slots from its home. The table doubles when half full, as long as the old and the
-// new slots together stay within the memory cap; then it fills up, and an insertion into a
-// full window gives up the entry there whose subtree was smallest (its weight, a bit length).
-// Whole keys are stored.
+// kWindow slots from its home. The table doubles when three quarters full, as long as the old
+// and the new slots together stay within the memory cap; an insertion into a full window gives
+// up the entry there whose subtree was smallest (its weight, a bit length). Whole keys are
+// stored (24 bytes): forgetting a position only means it may be searched again.
 class LostTable {
   public:
-    static constexpr size_t kWindow = 16;
+    static constexpr size_t kWindow = 32;
 
     explicit LostTable(size_t max_bytes) {
         size_t slots = 1024;  // doubling from n slots holds 3n slots at once
@@ -461,8 +461,10 @@ class LostTable {
     }
 
     void insert(const Key& k, uint64_t h, unsigned weight) {
-        // under the cap nothing is given up: the table doubles when half full or a window is full
-        while (slots_.size() < max_slots_ && (size_ * 2 >= slots_.size() || window_full(h))) resize(slots_.size() * 2);
+        // the table doubles when three quarters full, up to the cap; a full window gives up its entry
+        // of the smallest subtree (rare below that load; doubling for it would leave the table mostly
+        // empty: that doubled the memory of hard deals)
+        while (slots_.size() < max_slots_ && size_ * 4 >= slots_.size() * 3) resize(slots_.size() * 2);
         place(k, h, weight);
     }
 
@@ -473,12 +475,6 @@ class LostTable {
     uint64_t replaced() const { return replaced_; }
 
   private:
-    bool window_full(uint64_t h) const {
-        for (size_t x = 0, i = h & mask_; x < kWindow; ++x, i = (i + 1) & mask_)
-            if (!(slots_[i].w[1] >> 63)) return false;
-        return true;
-    }
-
     void place(const Key& k, uint64_t h, unsigned weight) {
         Key entry = k;
         entry.w[1] = (entry.w[1] & kKeyMask1) | uint64_t{1} << 63 | static_cast<uint64_t>(std::min(weight, 127u)) << 56;
@@ -501,7 +497,7 @@ class LostTable {
     void resize(size_t n) {
         std::vector<Key> old;
         old.swap(slots_);
-        slots_.assign(n, Key{{0, 0, 0, 0}});
+        slots_.assign(n, Key{{0, 0, 0}});
         peak_bytes_ = std::max(peak_bytes_, (old.size() + n) * sizeof(Key));
         mask_ = n - 1;
         size_ = 0;
@@ -626,9 +622,9 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
     // (so every move it has, and more) is known: nothing pending, or a card to use, not only to cover
     auto stronger = [](const Key& key, uint8_t kind) {
         Key k = key;
-        k.w[3] &= ~(uint64_t{3} << kPendingShift);
-        if (kind == kUse) k.w[3] |= uint64_t{kUse} << kPendingShift;
-        if (kind != kUse) k.w[3] &= kPendingClear;
+        k.w[2] &= ~(uint64_t{3} << kPendingShift);
+        if (kind == kUse) k.w[2] |= uint64_t{kUse} << kPendingShift;
+        if (kind != kUse) k.w[2] &= kPendingClear;
         return k;
     };
     auto seen = [&](const Child& c) {
