@@ -9,6 +9,7 @@ import json
 import secrets
 
 import pytest
+import redis
 
 import test_multiprocess
 from arena_processes import Player, ServeProcess
@@ -74,3 +75,36 @@ def test_spectators_on_both_processes_and_a_rematch_across_them(two: tuple[Serve
     for person in (anna, bruno, *fans):
         person.close()
 
+
+
+def test_a_spectator_follows_the_match_when_its_owner_is_killed(two: tuple[ServeProcess, ServeProcess],
+                                                                arena_redis: str) -> None:
+    one, other = two
+    tag = secrets.token_hex(3)
+    anna, bruno = Player(one.url, f"anna{tag}"), Player(other.url, f"bruno{tag}")
+    for player in (anna, bruno):
+        player.open()
+    anna.seek(FORMAT)
+    anna.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == FORMAT)
+    bruno.seek(FORMAT)
+    match_id = bruno.until(lambda m: m["t"] == "duel")["d"]["id"]
+    anna.until(lambda m: m["t"] == "duel")
+    for player in (anna, bruno):
+        assert player.intent("stock")["t"] == "dev"
+    lease = redis.Redis.from_url(arena_redis).get(f"patience:match:{match_id}")
+    assert lease is not None
+    owner_proc = one if f"-{one.proc.pid}-" in lease.decode() else other
+    survivor = other if owner_proc is one else one
+    on_survivor = bruno if owner_proc is one else anna
+    fan = Player(survivor.url, f"erik{tag}")  # watches from the process that will live on
+    fan.open()
+    fan.send("watch", {"id": match_id})
+    fan.until(lambda m: m["t"] == "watch" and [s["moves"] for s in m["d"]["sides"]] == [1, 1])
+    owner_proc.kill()
+    on_survivor.until(lambda m: m["t"] == "duel", timeout=20)  # the survivor took the match over
+    assert on_survivor.intent("stock")["t"] == "dev"
+    side = on_survivor.side
+    seen = fan.until(lambda m: m["t"] == "watch" and m["d"]["sides"][side]["moves"] == 2, timeout=20)
+    assert not mentioned_cards(seen)
+    for person in (anna, bruno, fan):
+        person.close()

@@ -222,7 +222,7 @@ def test_spectators_see_both_players_figures_and_never_a_card(app: Any, fake_tim
             if not live.match.sessions[page.side].is_over:
                 play(page, live, rng)
     fake_time.t += 11  # a time penalty arrives as a tick, and the spectators are told
-    last = fan.until(lambda m: m["t"] == "watch" and m["d"]["v"] == live.version)["d"]
+    last = fan.until(lambda m: m["t"] == "watch" and m["d"]["sides"][0]["ms"] >= 11_000)["d"]
     assert last["sides"] == [msgspec.structs.asdict(live.progress(side)) for side in (0, 1)]
     assert last["sides"][0]["moves"] > 0 and last["sides"][1]["moves"] > 0
     assert fan.intent("stock")["d"]["code"] == "no_game"  # a spectator plays nothing
@@ -250,3 +250,25 @@ def test_watching_an_unknown_match_says_so(app: Any) -> None:
     visitor.send("watch", {"id": "nosuchmatch1"})
     assert visitor.until(lambda m: m["t"] == "err")["d"]["code"] == "no_such_match"
     visitor.close()
+
+
+def test_a_spectator_whose_challenge_is_taken_up_plays_and_watches_no_more(app: Any) -> None:
+    a, b, live = pair(app)
+    host, friend = Page(person(app, "jana")), Page(person(app, "karl"))
+    host.send("challenge", {"format": FORMAT})
+    code = host.until(lambda m: m["t"] == "challenge")["d"]["code"]
+    host.send("watch", {"id": live.id})  # Jana watches while she waits for her friend
+    host.until(lambda m: m["t"] == "watch")
+    friend.send("accept", {"code": code})
+    own = host.until(lambda m: m["t"] == "duel")["d"]
+    assert own["id"] != live.id
+    seen = len(host.raw)
+    rng = random.Random(4)
+    for page in (a, b):
+        play(page, live, rng)
+    a.until(lambda m: m["t"] == "dev" and m["d"]["kind"] == "opp")  # Bruno's move is told
+    host.send("ping", {})
+    host.until(lambda m: m["t"] == "pong")
+    assert all(json.loads(text)["t"] != "watch" for text in host.raw[seen:])  # her page plays: no spectator's view
+    for page in (a, b, host, friend):
+        page.close()

@@ -60,6 +60,7 @@ def test_two_browsers_on_two_processes_play_a_duel_to_its_result(browser: Any, t
             page.wait_for_selector(".card.up")
         expect(anna.locator("#opp-name")).to_contain_text("Bruno")
         expect(bruno.locator("#opp-name")).to_contain_text("Anna")
+        expect(bruno.locator("#found")).to_be_hidden()  # the countdown is over: the clocks run
         bruno.keyboard.press("d")  # a card drawn on one process, seen on the other
         expect(bruno.locator('.card[data-pile="w"]')).to_have_count(1)
         expect(anna.locator("#opp-moves")).to_have_text("1")

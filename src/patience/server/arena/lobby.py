@@ -292,6 +292,24 @@ class Arena:
                 for conn in conns:
                     conn.error("no_such_match", f"match {remote.id} is over or gone")
         await self._sweep()
+        await self._follow_watched()
+
+    async def _follow_watched(self) -> None:
+        """Spectators here of a match whose owner changed (it stopped, its lease lapsed) watch it at
+        its new owner; those of a match that is over and gone from memory keep their last view."""
+        owners: dict[str, str | None] = {}
+        for peer_id, (match_id, owner) in list(self.spectating.items()):
+            if match_id not in owners:
+                owners[match_id] = await self.bus.holder(f"match:{match_id}")
+            if owners[match_id] == owner and (owner != self.node or match_id in self.matches):
+                continue
+            conn = self.peers.get(peer_id)
+            if conn is None or conn.dropped or (owners[match_id] is None
+                                                 and await self.bus.hget("live", match_id) is None):
+                self.spectating.pop(peer_id, None)
+                continue
+            await self.watch(conn, match_id)
+            owners[match_id] = await self.bus.holder(f"match:{match_id}")
 
     async def _sweep(self) -> None:
         """Take over any match going on whose owner has stopped (no page needs to come back first)."""
@@ -686,6 +704,7 @@ class Arena:
 
     async def _join(self, conn: Connection, match_id: str, seen: int) -> None:
         """Show match ``match_id`` on this page: owned here, elsewhere, or by nobody (then take it)."""
+        self._unwatch(conn)  # a page plays or watches, never both
         live = self.matches.get(match_id)
         if live is None:
             owner = await self.bus.holder(f"match:{match_id}")

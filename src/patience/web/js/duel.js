@@ -280,6 +280,9 @@ function onDuel(d) {
   view.duel = d;
   view.end = d.end;
   view.startAt = performance.now() + (d.starts_in || 0);
+  view.watch = null; // a page plays or watches, never both
+  net.watchId = null;
+  document.body.classList.remove("watching");
   $("#lobby").hidden = true;
   $("#spectate").hidden = true;
   $("#arena").hidden = false;
@@ -295,6 +298,7 @@ function onDuel(d) {
   showNames();
   const url = new URL(location.href);
   url.searchParams.delete("c");
+  url.searchParams.delete("w");
   url.searchParams.set("m", d.id);
   history.replaceState(null, "", url.pathname + url.search);
   playing();
