@@ -57,7 +57,7 @@ def test_challenge_link_match_found_spectator_and_rematch(three: tuple[Any, Any,
     tag = secrets.token_hex(3)
     sign_up(anna, base_url, f"anna{tag}", f"Anna{tag}")
     visitor.goto(f"{base_url}/duel")  # a visitor who is not signed in, in the lobby
-    expect(visitor.locator("#live-none")).to_be_visible()
+    expect(visitor.locator("#live-box")).to_be_hidden()  # no match to watch yet
 
     # a code that cannot be one, and one nobody made: said at once, and no Accept
     for code in ("short", "NoSuchCode123"):
@@ -81,7 +81,7 @@ def test_challenge_link_match_found_spectator_and_rematch(three: tuple[Any, Any,
     expect(visitor.locator("#accept-text")).to_contain_text("Sign in to accept.")
     expect(visitor.locator("#accept")).to_be_hidden()
     visitor.goto(f"{base_url}/duel")
-    expect(visitor.locator("#live-none")).to_be_visible()
+    expect(visitor.locator("#live-box")).to_be_hidden()  # no match to watch yet
 
     # match found: both players and their ratings, then the countdown, then both clocks
     bruno.set_viewport_size(PHONE)
@@ -104,6 +104,7 @@ def test_challenge_link_match_found_spectator_and_rematch(three: tuple[Any, Any,
     # the visitor's lobby lists the match without a reload; they watch it: figures, never a card
     row = visitor.locator(".live-match")
     expect(row).to_contain_text(f"Anna{tag} (1500?) vs Bruno{tag} (1500?)")
+    both_sizes(shot, visitor, "duel-lobby-live")
     row.locator(".watch").click()
     expect(visitor.locator("#spectate")).to_be_visible()
     sides = visitor.locator(".watch-side")

@@ -310,6 +310,15 @@ class Arena:
                 continue
             await self.watch(conn, match_id)
             owners[match_id] = await self.bus.holder(f"match:{match_id}")
+        nodes: dict[str, bool] = {}
+        for peer_id, (match_id, peer) in list(self.remote_watchers.items()):  # spectators elsewhere, watching here
+            if peer.node not in nodes:
+                nodes[peer.node] = await self.bus.holder(f"node:{peer.node}") is not None
+            live = self.matches.get(match_id)
+            if live is None or not nodes[peer.node]:  # the match is gone from here, or their process stopped
+                del self.remote_watchers[peer_id]
+                if live is not None:
+                    live.watchers.discard(peer)
 
     async def _sweep(self) -> None:
         """Take over any match going on whose owner has stopped (no page needs to come back first)."""

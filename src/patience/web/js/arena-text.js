@@ -39,7 +39,7 @@ export const ARENA_TEXT = {
         taken: "This challenge has already been taken up.", expired: "This challenge has expired: a link lasts an hour.",
         unknown: "This challenge link is unknown.",
       },
-      live_title: "Matches going on", live_none: "No match is going on right now.", watch: "Watch",
+      live_title: "Matches going on", watch: "Watch",
       watching: "You are watching a duel: both players' figures, never a card.", watch_won: "{name} won",
       err: {
         sign_in: "Sign in first to play a duel.", in_match: "Finish your match first.",
@@ -128,7 +128,7 @@ export const ARENA_TEXT = {
         expired: "Diese Herausforderung ist abgelaufen: ein Link gilt eine Stunde.",
         unknown: "Diesen Herausforderungslink gibt es nicht.",
       },
-      live_title: "Laufende Duelle", live_none: "Gerade läuft kein Duell.", watch: "Zuschauen",
+      live_title: "Laufende Duelle", watch: "Zuschauen",
       watching: "Du schaust einem Duell zu: die Zahlen beider Spieler, nie eine Karte.",
       watch_won: "{name} hat gewonnen",
       err: {
@@ -220,7 +220,7 @@ export const ARENA_TEXT = {
         taken: "Questa sfida è già stata accettata.", expired: "Questa sfida è scaduta: un link vale un'ora.",
         unknown: "Questo link di sfida non esiste.",
       },
-      live_title: "Sfide in corso", live_none: "Nessuna sfida in corso adesso.", watch: "Guarda",
+      live_title: "Sfide in corso", watch: "Guarda",
       watching: "Stai guardando una sfida: i numeri dei due giocatori, mai una carta.", watch_won: "Ha vinto {name}",
       err: {
         sign_in: "Accedi per giocare una sfida.", in_match: "Prima finisci la tua sfida.",

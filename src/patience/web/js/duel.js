@@ -212,7 +212,7 @@ function renderLobby() {
 
 /** The matches going on, to watch: both players with their ratings and the duel. */
 function renderLive(list) {
-  $("#live-none").hidden = list.length > 0;
+  $("#live-box").hidden = list.length === 0; // shown above the pools while there is a match to watch
   $("#live-list").replaceChildren(...list.map((info) => {
     const item = el("li", { className: "live-match" });
     item.dataset.match = info.id;
