@@ -35,11 +35,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true", help="the result as JSON")
     p.set_defaults(func=cmd_solve)
 
-    p = sub.add_parser("study", help="win rates with 95%% intervals over many deals, solver and greedy player")
+    p = sub.add_parser("study", help="win rates with 95%% intervals over many deals: solver, greedy and hint player")
     add_game_arguments(p)
     p.add_argument("--deals", type=int, required=True, help="how many deals (seeds from --first-seed on)")
     p.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
-    p.add_argument("--players", default="solver,greedy", help="solver, greedy or both (default both)")
+    p.add_argument("--players", default="solver,greedy",
+                   help="comma-separated: solver, greedy, hint (follows the hint at every step); default solver,greedy")
     p.add_argument("--workers", type=int, default=None, help="processes to use (default: every core)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask cluster (dask.distributed scheduler)")
     _budget_arguments(p, seconds=10.0)

@@ -13,9 +13,10 @@
   2009): the unseen cards are dealt at random into the unseen places many times over (every
   such deal fits what was seen), each deal is solved by the compiled Klondike core with a small
   budget, and the hint is the move after which most deals are still won. Candidates are taken
-  in the order a careful player prefers (a card to a foundation, a card turned up, the waste's
-  card onto the tableau, a run that frees a card, the stock, a card back from a foundation),
-  and the first that keeps every deal won that the position wins is taken at once. A card to
+  in the order a careful player prefers (a card turned up; before the first redeal the stock,
+  which shows a card and commits nothing; a card to a foundation, the waste's card onto the
+  tableau, a run that frees a card, the stock, a card back from a foundation), and the first
+  that keeps every deal won that the position wins is taken at once. A card to
   its foundation that no other card can ever need (the solvers' "safe" move) is the hint
   without any search, and a move back into a position the game was in already is never
   suggested (no circles through the stock or between two piles).
@@ -44,9 +45,10 @@ from patience.solve.search import Budget, Status
 __all__ = ["hint", "play_hints", "unseen", "visible_deals"]
 
 SAMPLES = 12  # random deals of the unseen cards a Solitaire Reloaded hint solves
-SAMPLE_NODES = 4_000  # positions each may search in the core (a millisecond or so)
+SAMPLE_NODES = 1_500  # positions each may search in the core (about 5 ms)
 _MAX_PLAY = 1_500  # moves a hint player makes at most in one game
 _WALK_BACK = 400  # how far back in a game a hint looks for positions it was in
+_LOOK_FIRST = True  # before the first redeal, turn the stock rather than commit a card (see _candidates)
 
 
 def hint(target: Any, *, budget_s: float = 1.0) -> Move | None:
@@ -57,12 +59,14 @@ def hint(target: Any, *, budget_s: float = 1.0) -> Move | None:
     positions, so within the cap the hint depends on what the player has seen alone.
     """
     state: State = target if isinstance(target, State) else target.state
-    if state.is_won() or not state.useful_moves():
+    if state.is_won():
+        return None
+    if isinstance(state, Reloaded):  # (its useful_moves() looks at the stock's cards: not asked here)
+        return _reloaded_hint(state, time.perf_counter() + budget_s)
+    if not state.useful_moves():
         return None
     if isinstance(state, Carpet) and not state.options.waste:
         return state.legal_moves()[0]  # every order of play is as good as any other
-    if isinstance(state, Reloaded):
-        return _reloaded_hint(state, time.perf_counter() + budget_s)
     return _full_information_hint(state, budget_s)
 
 
@@ -86,6 +90,7 @@ def play_hints(state: State, *, budget_s: float = 1.0) -> tuple[bool, list[Move]
 # and hints that switch lines could go round in circles).
 _NEXT: dict[str, Move] = {}
 _NEXT_MAX = 20_000
+_MEMORY_MB = 128  # a full-information hint's search table at most
 
 
 def _remember(state: State, moves: list[Move]) -> None:
@@ -100,32 +105,37 @@ def _remember(state: State, moves: list[Move]) -> None:
 def _full_information_hint(state: State, budget_s: float) -> Move | None:
     from patience.solve.solution import solve
 
-    key = str(state)
-    cached = _NEXT.get(key)
-    if cached is not None:
-        return cached
     deadline = time.perf_counter() + budget_s
-    solution = solve(state, Budget(seconds=budget_s, nodes=None, memory_mb=64))
-    if solution.status is not Status.WON or not solution.moves:
-        return greedy_move(state)
-    first = solution.moves[0]
-    if first.dst != "f":
-        # a card that can go up now and leaves the game won is the hint rather than a draw
-        for move in state.legal_moves():
-            if move.dst != "f":
-                continue
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                break
-            after = state.copy()
-            after._apply(move)
-            rest = solve(after, Budget(seconds=left, nodes=None, memory_mb=64))
-            if rest.status is Status.WON:
-                _remember(after, rest.moves)
-                _NEXT[key] = move
-                return move
-    _remember(state, solution.moves)
-    return first
+    key = str(state)
+    move = _NEXT.get(key)
+    if move is None:
+        solution = solve(state, Budget(seconds=budget_s, nodes=None, memory_mb=_MEMORY_MB))
+        if solution.status is not Status.WON or not solution.moves:
+            return greedy_move(state)
+        _remember(state, solution.moves)
+        move = solution.moves[0]
+    if move.dst == "f":
+        return move
+    # A card that can go up now and leaves the game won is the hint rather than a draw: first
+    # where it leads to a position of a known winning line (in Teppich, drawing and then filling
+    # the gap from the waste ends where filling it from the stock does), else by a search.
+    ups = [m for m in state.legal_moves() if m.dst == "f"]
+    afters = []
+    for up in ups:
+        after = state.copy()
+        after._apply(up)
+        if str(after) in _NEXT:
+            return up
+        afters.append((up, after))
+    for up, after in afters:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            break
+        rest = solve(after, Budget(seconds=left, nodes=None, memory_mb=_MEMORY_MB))
+        if rest.status is Status.WON:
+            _remember(after, rest.moves)
+            return up
+    return move
 
 
 # -- Solitaire Reloaded: what the player has seen, and the determinized search ---------------------
@@ -174,15 +184,15 @@ def _won(world: Reloaded, deadline: float) -> bool:
     known = _WON.get(key)
     if known is not None:
         return known
-    from patience.solve.klondike import search_klondike
+    from patience.solve.klondike import core_position
 
     left = max(0.001, deadline - time.perf_counter())
-    outcome = search_klondike(world, Budget(seconds=left, nodes=SAMPLE_NODES, memory_mb=8))
-    if outcome.status is Status.UNKNOWN and outcome.reason != "nodes":
+    found = core_position(world).solve(seconds=left, nodes=SAMPLE_NODES, memory_mb=8.0)  # the core's own search
+    if found["status"] == Status.UNKNOWN and found["reason"] != "nodes":
         return False  # cut by the time cap: not remembered
     if len(_WON) >= _WON_MAX:
         _WON.clear()
-    won = _WON[key] = outcome.status is Status.WON
+    won = _WON[key] = found["status"] == Status.WON
     return won
 
 
@@ -234,21 +244,27 @@ def _candidates(state: Reloaded, moves: list[Move]) -> list[Move]:
     seen_talon = [*state.waste, *(state.stock if state.passes_used > 1 else ())]
     king_waiting = any(int(p[j]) % 13 == 12 for k, p in enumerate(tableau) for j in range(max(1, down[k]), len(p))) \
         or any(int(c) % 13 == 12 for c in seen_talon)
+    looking = _LOOK_FIRST and state.passes_used == 1 and bool(state.stock)
     ranked: list[tuple[int, int, Move]] = []
     for move in moves:
         if move in (DRAW, REDEAL):
-            ranked.append((5, 0, move))
+            # before the first redeal, turning the stock shows a card and commits nothing
+            ranked.append((2 if looking else 7, 0, move))
             continue
         if move.dst == "f":
             src = move.src
-            card = waste_top if src == "w" else int(tableau[int(src[1:]) - 1][-1])
-            ranked.append((0, card % 13, move))
+            if src == "w":
+                ranked.append((3, waste_top % 13, move))
+                continue
+            i = int(src[1:]) - 1
+            card = int(tableau[i][-1])
+            ranked.append((0 if len(tableau[i]) - 1 == down[i] > 0 else 3, card % 13, move))
             continue
         if move.src == "w":
-            ranked.append((2, 0, move))
+            ranked.append((4, 0, move))
             continue
         if move.src.startswith("f"):
-            ranked.append((6, 0, move))
+            ranked.append((8, 0, move))
             continue
         i = int(move.src[1:]) - 1
         pile = tableau[i]
@@ -257,13 +273,13 @@ def _candidates(state: Reloaded, moves: list[Move]) -> list[Move]:
             ranked.append((1, -down[i], move))  # turns a card up: deeper piles first
         elif left == 0:
             if king_waiting and tableau[int(move.dst[1:]) - 1]:
-                ranked.append((3, 0, move))  # empties a pile for a King
+                ranked.append((5, 0, move))  # empties a pile for a King
         else:
             under = int(pile[left - 1])
             if height[under // 13] == under % 13:
                 ranked.append((1, 1, move))  # the card under it can go up
             elif takes(under):
-                ranked.append((4, 0, move))
+                ranked.append((6, 0, move))
     ranked.sort(key=lambda r: (r[0], r[1]))
     return [m for _, _, m in ranked]
 
