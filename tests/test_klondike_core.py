@@ -14,7 +14,7 @@ from patience.cards import CARDS
 from patience.games import DRAW, REDEAL, Move, Reloaded
 from patience.games.common import SUIT_OF_FOUNDATION
 from patience.games.reloaded import TABLEAU
-from patience.solve import Budget, Status
+from patience.solve import Budget, Status, solve
 from patience.solve.klondike import KlondikeProblem, core_position, search_klondike
 from patience.solve.search import depth_first
 
@@ -242,3 +242,41 @@ def test_core_refuses_bad_positions_and_moves() -> None:
     with pytest.raises(ValueError, match="undo"):
         core.undo()
     assert core.state() == before
+
+
+def test_every_move_order_decides_small_end_games_alike() -> None:
+    # the shuffled orders of the probes search as completely as the reference order
+    from test_solve import plain_search
+
+    rng = random.Random(2)
+    checked = 0
+    for _ in range(40):
+        state = small_position(rng)
+        truth = plain_search(state, 200_000)
+        if truth is None:
+            continue
+        want = "won" if truth else "unwinnable"
+        for shuffle in (1, 2, 3):
+            assert core_position(state).solve(nodes=3_000_000, shuffle=shuffle)["status"] == want, str(state)
+        checked += 1
+    assert checked >= 20
+
+
+def test_probes_find_a_win_the_reference_order_finds_late() -> None:
+    # deal 45 is won, but the reference order meets its win only after about 42 million positions
+    state = Reloaded.deal(45)
+    budget = Budget(seconds=None, nodes=2_000_000)
+    assert search_klondike(state, budget).status is Status.UNKNOWN
+    outcome = search_klondike(state, budget, probes=True)
+    assert outcome.status is Status.WON and outcome.nodes <= 2_000_000
+    solution = solve(state, budget)  # the line is played through by the rules engine
+    assert solution.status is Status.WON
+    solution.check()
+
+
+def test_probes_leave_unwinnable_deals_unwinnable() -> None:
+    # 22 is decided before any probe, 37 (about 1.6 million positions) with probes between
+    for seed in (22, 37):
+        state = Reloaded.deal(seed)
+        outcome = search_klondike(state, Budget(seconds=None, nodes=6_000_000), probes=True)
+        assert outcome.status is Status.UNWINNABLE, seed

@@ -399,11 +399,16 @@ def core_position(state: Reloaded, settle: bool = True) -> Any:
                     [int(c) for c in (*state.stock, *state.waste)], settle)
 
 
-def search_klondike(state: Reloaded, budget: Budget) -> SearchOutcome:
+def search_klondike(state: Reloaded, budget: Budget, *, probes: bool = False) -> SearchOutcome:
     """Search ``state`` with the compiled core. When it is won, the outcome's line is the whole
-    abstract line from ``state``: every move followed by the safe moves it brought."""
+    abstract line from ``state``: every move followed by the safe moves it brought.
+
+    Without ``probes`` it is :class:`KlondikeProblem`'s search, node for node. With them, the
+    search pauses now and then for a short search in another move order (each with a table of its
+    own): wins the reference order finds late are often found at once in another order, and a
+    probe that ends without a win proves the deal unwinnable as well as the search itself."""
     core = core_position(state)
-    found = core.solve(seconds=budget.seconds, nodes=budget.nodes, memory_mb=budget.memory_mb)
+    found = core.solve(seconds=budget.seconds, nodes=budget.nodes, memory_mb=budget.memory_mb, probes=probes)
     status = Status(found["status"])
     return SearchOutcome(
         status,
@@ -418,7 +423,7 @@ def search_klondike(state: Reloaded, budget: Budget) -> SearchOutcome:
 
 def solve_klondike(state: Reloaded, budget: Budget) -> tuple[SearchOutcome, list[Move]]:
     """Decide a Solitaire Reloaded position; the moves are the whole winning line when it is won."""
-    outcome = search_klondike(state, budget)
+    outcome = search_klondike(state, budget, probes=True)
     if outcome.status is not Status.WON:
         return outcome, []
     return outcome, abstract_to_moves(state, outcome.line)

@@ -583,8 +583,33 @@ struct Outcome {
 
 constexpr uint64_t kCheckEvery = 1024;
 
+// Probes (see depth_first): the search alone until kProbeFrom positions; then probes of
+// kProbeUnit times the Luby sequence 1 1 2 1 1 2 4 1 1 2 ... positions, each followed by twice
+// as many positions of the search itself; a probe's table gets a quarter of the memory.
+constexpr uint64_t kProbeFrom = 400000;
+constexpr uint64_t kProbeUnit = 50000;
+
+uint64_t luby(uint64_t i) {  // the i-th term (from 1) of the Luby sequence
+    uint64_t k = 1;
+    while (((uint64_t{1} << k) - 1) < i) ++k;
+    while (true) {
+        if (i == (uint64_t{1} << k) - 1) return uint64_t{1} << (k - 1);
+        i -= (uint64_t{1} << (k - 1)) - 1;
+        k = 1;
+        while (((uint64_t{1} << k) - 1) < i) ++k;
+    }
+}
+
+// The depth-first search from `root`. With `shuffle` the moves of each position are tried in
+// another order (a fixed shuffle of each position's list, drawn from its key and `shuffle`);
+// the search is as complete as with the reference order. With `probes`, the search pauses now
+// and then (see kProbeFrom) for a short search in another order, with a table of its own: a
+// deal whose win the reference order finds late is often won at once in another order (the
+// times of such searches are heavy-tailed), and a probe that ends without a win proves the deal
+// unwinnable just as well. Nothing a probe saw is kept: positions left in a table while a search
+// was cut short need not be lost (the positions on its line were not searched to the end).
 Outcome depth_first(const Position& root, std::optional<double> seconds, std::optional<uint64_t> max_nodes,
-                    double memory_mb) {
+                    double memory_mb, uint64_t shuffle = 0, bool probes = false) {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
@@ -640,6 +665,14 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
         const Position pos = at;  // `at` may lie in `children`, which grows
         list.size = 0;
         pruned_moves(pos, list);
+        if (shuffle) {  // another order of the same moves (a probe for a win: see solve_klondike)
+            uint64_t r = mix(h ^ shuffle);
+            for (int x = list.size - 1; x > 0; --x) {
+                r = mix(r + 0x9e3779b97f4a7c15ULL);
+                int y = static_cast<int>(r % static_cast<uint64_t>(x + 1));
+                std::swap(list.items[x], list.items[y]);
+            }
+        }
         auto begin = static_cast<uint32_t>(children.size());
         children.resize(begin + list.size);
         path.insert(key, h);
@@ -673,6 +706,7 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
     out.reason = "every line searched";
     const bool timed = seconds.has_value();
     const double limit = timed ? *seconds : 0;
+    uint64_t probe_nodes = 0, probe_bytes = 0, probe_count = 0, next_probe = kProbeFrom;
     while (!frames.empty()) {
         Frame& f = frames.back();
         if (f.next == f.end) {
@@ -711,15 +745,33 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
             out.reason = "time";
             break;
         }
-        if (max_nodes && out.nodes >= *max_nodes) {
+        if (max_nodes && out.nodes + probe_nodes >= *max_nodes) {
             out.status = "unknown";
             out.reason = "nodes";
             break;
         }
+        if (probes && out.nodes >= next_probe) {
+            uint64_t size = kProbeUnit * luby(++probe_count);
+            if (max_nodes) size = std::min(size, *max_nodes - out.nodes - probe_nodes);
+            std::optional<double> left;
+            if (timed) left = std::max(0.0, limit - elapsed());
+            Outcome probe = depth_first(root, left, size, memory_mb / 4, probe_count, false);
+            probe_nodes += probe.nodes;
+            probe_bytes = std::max<uint64_t>(probe_bytes, probe.table_bytes);
+            next_probe = out.nodes + 2 * size;
+            if (probe.status != "unknown") {
+                out.status = probe.status;
+                out.reason = probe.reason;
+                out.line = std::move(probe.line);
+                break;
+            }
+        }
     }
     out.table_peak = std::max<uint64_t>(out.table_peak, lost.size() + path.size());
-    out.table_bytes = lost.bytes() + path.bytes() + children.capacity() * sizeof(Child) + frames.capacity() * sizeof(Frame);
+    out.table_bytes = lost.bytes() + path.bytes() + children.capacity() * sizeof(Child) + frames.capacity() * sizeof(Frame) +
+                      probe_bytes;
     out.replaced = lost.replaced();
+    out.nodes += probe_nodes;
     out.seconds = elapsed();
     return out;
 }
@@ -860,14 +912,15 @@ class Klondike {
         return nb::make_tuple(piles, down, height, talon);
     }
 
-    nb::dict solve(std::optional<double> seconds, std::optional<int64_t> nodes, double memory_mb) const {
+    nb::dict solve(std::optional<double> seconds, std::optional<int64_t> nodes, double memory_mb,
+                   uint64_t shuffle, bool probes) const {
         if (nodes && *nodes < 0) throw nb::value_error("nodes must not be negative");
         std::optional<uint64_t> max_nodes;
         if (nodes) max_nodes = static_cast<uint64_t>(*nodes);
         Outcome o;
         {
             nb::gil_scoped_release release;
-            o = depth_first(pos_, seconds, max_nodes, memory_mb);
+            o = depth_first(pos_, seconds, max_nodes, memory_mb, shuffle, probes);
         }
         nb::dict d;
         d["status"] = o.status;
@@ -924,7 +977,8 @@ NB_MODULE(_klondike, m) {
         .def("key", &Klondike::key, "The position's key: equal for positions the search folds together.")
         .def("state", &Klondike::state, "(piles, down, height, talon) as lists.")
         .def("solve", &Klondike::solve, nb::arg("seconds") = nb::none(), nb::arg("nodes") = nb::none(),
-             nb::arg("memory_mb") = 512.0,
+             nb::arg("memory_mb") = 512.0, nb::arg("shuffle") = 0, nb::arg("probes") = false,
              "Depth-first search from this position: a dict with status, reason, line, nodes, seconds, "
-             "table_peak, table_bytes, replaced.");
+             "table_peak, table_bytes, replaced. shuffle: another order of each position's moves (0: the "
+             "reference order); probes: short searches in other orders now and then (see depth_first).");
 }
