@@ -140,6 +140,9 @@ def test_challenge_link_match_found_spectator_and_rematch(three: tuple[Any, Any,
     # this time Bruno declines, then leaves: Anna's page says so and offers no rematch any more
     give_up(anna)
     give_up(bruno)
+    anna.locator("#look").click()  # she looks at the table; the result, and its rematch, are a button away
+    expect(anna.locator("#result")).to_be_hidden()
+    anna.locator("#show-result").click()
     anna.locator("#rematch").click()
     bruno.locator("#rematch-no").click()
     expect(anna.locator("#rematch-note")).to_have_text(f"Bruno{tag} declined the rematch.")

@@ -328,9 +328,11 @@ function countDown() {
   }
 }
 
-/** A match's page is its table: no site navigation to tap by mistake (the lobby has it). */
+/** A match's page is its table: no site navigation to tap by mistake (the lobby has it). After the end
+ * the result (and its rematch) is a button away. */
 function playing() {
   document.body.classList.toggle("in-match", !!view.duel);
+  $("#show-result").hidden = !view.end;
 }
 
 function onEvent(d) {
@@ -641,6 +643,7 @@ function bind() {
   $("#rematch").addEventListener("click", () => net.send("rematch", { id: view.duel.id }));
   $("#rematch-no").addEventListener("click", () => net.send("decline", { id: view.duel.id }));
   $("#found").addEventListener("cancel", (e) => e.preventDefault()); // the countdown runs to its end
+  $("#show-result").addEventListener("click", () => showResult());
   $("#challenge-copy").addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText($("#challenge-url").value);
