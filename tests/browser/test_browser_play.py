@@ -119,15 +119,15 @@ def test_a_card_dragged_in_solitaire_reloaded_and_undone(page: Any, base_url: st
     shot(page, "reloaded-desktop-dragging")
     page.mouse.up()
     wait_on(page, text, move.dst)
-    expect(page.locator("#undos-left")).to_have_text("(1)")
+    expect(page.locator("#undos-left")).to_have_text("(1 of 3)")
     shot(page, "reloaded-desktop-dragged")
     assert f"seed={seed}" in page.locator("#share-url").input_value()
     page.reload()  # the page comes back to the same game, as the server has it
     wait_on(page, text, move.dst)
-    expect(page.locator("#undos-left")).to_have_text("(1)")
+    expect(page.locator("#undos-left")).to_have_text("(1 of 3)")
     page.locator("#undo").click()
     wait_on(page, text, move.src)
-    expect(page.locator("#undos-left")).to_have_text("(0)")
+    expect(page.locator("#undos-left")).to_have_text("(0 of 3)")
     expect(page.locator("#undo")).to_be_disabled()
     page.locator("#score-btn").click()
     expect(page.locator("#ledger")).to_be_visible()
@@ -388,7 +388,7 @@ def test_a_silent_connection_is_noticed_within_seconds_and_the_move_sent_once(pa
     page.goto(f"{base_url}/play?game=reloaded&seed=5")
     page.wait_for_selector(".card.up")
     expect(page.locator("#banner")).to_be_hidden()
-    expect(page.locator(".badge")).to_have_text("24")
+    expect(page.locator(".badge")).to_have_text("24 cards")
     through["on"] = False  # nothing comes back; the socket itself stays open
     started = time.monotonic()
     page.keyboard.press("d")  # a draw the server plays, whose answer never arrives
@@ -400,10 +400,10 @@ def test_a_silent_connection_is_noticed_within_seconds_and_the_move_sent_once(pa
     expect(page.locator("#banner")).to_be_hidden(timeout=15_000)
     assert len(sockets) >= 2
     expect(page.locator('.card[data-pile="w"]')).to_have_count(1)
-    expect(page.locator(".badge")).to_have_text("23")  # the draw was sent again, but played once: 24 - 1
+    expect(page.locator(".badge")).to_have_text("23 cards")  # the draw was sent again, but played once: 24 - 1
     page.reload()
     page.wait_for_selector(".card.up")
-    expect(page.locator(".badge")).to_have_text("23")
+    expect(page.locator(".badge")).to_have_text("23 cards")
 
 
 def test_going_offline_shows_the_banner_at_once(browser: Any, base_url: str) -> None:

@@ -372,6 +372,43 @@ export class Board {
     }
   }
 
+  /** A won game: the cards leave the foundations one after another and bounce down the table (the
+   * old cascade), then come back. None for a player who asked for less motion. Returns its length in ms. */
+  celebrate() {
+    if (!this.table || matchMedia("(prefers-reduced-motion: reduce)").matches) return 0;
+    const cards = [];
+    for (const name of FOUNDATIONS) {
+      const pile = this.table.piles[name] || [];
+      for (let i = pile.length - 1; i >= 0; i--) {
+        const el = this.cardEl(name, i);
+        if (el) cards.push(el);
+      }
+    }
+    const floor = this.heightPx - H * this.w;
+    let last = 0;
+    cards.forEach((el, k) => {
+      // round-robin over the four foundations, tops first
+      const delay = (k % 4) * 90 + Math.floor(k / 4) * 120;
+      const dir = k % 2 ? -1 : 1;
+      const dx = dir * (120 + ((k * 37) % 160));
+      // down to the table's bottom edge, then two bounces, each lower, drifting sideways all the while
+      const fall = Math.max(40, floor - el._y);
+      const path = [[0, el._y], [0.36, floor], [0.55, floor - fall * 0.45], [0.72, floor],
+        [0.84, floor - fall * 0.18], [0.94, floor], [1, floor]];
+      const frames = path.map(([at, y]) => ({ transform: `translate(${el._x + dx * at}px, ${y}px)`, offset: at }));
+      el.style.zIndex = String(6000 + k);
+      el.hidden = false;
+      el.animate(frames, { duration: 900, delay, easing: "ease-in", fill: "none" });
+      last = Math.max(last, delay + 900);
+    });
+    this.root.dataset.celebrating = "1";
+    setTimeout(() => {
+      delete this.root.dataset.celebrating;
+      this.place(false);
+    }, last + 50);
+    return last;
+  }
+
   setPos(el, x, y, angle, animate) {
     el.classList.toggle("still", !animate);
     el._x = x;
@@ -392,10 +429,14 @@ export class Board {
       slot.querySelector(".slot-mark").textContent = empty ? (action === "redeal" ? "↻" : "∅") : "";
       const badge = this.badge;
       const passes = this.passesLeft();
-      badge.textContent = passes === null ? String(cards.length) : `${cards.length} · ↻${passes}`;
+      // "35 cards" and, where the stock may be turned again, "1 redeal left" under it
+      const count = t(cards.length === 1 ? "cards_left_one" : "cards_left", { n: cards.length });
+      const again = passes === null ? "" : t(passes === 1 ? "passes_left_one" : "passes_left", { n: passes });
+      badge.replaceChildren(Object.assign(document.createElement("span"), { textContent: count }));
+      if (again) badge.append(Object.assign(document.createElement("span"), { className: "again", textContent: again }));
       badge.style.left = `${base.x + this.w / 2}px`;
       badge.style.top = `${base.y + H * this.w * 0.97}px`;
-      label += `, ${t("cards_left", { n: cards.length })}, ` +
+      label += `, ${count}${again ? `, ${again}` : ""}, ` +
         t(action === "draw" ? "stock_draw" : action === "redeal" ? "stock_redeal" : "stock_none");
       slot.tabIndex = 0;
     } else {

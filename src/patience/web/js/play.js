@@ -6,7 +6,7 @@ import { cardDisplay } from "./cards.js";
 import { cardName, lang, moveName, onLang, pileName, rulesOf, say, setLang, t } from "./i18n.js";
 import { Net } from "./net.js";
 import {
-  $, applyText, confirmDialog, fetchStats, formatTime, fourColour, languageSwitch, points, renderStats, signed,
+  $, applyText, cardBack, confirmDialog, fetchStats, formatTime, fourColour, languageSwitch, points, renderStats, signed,
   toast, winnableOnly,
 } from "./ui.js";
 
@@ -96,7 +96,8 @@ function onEvent(d, mine) {
   if (d.summary) board.clearSelection();
   if (d.summary && !view.endShown) {
     view.endShown = true;
-    setTimeout(() => showEnd(d.summary), 500);
+    const party = d.summary.outcome === "won" ? board.celebrate() : 0;
+    setTimeout(() => showEnd(d.summary), Math.max(500, party + 200));
   }
 }
 
@@ -173,8 +174,11 @@ function setStatus(status) {
   const undo = $("#undo");
   undo.hidden = !!view.game && view.game.options.undo_limit === 0; // a game without undo
   undo.disabled = !status.can_undo;
-  $("#undos-left").textContent = status.undos_left == null ? "" : `(${status.undos_left})`;
-  undo.title = status.undos_left == null ? t("undo") : `${t("undo")} · ${t("undos_left", { n: status.undos_left })}`;
+  // "Undo (0 of 3)": undos in store out of the most there can be (each move adds one), never a bare "(0)"
+  const most = view.game ? view.game.options.undo_limit : null;
+  const store = status.undos_left == null ? null : { n: status.undos_left, max: most > 0 ? most : status.undos_left };
+  $("#undos-left").textContent = store ? t("undos_of", store) : "";
+  undo.title = store ? t("undo_store", store) : t("undo");
   $("#hint").disabled = !!status.outcome;
   $("#pool-box").hidden = !status.pool || !!status.outcome; // once over, what was left is in the score
   tickClock();
@@ -393,6 +397,11 @@ function bindControls() {
     if (/^\d{1,19}$/.test(value)) startNew(value);
   });
   $("#share-copy").addEventListener("click", copyShare);
+  const back = cardBack();
+  for (const input of document.querySelectorAll("input[name=back]")) {
+    input.checked = input.value === back;
+    input.addEventListener("change", () => cardBack(input.value));
+  }
   $("#four").checked = fourColour();
   $("#four").addEventListener("change", (e) => fourColour(e.target.checked));
   $("#winnable").checked = winnableOnly();

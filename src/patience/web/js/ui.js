@@ -44,8 +44,20 @@ export function toast(text, kind = "") {
   box.textContent = text;
   box.className = `toast ${kind}`;
   box.hidden = false;
+  // over the toolbar, never over a card: where a card would be covered, it goes to the top of the screen
+  if (coversCard(box)) box.classList.add("top");
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => (box.hidden = true), kind === "bad" ? 3200 : 2400);
+}
+
+function coversCard(box) {
+  const r = box.getBoundingClientRect();
+  for (const card of document.querySelectorAll(".card")) {
+    if (card.hidden) continue;
+    const c = card.getBoundingClientRect();
+    if (c.left < r.right && c.right > r.left && c.top < r.bottom && c.bottom > r.top) return true;
+  }
+  return false;
 }
 
 /** Ask a yes/no question in a dialog; resolves to true for yes. */
@@ -138,6 +150,28 @@ export function fourColour(on) {
   const value = storedChoice("patience.four", on);
   document.body.classList.toggle("four", value);
   return value;
+}
+
+export const BACKS = ["blue", "red", "green"];
+
+/** The card back chosen (kept by the browser): set it when ``value`` is given; returns it. */
+export function cardBack(value) {
+  if (value !== undefined && BACKS.includes(value)) {
+    try {
+      localStorage.setItem("patience.back", value);
+    } catch {
+      // kept for this page only
+    }
+  }
+  let back = value;
+  try {
+    back = localStorage.getItem("patience.back") || back;
+  } catch {
+    // storage off: the value given, or the default
+  }
+  if (!BACKS.includes(back)) back = BACKS[0];
+  for (const b of BACKS) document.body.classList.toggle(`back-${b}`, b === back);
+  return back;
 }
 
 /** "Winnable deals only": a new game without a game number asks the server for a proved-winnable one. */
