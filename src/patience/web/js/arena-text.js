@@ -121,7 +121,7 @@ export const ARENA_TEXT = {
       rematch_offered_opp: "{name} bietet eine Revanche an.", rematch_declined: "{name} hat die Revanche abgelehnt.",
       rematch_withdrew: "{name} hat das Angebot zurückgezogen.", rematch_left: "{name} ist gegangen: keine Revanche.",
       look: {
-        open: "{name} ({rating}) fordert dich zu einem Duell heraus: {format}.",
+        open: "{name} ({rating}) fordert dich zu einem Duell heraus: {format}", // the format ends in "Min."
         away: "{name} ist gerade nicht in der Lobby; das Duell kann beginnen, sobald {name} zurück ist.",
         sign_in: "Melde dich an, um anzunehmen.", own: "Das ist deine eigene Herausforderung: gib den Link einem Freund.",
         taken: "Diese Herausforderung hat schon jemand angenommen.",
