@@ -173,7 +173,14 @@ def test_a_challenge_link_says_who_challenges_and_which_duel_before_accepting(ap
     fresh = new_host.until(lambda m: m["t"] == "challenge")["d"]["code"]
     new_host.close()
     assert look(visitor, fresh)["away"] is True
-    for page in (host, friend, visitor):
+    fake_time.t += 86400  # a day on, the first link, taken up then, is forgotten once another is taken up
+    maker, taker = Page(person(app, "nina")), Page(person(app, "otto"))
+    maker.send("challenge", {"format": FORMAT})
+    friend.close()  # Karl's match goes on without his page; Otto takes up Nina's link
+    taker.send("accept", {"code": maker.until(lambda m: m["t"] == "challenge")["d"]["code"]})
+    taker.until(lambda m: m["t"] == "duel")
+    assert look(visitor, code)["state"] == "unknown"
+    for page in (host, visitor, maker, taker):
         page.close()
 
 

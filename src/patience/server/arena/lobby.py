@@ -99,6 +99,7 @@ __all__ = ["Arena"]
 log = logging.getLogger("patience.server")
 
 CHALLENGE_SECONDS = 3600.0
+TAKEN_KEPT_SECONDS = 86400.0  # how long a challenge link taken up says "taken" (then: unknown)
 OVER_KEEP_SECONDS = 120.0  # a finished match stays in memory this long for late reconnects
 POOL_SHOWN = 12  # waiting players named per pool in the lobby
 FORMAT_KEYS = [Format(game, variant, limit).key for game, variants in FORMATS.items() for variant in variants
@@ -647,9 +648,18 @@ class Arena:
         if live is None:
             await self.bus.hset("challenges", message.code, found)  # nothing was written: the link is still open
             return
-        await self.bus.hset("challenges_taken", message.code, live.id.encode())  # its link says so from now on
+        await self._remember_taken(message.code, live.id)
         if await self.bus.hget("challenge_of", challenge["user"]) == message.code.encode():
             await self.bus.hdel("challenge_of", challenge["user"])
+
+    async def _remember_taken(self, code: str, match_id: str) -> None:
+        """A link taken up says so for a day (``look``); older ones are forgotten as new ones come."""
+        now = self.wall()
+        old = [kept for kept, data in (await self.bus.hgetall("challenges_taken")).items()
+               if now - json.loads(data)["at"] > TAKEN_KEPT_SECONDS]
+        if old:
+            await self.bus.hdel("challenges_taken", *old)
+        await self.bus.hset("challenges_taken", code, json.dumps({"match": match_id, "at": now}).encode())
 
     async def _name_of(self, user_id: str, page: dict[str, str]) -> str:
         conn = self.peers.get(page["peer"]) if page["node"] == self.node else None
