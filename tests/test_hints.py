@@ -127,3 +127,30 @@ def test_the_server_hint_is_the_players() -> None:
 
     session = Session("reloaded", 21, clock=ManualClock())
     assert server_hint(session) == hint(session.state) == Move("t7", "f")
+
+
+def test_auto_move_plays_only_safe_cards_and_finishes_an_open_game() -> None:
+    from patience.solve import Budget, solve_deal
+    from patience.solve.auto import auto_move
+
+    state = Reloaded.deal(21)
+    assert auto_move(state) == Move("t7", "f")  # A♥
+    state.push(Move("t7", "f"))
+    assert auto_move(state) is None  # Q♥ is no Ace or 2, and nothing lies under it on a foundation
+    solution = solve_deal("reloaded", 21, None, Budget(seconds=30))
+    assert solution.won
+    s = Reloaded.deal(21)
+    for move in solution.moves:
+        if not any(s.down) and not s.stock and not s.waste:
+            break
+        s.push(move)
+    assert not s.is_won()
+    for _ in range(52):  # every card face up: auto-move finishes the game
+        move = auto_move(s)
+        if move is None:
+            break
+        s.push(move)
+    assert s.is_won()
+    carpet = Carpet.deal(3)
+    assert auto_move(carpet) in carpet.legal_moves()  # base Teppich: any card that fits
+    assert auto_move(Carpet.deal(1, {"waste": True})) is None  # with the waste a gap's filling matters

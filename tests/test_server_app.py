@@ -545,3 +545,22 @@ def test_no_hidden_card_is_ever_sent(client: TestClient, game_id: str) -> None:
         for seed in (1, 2, 3):
             outcomes.append(play_whole_game(ws, client, game_id, seed))
     assert all(outcomes)
+
+
+def test_auto_move_sends_the_safe_cards_up_when_asked(client: TestClient) -> None:
+    """Game 21 of Solitaire Reloaded has A♥ on t7: with auto-move the server plays it up after the
+    player's move, as a move of its own; without it, nothing moves by itself."""
+    with client.websocket_connect("/ws") as ws:
+        d = new_game(ws, "reloaded", seed="21")
+        send(ws, "move", {"ack": 1, "src": "t4", "dst": "t1"})
+        assert reply_to(ws, 1)["d"]["move"] == "t4>t1"
+        state = live(client, d["id"]).session.state
+        assert state.height == [0, 0, 0, 0] and str(state.tableau[6][-1]) == "AH"
+        send(ws, "stock", {"ack": 2, "auto": True})
+        assert reply_to(ws, 2)["d"]["move"] == "draw"
+        auto = recv(ws)
+        assert auto["t"] == "ev" and auto["d"]["kind"] == "move" and auto["d"]["move"] == "t7>f"
+        assert auto["d"]["ack"] is None and auto["d"]["table"] is not None
+        assert state.height[1] >= 1  # (and any safe card that followed it)
+        send(ws, "move", {"ack": 3, "src": "t1", "dst": "t2", "auto": "yes"})
+        assert reply_to(ws, 3)["t"] == "err"  # a flag that is not true or false is refused

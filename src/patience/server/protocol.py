@@ -91,20 +91,25 @@ class JoinIntent(_Msg, frozen=True):
 
 
 class MoveIntent(_Msg, frozen=True):
-    """Move ``n`` cards (default: the server's choice, e.g. a whole fitting run) from ``src`` to ``dst``."""
+    """Move ``n`` cards (default: the server's choice, e.g. a whole fitting run) from ``src`` to ``dst``;
+    with ``auto`` the server then sends the safe cards to the foundations, and finishes the game once
+    every card is face up (patience.solve.auto), each as a move of its own."""
 
     T = "move"
     ack: Ack
     src: PileName
     dst: PileName
     n: Count | None = None
+    auto: bool = False
 
 
 class StockIntent(_Msg, frozen=True):
-    """Turn the stock (talon): draw a card, or turn the waste over when the stock is empty."""
+    """Turn the stock (talon): draw a card, or turn the waste over when the stock is empty (``auto``: as
+    for a move)."""
 
     T = "stock"
     ack: Ack
+    auto: bool = False
 
 
 class UndoIntent(_Msg, frozen=True):

@@ -19,7 +19,8 @@
   that keeps every deal won that the position wins is taken at once. A card to
   its foundation that no other card can ever need (the solvers' "safe" move) is the hint
   without any search, and a move back into a position the game was in already is never
-  suggested (no circles through the stock or between two piles).
+  suggested (no circles through the stock or between two piles). (:mod:`patience.solve.auto` plays
+  the same safe cards up by itself when a player turns auto-move on.)
 
   The random deals come from a generator seeded by what is unseen (which cards, and the
   places), so the same position always gives the same hint, and a move that turns up nothing
@@ -38,8 +39,8 @@ from typing import Any
 
 from patience.cards import CARDS
 from patience.games import DRAW, REDEAL, Carpet, Move, Reloaded, State
+from patience.solve.auto import safe_foundation_move
 from patience.solve.greedy import greedy_move
-from patience.solve.klondike import is_safe
 from patience.solve.search import Budget, Status
 
 __all__ = ["hint", "play_hints", "unseen", "visible_deals"]
@@ -196,19 +197,6 @@ def _won(world: Reloaded, deadline: float) -> bool:
     return won
 
 
-def _safe_move(state: Reloaded, moves: list[Move]) -> Move | None:
-    """A face-up card to its foundation that no other card can ever need (see
-    :func:`patience.solve.klondike.is_safe`)."""
-    height = list(state.height)
-    for move in moves:
-        if move.dst != "f":
-            continue
-        card = state.waste[-1] if move.src == "w" else state.tableau[int(move.src[1:]) - 1][-1]
-        if is_safe(int(card), height):
-            return move
-    return None
-
-
 def _visited(state: Reloaded) -> set[Any]:
     """The positions the game was in since its last card was turned face up (at most
     ``_WALK_BACK`` moves back): only there can a position come again."""
@@ -295,7 +283,7 @@ def _children(card: int) -> tuple[int, ...]:
 def _reloaded_hint(state: Reloaded, deadline: float) -> Move | None:
     moves = state.legal_moves()
     visited = _visited(state)
-    safe = _safe_move(state, moves)
+    safe = safe_foundation_move(state, moves)
     if safe is not None:
         state._apply(safe)
         again = state.key() in visited

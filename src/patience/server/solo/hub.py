@@ -63,6 +63,7 @@ from patience.server.storage.store import SavedGame, Store, write_games
 from patience.server.storage.writer import GroupWriter
 from patience.session import LedgerEntry, Session
 from patience.solve import winnable
+from patience.solve.auto import auto_move
 
 __all__ = ["Hub", "LiveGame", "ledger_line"]
 
@@ -254,7 +255,24 @@ class LiveGame:
             return self._reject(conn, ack, str(move), exc.reason)
         except (BadInputError, GameOverError) as exc:
             return conn.error("bad_move", str(exc), ack)
-        return self._event("move", ack=ack, cid=conn.cid, move=str(move), moved=True)
+        reply = self._event("move", ack=ack, cid=conn.cid, move=str(move), moved=True)
+        if intent.auto:
+            self._auto_moves(conn)
+        return reply
+
+    def _auto_moves(self, conn: Connection) -> None:
+        """Auto-move, as the player asked: the safe cards up, or the finish (patience.solve.auto); each
+        played through the session and told as a move of its own."""
+        session = self.session
+        for _ in range(60):
+            move = auto_move(session.state) if session.outcome is None else None
+            if move is None:
+                return
+            try:
+                session.play(move)
+            except PatienceError:  # pragma: no cover - auto_move names legal moves only
+                return
+            self._event("move", cid=conn.cid, move=str(move), moved=True)
 
     def _resolve(self, intent: MoveIntent) -> Move:
         """The move an intent names; without a count, the largest legal one (a whole fitting pile)."""

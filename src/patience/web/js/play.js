@@ -6,8 +6,8 @@ import { cardDisplay } from "./cards.js";
 import { cardName, lang, moveName, onLang, pileName, rulesOf, say, setLang, t } from "./i18n.js";
 import { Net } from "./net.js";
 import {
-  $, applyText, cardBack, confirmDialog, fetchStats, formatTime, fourColour, languageSwitch, points, renderStats, signed,
-  toast, winnableOnly,
+  $, applyText, autoMove, cardBack, confirmDialog, fetchStats, formatTime, fourColour, languageSwitch, points,
+  renderStats, signed, toast, winnableOnly,
 } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
@@ -35,11 +35,16 @@ function dealFromParams() {
 }
 
 const board = new Board($("#board"), {
-  move: (src, dst, n) => net.send("move", n == null ? { src, dst } : { src, dst, n }),
-  stock: () => net.send("stock"),
+  move: (src, dst, n) => net.send("move", withAuto(n == null ? { src, dst } : { src, dst, n })),
+  stock: () => net.send("stock", withAuto({})),
   select: (pile, n) => view.game && view.game.assist && net.send("targets", { src: pile, n }),
   announce: (text) => announce(text),
 });
+
+/** Auto-move is the player's setting; the server does the moves (the page knows no rule). */
+function withAuto(intent) {
+  return autoMove() ? { ...intent, auto: true } : intent;
+}
 
 const net = new Net({
   game: onGame,
@@ -404,6 +409,8 @@ function bindControls() {
   }
   $("#four").checked = fourColour();
   $("#four").addEventListener("change", (e) => fourColour(e.target.checked));
+  $("#auto").checked = autoMove();
+  $("#auto").addEventListener("change", (e) => autoMove(e.target.checked));
   $("#winnable").checked = winnableOnly();
   $("#winnable").addEventListener("change", (e) => winnableOnly(e.target.checked));
   $("#again").addEventListener("click", () => {
@@ -430,7 +437,7 @@ function bindControls() {
     const key = e.key.toLowerCase();
     if (key === "u") net.send("undo");
     else if (key === "h") net.send("hint");
-    else if (key === "d") net.send("stock");
+    else if (key === "d") net.send("stock", withAuto({}));
     else if (key === "r" || e.key === "?") openRules();
   });
 }

@@ -152,6 +152,11 @@ export function fourColour(on) {
   return value;
 }
 
+/** Auto-move (off unless chosen): the server sends safe cards to the foundations after each move. */
+export function autoMove(on) {
+  return storedChoice("patience.auto", on);
+}
+
 export const BACKS = ["blue", "red", "green"];
 
 /** The card back chosen (kept by the browser): set it when ``value`` is given; returns it. */
