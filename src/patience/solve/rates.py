@@ -1,7 +1,9 @@
 """The published win rates: the one place their figures live.
 
 Each row is one study (``patience study``, seeds 1..N) as it came out: the deals, what the
-solver said of them and how many the greedy player won. The README's win-rate table is
+solver said of them and how many the greedy player won; and the hint player's own study (it
+thinks at every step, so it often covers fewer deals): its command, deals and wins. The
+README's win-rate table is
 :func:`readme_table` of these rows (``tests/test_docs.py`` holds them equal), and the start
 page shows each variant's rate beside it from :func:`rates_by_variant` (``/api/games``)::
 
@@ -36,6 +38,9 @@ class WinRate:
     greedy_won: int
     variants: tuple[str, ...] = ()
     play_matters: bool = True
+    hint_command: str = ""  # the hint player's study (``--players hint``); empty: not measured
+    hint_deals: int = 0
+    hint_won: int = 0
 
     @property
     def decided(self) -> int:
@@ -58,23 +63,43 @@ class WinRate:
     def greedy_interval(self) -> tuple[float, float]:
         return wilson(self.greedy_won, self.deals)
 
+    @property
+    def hint_rate(self) -> float:
+        return self.hint_won / self.hint_deals
+
+    @property
+    def hint_interval(self) -> tuple[float, float]:
+        return wilson(self.hint_won, self.hint_deals)
+
 
 RATES: tuple[WinRate, ...] = (
     WinRate("teppich", "Teppich 4 × 5 (base)", "patience study teppich --deals 10000000",
-            10_000_000, 114_599, 9_885_401, 0, 114_599, variants=("4x5",), play_matters=False),
+            10_000_000, 114_599, 9_885_401, 0, 114_599, variants=("4x5",), play_matters=False,
+            hint_command="patience study teppich --deals 10000000 --players hint",
+            hint_deals=10_000_000, hint_won=114_599),
     WinRate("teppich", "Teppich 5 × 6", "patience study teppich --variant 5x6 --deals 1000000",
-            1_000_000, 600_971, 399_029, 0, 600_971, variants=("5x6",), play_matters=False),
+            1_000_000, 600_971, 399_029, 0, 600_971, variants=("5x6",), play_matters=False,
+            hint_command="patience study teppich --variant 5x6 --deals 1000000 --players hint",
+            hint_deals=1_000_000, hint_won=600_971),
     WinRate("teppich", "Teppich with waste, 4 × 5", "patience study teppich --variant waste --deals 10000",
-            10_000, 8_783, 1_216, 1, 4_550, variants=("waste",)),
+            10_000, 8_783, 1_216, 1, 4_550, variants=("waste",),
+            hint_command="patience study teppich --variant waste --deals 300 --players solver,hint",
+            hint_deals=300, hint_won=261),
     WinRate("teppich", "Teppich with waste, 5 × 6", "patience study teppich --variant 5x6-waste --deals 10000",
-            10_000, 9_989, 11, 0, 9_919, variants=("5x6-waste",)),
+            10_000, 9_989, 11, 0, 9_919, variants=("5x6-waste",),
+            hint_command="patience study teppich --variant 5x6-waste --deals 300 --players solver,hint",
+            hint_deals=300, hint_won=300),
     WinRate("teppich", "Teppich with waste, gap filled from the stock first",
             "patience study teppich --variant waste -o fill_from=stock --deals 2000",
-            2_000, 1_603, 389, 8, 629),
+            2_000, 1_603, 389, 8, 629,
+            hint_command="patience study teppich --variant waste -o fill_from=stock --deals 200 --players solver,hint",
+            hint_deals=200, hint_won=152),
     WinRate("faecher", "Der Fächer (two passes)", "patience study faecher --deals 10000",
-            10_000, 9_972, 24, 4, 3_614, variants=("standard", "with-undo")),
+            10_000, 9_972, 24, 4, 3_614, variants=("standard", "with-undo"),
+            hint_command="patience study faecher --deals 1000 --players solver,hint", hint_deals=1_000, hint_won=1_000),
     WinRate("reloaded", "Solitaire Reloaded (thoughtful Klondike draw-one)", "patience study reloaded --deals 1000",
-            1_000, 883, 92, 25, 120, variants=("5min", "10min", "untimed")),
+            1_000, 883, 92, 25, 120, variants=("5min", "10min", "untimed"),
+            hint_command="patience study reloaded --deals 1000 --players hint", hint_deals=1_000, hint_won=600),
 )
 """Every published study, in the README's order."""
 
@@ -88,14 +113,20 @@ def _percent(x: float) -> str:
 def readme_table() -> str:
     """The README's win-rate table, row by row from :data:`RATES`."""
     lines = ["| game and variant | command | deals | solver won / lost / unknown | solver rate (95 % interval) "
-             "| greedy rate (95 % interval) |",
-             "|---|---|---|---|---|---|"]
+             "| greedy rate (95 % interval) | hint player: rate (95 % interval), deals, command |",
+             "|---|---|---|---|---|---|---|"]
     for r in RATES:
         low, high = r.interval
         glow, ghigh = r.greedy_interval
+        if r.hint_deals:
+            hlow, hhigh = r.hint_interval
+            hint = (f"{_percent(r.hint_rate)} ({_percent(hlow)} – {_percent(hhigh)}), {r.hint_deals:,} deals: "
+                    f"`{r.hint_command}`")
+        else:
+            hint = "not measured"
         lines.append(f"| {r.label} | `{r.command}` | {r.deals:,} | {r.won:,} / {r.lost:,} / {r.unknown:,} "
                      f"| **{_percent(r.rate)}** ({_percent(low)} – {_percent(high)}) "
-                     f"| {_percent(r.greedy_rate)} ({_percent(glow)} – {_percent(ghigh)}) |")
+                     f"| {_percent(r.greedy_rate)} ({_percent(glow)} – {_percent(ghigh)}) | {hint} |")
     return "\n".join(lines)
 
 
