@@ -19,24 +19,25 @@ import logging
 from typing import Any
 
 from patience import solve
-from patience.games import DRAW, REDEAL, Move, State
+from patience.games import DRAW, REDEAL, Move, Reloaded, State
 from patience.session import Session
 
-__all__ = ["HINT_SECONDS", "hint", "simple_hint"]
+__all__ = ["HINT_SECONDS", "LINE_SECONDS", "hint", "simple_hint"]
 
 log = logging.getLogger(__name__)
 
 _FOUNDATIONS = ("f", "fs", "fh", "fd", "fc")
 
 
-HINT_SECONDS = 0.25  # a hint's search stops by then (it runs on a worker thread, one at a time)
+HINT_SECONDS = 0.25  # a Solitaire Reloaded hint's searches stop by then (on a worker thread, one at a time)
+LINE_SECONDS = 1.0  # Teppich and Der Fächer: a search for a winning line, once a game (then it is followed)
 
 
 def hint(session: Session) -> Move | None:
     """A legal useful move of ``session`` now, or None when there is none."""
     state = session.state
     try:
-        answer = solve.hint(session, budget_s=HINT_SECONDS)
+        answer = solve.hint(session, budget_s=HINT_SECONDS if isinstance(state, Reloaded) else LINE_SECONDS)
     except Exception:  # a failing solver must not take the hint button with it
         log.exception("the solver's hint failed; the simple hint answers")
         answer = None
