@@ -117,3 +117,24 @@ def test_the_end_game_shortcut_never_changes_the_answer(variant: dict[str, Any])
         assert short.nodes <= full.nodes
         decided += 1
     assert decided >= 15  # most deals are decided within the budget
+
+
+def test_probes_find_a_win_the_reference_order_meets_late() -> None:
+    # deal 3873 is won, but the reference order meets its win only after about 34 million positions
+    state = Carpet.deal(3873, {"waste": True})
+    budget = Budget(seconds=None, nodes=3_000_000)
+    assert search_waste(state, budget).status is Status.UNKNOWN
+    outcome = search_waste(state, budget, probes=True)
+    assert outcome.status is Status.WON and outcome.nodes <= 3_000_000
+    assert solve(state, budget).status is Status.WON  # the line is played through by the rules engine
+
+
+@pytest.mark.slow
+def test_probes_never_change_an_answer() -> None:
+    # three of the rare deals of 25-50 million positions (the probes start at two million): as the
+    # reference search alone says, 3873 and 5596 are won and 7843 (35 million positions) unwinnable
+    hard = {}
+    for seed in (3873, 5596, 7843):
+        state = Carpet.deal(seed, {"waste": True})
+        hard[seed] = search_waste(state, Budget(seconds=None, nodes=60_000_000), probes=True).status
+    assert hard == {3873: Status.WON, 5596: Status.WON, 7843: Status.UNWINNABLE}

@@ -181,7 +181,7 @@ def solve_carpet(state: Carpet, budget: Budget) -> tuple[SearchOutcome, list[Mov
         status = Status.WON if won else Status.UNWINNABLE
         reason = "a winning line" if won else "stuck, and the order of play does not matter in this game"
         return SearchOutcome(status, [], len(moves), 0.0, 0, 0, 0, reason), moves if won else []
-    outcome = search_waste(state, budget)
+    outcome = search_waste(state, budget, probes=True)
     return outcome, _engine_moves(state, outcome.line) if outcome.status is Status.WON else []
 
 
@@ -194,12 +194,17 @@ def core_arguments(state: Carpet) -> tuple[list[int], list[int], list[int], list
             state.passes_used, state.options.waste_passes, state.options.fill_from == "waste")
 
 
-def search_waste(state: Carpet, budget: Budget) -> SearchOutcome:
-    """The waste variant's search (:class:`CarpetWasteProblem`'s), run by the compiled core."""
+def search_waste(state: Carpet, budget: Budget, *, probes: bool = False) -> SearchOutcome:
+    """The waste variant's search (:class:`CarpetWasteProblem`'s), run by the compiled core.
+
+    With ``probes``, after two million positions the core tries a few other move orders briefly
+    before it goes on with its own, all sharing one table (no line comes back to a position, so
+    what one search found lost stays lost): a win the reference order meets late is often found
+    at once in another order."""
     seconds = -1.0 if budget.seconds is None else budget.seconds
     nodes = -1 if budget.nodes is None else budget.nodes
     status, reason, line, searched, peak, table_bytes, resets = _carpet.solve(
-        *core_arguments(state), seconds, nodes, float(budget.memory_mb))
+        *core_arguments(state), seconds, nodes, float(budget.memory_mb), probes)
     abstract = [(kind,) if card < 0 else (kind, card) for kind, card in line]
     return SearchOutcome(_STATUS[status], abstract, searched, 0.0, peak, table_bytes, resets, reason)
 

@@ -32,6 +32,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace nb = nanobind;
@@ -67,6 +68,27 @@ class Table {
     void add(const Key& k) {
         if (size_ >= slots_.size() / 2 && slots_.size() < max_slots_) grow();
         insert(k);
+    }
+    void erase(const Key& k) {  // backward-shift deletion keeps every probe chain whole
+        std::size_t i = index(k);
+        while (slots_[i].hi) {
+            if (slots_[i] == k) break;
+            i = (i + 1) & mask_;
+        }
+        if (!slots_[i].hi) return;
+        std::size_t j = i;
+        while (true) {
+            j = (j + 1) & mask_;
+            if (!slots_[j].hi) break;
+            std::size_t h = index(slots_[j]);
+            bool stays = (i <= j) ? (i < h && h <= j) : (i < h || h <= j);
+            if (!stays) {
+                slots_[i] = slots_[j];
+                i = j;
+            }
+        }
+        slots_[i] = Key{0, 0};
+        --size_;
     }
     void clear() {
         std::fill(slots_.begin(), slots_.end(), Key{0, 0});
@@ -265,39 +287,51 @@ class Position {
 };
 
 using Line = std::vector<std::tuple<std::string, int>>;
+using Clock = std::chrono::steady_clock;
 
-// status: 0 won, 1 unwinnable, 2 unknown; then reason, line, nodes, peak entries, table bytes, resets
-std::tuple<int, std::string, Line, u64, u64, u64, u64> solve(const std::vector<int>& carpet,
-                                                             const std::vector<int>& stock,
-                                                             const std::vector<int>& waste,
-                                                             const std::vector<int>& heights, int passes,
-                                                             int max_passes, bool waste_first, double seconds,
-                                                             long long max_nodes, double memory_mb) {
-    Position pos(carpet, stock, waste, heights, passes, max_passes, waste_first);
-    if (pos.won()) return {0, "a winning line", {}, 0, 0, 0, 0};
-    std::size_t entries = static_cast<std::size_t>(memory_mb * 1024 * 1024 / (2 * sizeof(Key)));
-    if (entries < 1024) entries = 1024;
-    Table table(entries);
+struct Found {
+    int status = 1;  // 0 won, 1 unwinnable, 2 unknown
+    std::string reason = "every line searched";
+    u64 nodes = 0;
+};
 
-    nb::gil_scoped_release release;
-    auto start = std::chrono::steady_clock::now();
+// The depth-first search of CarpetWasteProblem + depth_first from `pos`, with `table` as the
+// positions known to be lost. With `shuffle`, each position's moves are tried in another order
+// (a fixed shuffle drawn from its key). On a stop by the node cap, the current line's keys are
+// taken out of the table: what is left there was searched to the end.
+Found search(Position pos, Table& table, const Clock::time_point& start, double seconds, long long max_nodes,
+             u64 shuffle, std::vector<Undo>& line, u64& peak, u64& resets) {
+    Found out;
+    line.clear();
+    if (pos.won()) {
+        out.status = 0;
+        out.reason = "a winning line";
+        return out;
+    }
+    if (table.contains(pos.key())) return out;
     struct Frame {
         Moves moves;
         int next = 0;
     };
     std::vector<Frame> frames;
-    std::vector<Undo> line;
     std::vector<Key> path;
     frames.reserve(1024);  // a line is at most 52 plays and a turn per talon card and pass
-    line.reserve(1024);
     path.reserve(1024);
+    auto enter = [&](const Key& k) {
+        path.push_back(k);
+        frames.emplace_back();
+        Moves& ms = frames.back().moves;
+        pos.moves(ms);
+        if (shuffle) {
+            u64 r = mix(k.lo ^ mix(k.hi) ^ shuffle);
+            for (int x = ms.count - 1; x > 0; --x) {
+                r = mix(r + 0x9e3779b97f4a7c15ULL);
+                std::swap(ms.move[x], ms.move[r % static_cast<u64>(x + 1)]);
+            }
+        }
+    };
     table.add(pos.key());
-    path.push_back(pos.key());
-    frames.emplace_back();
-    pos.moves(frames.back().moves);
-    u64 nodes = 0, peak = 1, resets = 0;
-    int status = 1;
-    std::string reason = "every line searched";
+    enter(pos.key());
     while (!frames.empty()) {
         Frame& top = frames.back();
         if (top.next == top.moves.count) {
@@ -311,11 +345,11 @@ std::tuple<int, std::string, Line, u64, u64, u64, u64> solve(const std::vector<i
         }
         Move m = top.moves.move[top.next++];
         Undo u = pos.play(m);
-        ++nodes;
+        ++out.nodes;
         if (pos.won()) {
             line.push_back(u);
-            status = 0;
-            reason = "a winning line";
+            out.status = 0;
+            out.reason = "a winning line";
             break;
         }
         Key k = pos.key();
@@ -329,32 +363,74 @@ std::tuple<int, std::string, Line, u64, u64, u64, u64> solve(const std::vector<i
                 ++resets;
             }
             table.add(k);
-            path.push_back(k);
             line.push_back(u);
-            frames.emplace_back();
-            pos.moves(frames.back().moves);
+            enter(k);
         }
-        if ((nodes & 4095) == 0) {
-            if (seconds >= 0) {
-                double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                if (spent > seconds) {
-                    status = 2;
-                    reason = "time";
-                    break;
-                }
-            }
+        if ((out.nodes & 4095) == 0 && seconds >= 0 &&
+            std::chrono::duration<double>(Clock::now() - start).count() > seconds) {
+            out.status = 2;
+            out.reason = "time";
+            break;
         }
-        if (max_nodes >= 0 && nodes >= static_cast<u64>(max_nodes)) {
-            status = 2;
-            reason = "nodes";
+        if (max_nodes >= 0 && out.nodes >= static_cast<u64>(max_nodes)) {
+            out.status = 2;
+            out.reason = "nodes";
             break;
         }
     }
     peak = std::max<u64>(peak, table.size());
+    if (out.status == 2)
+        for (const Key& p : path) table.erase(p);
+    return out;
+}
+
+// With probes: the reference order for kProbeFrom positions, then shuffled orders for
+// kProbeUnit times 1, 1, 2, 1, 1, 2, 4, ... positions each, then the reference order to the end.
+// Every move makes the position strictly later (a redeal adds a pass, a card goes up, a turn
+// moves the border on), so no line ever comes back to a position: a position searched to the
+// end is lost for good, and all the searches share one table. A won deal whose win the
+// reference order meets late is often won at once in another order.
+constexpr long long kProbeFrom = 2000000;
+constexpr long long kProbeUnit = 500000;
+constexpr int kProbes = 7;
+constexpr long long kLuby[kProbes] = {1, 1, 2, 1, 1, 2, 4};
+
+// status: 0 won, 1 unwinnable, 2 unknown; then reason, line, nodes, peak entries, table bytes, resets
+std::tuple<int, std::string, Line, u64, u64, u64, u64> solve(const std::vector<int>& carpet,
+                                                             const std::vector<int>& stock,
+                                                             const std::vector<int>& waste,
+                                                             const std::vector<int>& heights, int passes,
+                                                             int max_passes, bool waste_first, double seconds,
+                                                             long long max_nodes, double memory_mb, bool probes) {
+    Position pos(carpet, stock, waste, heights, passes, max_passes, waste_first);
+    if (pos.won()) return {0, "a winning line", {}, 0, 0, 0, 0};
+    std::size_t entries = static_cast<std::size_t>(memory_mb * 1024 * 1024 / (2 * sizeof(Key)));
+    if (entries < 1024) entries = 1024;
+    Table table(entries);
+
+    nb::gil_scoped_release release;
+    auto start = Clock::now();
+    std::vector<Undo> line;
+    u64 nodes = 0, peak = 1, resets = 0;
+    Found found;
+    // (shuffle, node cap) of each search in turn; the last one has no cap of its own
+    std::vector<std::pair<u64, long long>> plan;
+    if (probes) {
+        plan.emplace_back(0, kProbeFrom);
+        for (int i = 0; i < kProbes; ++i) plan.emplace_back(i + 1, kProbeUnit * kLuby[i]);
+    }
+    plan.emplace_back(0, -1);
+    for (const auto& [shuffle, cap] : plan) {
+        long long left = max_nodes < 0 ? -1 : std::max<long long>(0, max_nodes - static_cast<long long>(nodes));
+        long long limit = cap < 0 ? left : (left < 0 ? cap : std::min(cap, left));
+        found = search(pos, table, start, seconds, limit, shuffle, line, peak, resets);
+        nodes += found.nodes;
+        if (found.status != 2 || found.reason != "nodes" || limit == left) break;
+    }
     Line out;
-    if (status == 0)
+    if (found.status == 0)
         for (const Undo& u : line) out.emplace_back(std::string(1, u.move.kind), u.move.card);
-    return {status, reason, out, nodes, peak, table.bytes(), resets};
+    return {found.status, found.reason, out, nodes, peak, table.bytes(), resets};
 }
 
 // The abstract moves of a position, for the differential test against the Python problem.
@@ -374,7 +450,7 @@ NB_MODULE(_carpet, m) {
     m.doc() = "The search core of the Teppich waste-pile variant (see patience.solve.carpet).";
     m.def("solve", &solve, nb::arg("carpet"), nb::arg("stock"), nb::arg("waste"), nb::arg("heights"),
           nb::arg("passes"), nb::arg("max_passes"), nb::arg("waste_first"), nb::arg("seconds"), nb::arg("max_nodes"),
-          nb::arg("memory_mb"));
+          nb::arg("memory_mb"), nb::arg("probes") = false);
     m.def("moves", &moves, nb::arg("carpet"), nb::arg("stock"), nb::arg("waste"), nb::arg("heights"),
           nb::arg("passes"), nb::arg("max_passes"), nb::arg("waste_first"));
 }
