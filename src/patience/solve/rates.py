@@ -97,6 +97,8 @@ RATES: tuple[WinRate, ...] = (
     WinRate("faecher", "Der Fächer (two passes)", "patience study faecher --deals 10000",
             10_000, 9_972, 24, 4, 3_614, variants=("standard", "with-undo"),
             hint_command="patience study faecher --deals 1000 --players solver,hint", hint_deals=1_000, hint_won=1_000),
+    WinRate("faecher", "Der Fächer, one pass", "patience study faecher -o passes=1 --deals 1000",
+            1_000, 300, 700, 0, 1),
     WinRate("reloaded", "Solitaire Reloaded (thoughtful Klondike draw-one)", "patience study reloaded --deals 1000",
             1_000, 883, 92, 25, 120, variants=("5min", "10min", "untimed"),
             hint_command="patience study reloaded --deals 1000 --players hint", hint_deals=1_000, hint_won=600),
