@@ -187,3 +187,16 @@ class Player:
             return True
         except (ConnectionClosed, TimeoutError, AssertionError):
             return False
+
+
+def meet(first: Player, second: Player, fmt: str) -> str:
+    """Open both players' pages; the first waits in pool ``fmt``, the second joins it: the id of
+    their match, once both pages have it."""
+    for player in (first, second):
+        player.open()
+    first.seek(fmt)
+    first.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == fmt)
+    second.seek(fmt)
+    match_id: str = second.until(lambda m: m["t"] == "duel")["d"]["id"]
+    assert first.until(lambda m: m["t"] == "duel")["d"]["id"] == match_id
+    return match_id

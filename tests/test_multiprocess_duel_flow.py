@@ -12,7 +12,7 @@ import pytest
 import redis
 
 import test_multiprocess
-from arena_processes import Player, ServeProcess
+from arena_processes import Player, ServeProcess, meet
 from helpers import mentioned_cards
 
 pytestmark = pytest.mark.slow
@@ -26,14 +26,10 @@ def test_spectators_on_both_processes_and_a_rematch_across_them(two: tuple[Serve
     tag = secrets.token_hex(3)
     anna, bruno = Player(one.url, f"anna{tag}"), Player(other.url, f"bruno{tag}")
     fans = [Player(one.url, f"carla{tag}"), Player(other.url, f"dora{tag}")]
-    for person in (anna, bruno, *fans):
-        person.open()
-    anna.seek(FORMAT)
-    anna.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == FORMAT)
-    bruno.seek(FORMAT)
-    first = bruno.until(lambda m: m["t"] == "duel")["d"]
-    anna.until(lambda m: m["t"] == "duel")
-    match_id = first["id"]
+    match_id = meet(anna, bruno, FORMAT)
+    first = next(m for m in bruno.got if m["t"] == "duel")["d"]
+    for fan in fans:
+        fan.open()
     for fan in fans:
         fan.send("lobby", {})
         fan.until(lambda m: m["t"] == "lobby" and any(info["id"] == match_id for info in m["d"]["live"]))
@@ -82,13 +78,7 @@ def test_a_spectator_follows_the_match_when_its_owner_is_killed(two: tuple[Serve
     one, other = two
     tag = secrets.token_hex(3)
     anna, bruno = Player(one.url, f"anna{tag}"), Player(other.url, f"bruno{tag}")
-    for player in (anna, bruno):
-        player.open()
-    anna.seek(FORMAT)
-    anna.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == FORMAT)
-    bruno.seek(FORMAT)
-    match_id = bruno.until(lambda m: m["t"] == "duel")["d"]["id"]
-    anna.until(lambda m: m["t"] == "duel")
+    match_id = meet(anna, bruno, FORMAT)
     for player in (anna, bruno):
         assert player.intent("stock")["t"] == "dev"
     lease = redis.Redis.from_url(arena_redis).get(f"patience:match:{match_id}")
