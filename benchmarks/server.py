@@ -5,7 +5,9 @@ folder), then for each player count connects that many websockets, each playing 
 Reloaded (untimed) at a human pace: an intent (turn the stock, or try a card on a foundation)
 every ``--think`` seconds on average, for ``--seconds`` seconds. It prints the round-trip
 latency of the intents (send to answer), p50/p99/max, and the size of what a browser downloads
-for a game page (raw and gzip as sent). Everything stays on 127.0.0.1 and ends on its own.
+for a game page (raw and gzip as sent), with the server's memory and the machine's load average
+(the players and the server share this machine's cores). Everything stays on 127.0.0.1 and ends on
+its own.
 
     python benchmarks/server.py                      # 1, 100 and 500 players, 10 s each
     python benchmarks/server.py --players 50 --seconds 5
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field
 import httpx
 from websockets.asyncio.client import connect
 
-from loopback import percentile, serving
+from loopback import percentile, rss_mb, serving
 
 TARGET_P99_MS = 50.0
 TARGET_PAGE_KB = 300.0
@@ -127,10 +129,11 @@ def main() -> int:
     levels = [min(2000, max(1, int(n))) for n in args.players.split(",")]
     seconds = min(120.0, max(1.0, args.seconds))
 
-    with tempfile.TemporaryDirectory() as data_dir, serving(data_dir) as (base, _server):
+    with tempfile.TemporaryDirectory() as data_dir, serving(data_dir) as (base, server):
         print(f"patience serve on {base} ({os.cpu_count()} CPUs); Solitaire Reloaded, an intent every "
               f"~{args.think:g} s per player, {seconds:g} s per level")
-        print(f"{'players':>8} {'intents':>8} {'per s':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7}")
+        print(f"{'players':>8} {'intents':>8} {'per s':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8} "
+              f"{'errors':>7} {'RSS MB':>7} {'load':>5}")
         worst_p99 = 0.0
         for players in levels:
             # the players' own garbage collections would add pauses the server did not cause
@@ -142,8 +145,9 @@ def main() -> int:
             p50 = statistics.median(lat) if lat else float("nan")
             p99 = percentile(lat, 99) if lat else float("nan")
             worst_p99 = max(worst_p99, p99) if players == max(levels) else worst_p99
-            print(f"{players:>8} {len(lat):>8} {len(lat) / seconds:>7.0f} {p50:>8.2f} {p99:>8.2f} "
-                  f"{max(lat, default=float('nan')):>8.2f} {result.errors:>7}")
+            print(f"{players:>8} {len(lat):>8} {len(lat) / seconds:>7.0f} {p50:>8.2f} {percentile(lat, 95):>8.2f} "
+                  f"{p99:>8.2f} {max(lat, default=float('nan')):>8.2f} {result.errors:>7} {rss_mb(server.pid):>7.0f} "
+                  f"{os.getloadavg()[0]:>5.1f}")
         raw, sent, rows = page_weight(base)
         print("\ngame page download (what the browser fetches):")
         for path, r, s in rows:

@@ -15,11 +15,13 @@ from typing import Any
 
 import pytest
 from argon2 import PasswordHasher
-from sqlalchemy import event
+from sqlalchemy import event, text
+from sqlalchemy.exc import IntegrityError
 
 from helpers import FakeTime, run_async
 from patience.server.accounts import AccountError, Accounts, owasp_hasher
-from patience.server.storage.store import Store
+from patience.server.storage.league import find_players
+from patience.server.storage.store import Store, name_key
 
 PASSWORD = "correct horse battery"
 
@@ -204,3 +206,81 @@ def test_display_names_are_normalised_and_name_one_player(store: Store, fake_tim
         assert accounts.rename(user.id, "MARA").name == "MARA"  # one's own name, in other letters
 
     run_async(play)
+
+
+class GatheringHasher(PasswordHasher):
+    """A cheap argon2id whose hashes wait for each other: every sign-up has passed its checks of the
+    login and the name before any of them is written."""
+
+    def __init__(self) -> None:
+        super().__init__(time_cost=1, memory_cost=1024, parallelism=1)
+        self.barrier: threading.Barrier | None = None  # armed by the test (not for the accounts' own hash)
+
+    def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+        if self.barrier is not None:
+            self.barrier.wait()
+        return super().hash(password, salt=salt)
+
+
+def test_two_sign_ups_of_one_name_at_the_same_instant_make_one_account(store: Store, fake_time: FakeTime) -> None:
+    hasher = GatheringHasher()
+    accounts = make(store, fake_time, hasher, hashes_at_once=4)
+    names = ("Zoë", "ZOË", "zoë", "Ｚｏë")  # one name in four spellings
+    hasher.barrier = threading.Barrier(len(names), timeout=20)
+
+    async def sign_ups() -> list[Any]:
+        return await asyncio.gather(*(accounts.sign_up(f"zoe{i}", name, PASSWORD, None, address=f"10.0.0.{i}")
+                                      for i, name in enumerate(names)), return_exceptions=True)
+
+    results = run_async(sign_ups)
+    made = [r for r in results if not isinstance(r, BaseException)]
+    refused = [r for r in results if isinstance(r, BaseException)]
+    assert len(made) == 1, results
+    assert all(isinstance(r, AccountError) and r.code == "name_taken" and r.status == 409 for r in refused), refused
+    with store.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM users")).scalar() == 1
+
+
+def test_the_database_refuses_a_second_account_of_a_name(store: Store, fake_time: FakeTime) -> None:
+    accounts = make(store, fake_time, WatchedHasher())
+    run_async(lambda: accounts.sign_up("ines", "Inès", PASSWORD, None))
+    with pytest.raises(IntegrityError), store.engine.begin() as conn:  # even past the app's own check
+        conn.execute(text("INSERT INTO users (id, login, name, name_key, password_hash, created_ms) "
+                          "VALUES ('x', 'other', 'INÈS', :key, 'x', 1)"), {"key": name_key("INÈS")})
+
+
+def test_migration_0006_renames_later_namesakes_and_keeps_their_names(database_url: str) -> None:
+    from alembic import command
+
+    from patience.server.storage.store import alembic_config
+
+    config = alembic_config(database_url)
+    command.upgrade(config, "0005")
+    store = Store(database_url)
+    users = [("u1", "anna", "Anna", 1), ("u2", "anna2", "ANNA", 2), ("u3", "anna3", "Anna 2", 3),
+             ("u4", "anna4", "ａｎｎａ", 4), ("u5", "bo", "Bo", 5), ("u6", "long", "L" * 40, 6),
+             ("u7", "long2", "l" * 40, 7)]
+    try:
+        with store.engine.begin() as conn:
+            for user_id, login, name, at in users:
+                conn.execute(text("INSERT INTO users (id, login, name, password_hash, created_ms) "
+                                  "VALUES (:id, :login, :name, 'x', :at)"),
+                             {"id": user_id, "login": login, "name": name, "at": at})
+        command.upgrade(config, "head")
+        with store.engine.connect() as conn:
+            rows = {r.id: (r.name, r.renamed_from, r.name_key) for r in
+                    conn.execute(text("SELECT id, name, renamed_from, name_key FROM users"))}
+        # the oldest keeps the name, and "Anna 2" (a name of its own) stays; the later ones take the next free
+        assert rows["u1"] == ("Anna", None, "anna")
+        assert rows["u3"] == ("Anna 2", None, "anna 2")
+        assert rows["u2"] == ("ANNA 3", "ANNA", "anna 3")
+        assert rows["u4"] == ("ａｎｎａ 4", "ａｎｎａ", "anna 4")
+        assert rows["u5"] == ("Bo", None, "bo")
+        assert rows["u7"] == ("l" * 38 + " 2", "l" * 40, "l" * 38 + " 2")  # still 40 characters at most
+        assert find_players(store.engine, "anna") == [("u1", "Anna")]  # a name names one account
+        assert find_players(store.engine, "ANNA 3") == [("u2", "ANNA 3")]
+        command.downgrade(config, "0005")
+        with store.engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM users")).scalar() == len(users)
+    finally:
+        store.close()

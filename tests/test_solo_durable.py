@@ -33,7 +33,7 @@ def test_a_move_that_cannot_be_written_is_not_acknowledged(tmp_path: Path, fake_
             def full_disk(connection: Any, **_: Any) -> None:
                 raise OSError(28, "No space left on device")
 
-            monkeypatch.setattr("patience.server.solo.hub.write_games", full_disk)
+            monkeypatch.setattr("patience.server.storage.writer.write_games", full_disk)
             monkeypatch.setattr("patience.server.storage.writer.write_moves", full_disk)
             send(ws, "stock", {"ack": 2})
             answer = reply_to(ws, 2)

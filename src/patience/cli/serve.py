@@ -75,17 +75,29 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # Reach the database and bring its schema up to date before listening, so that a wrong URL or
     # a database that is down ends the command with one line rather than a failing app.
     store = Store(url)
+    # an arena of its own: refuse at once when another process has this database (an SQLite file before
+    # it is opened: a server holds it exclusively, and opening it would wait for that server)
+    probe = ArenaLock(store) if redis_url is None else None
+    sqlite = store.engine.dialect.name == "sqlite"
     try:
+        if probe is not None and sqlite:
+            probe.acquire()
         store.ping()
         store.migrate()
-        if redis_url is None:  # an arena of its own: refuse at once when another process has this database
-            probe = ArenaLock(store)
+        if probe is not None and not sqlite:
             probe.acquire()
-            probe.release()
     except SQLAlchemyError as exc:
         said = str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__]
         raise StoreError(f"cannot migrate the database {where}: {said[0]}") from exc
+    else:
+        try:
+            store.accepts_write()
+        except SQLAlchemyError as exc:  # a read-only file or folder, a full disk: no game could be kept
+            said = str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__]
+            raise StoreError(f"the database {where} accepts no write: {said[0]}") from exc
     finally:
+        if probe is not None:
+            probe.release()
         store.close()
     if redis_url is not None:
         _check_redis(redis_url)

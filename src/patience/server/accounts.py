@@ -41,11 +41,20 @@ from typing import Any
 import anyio
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from patience.server.bus import Bus, BusError, MemoryBus
-from patience.server.storage.store import AuthSessionRow, SecretRow, SigninFailureRow, Store, UserBrowserRow, UserRow
+from patience.server.storage.store import (
+    AuthSessionRow,
+    SecretRow,
+    SigninFailureRow,
+    Store,
+    UserBrowserRow,
+    UserRow,
+    name_key,
+)
 
 __all__ = ["SESSION_DAYS", "AccountError", "Accounts", "Hashing", "RateLimiter", "User", "owasp_hasher"]
 
@@ -218,15 +227,24 @@ def clean_name(name: str) -> str:
 
 
 def _name_free(db: Session, name: str, user_id: str | None) -> None:
-    """Refuse a display name another account has, letters' case aside: a name names one player."""
-    other = db.scalar(select(UserRow.id).where(func.lower(UserRow.name) == name.lower(), UserRow.id != (user_id or ""))
+    """Refuse a display name another account has, letters' case and width aside: a name names one player
+    (the unique index on ``users.name_key`` holds it against two sign-ups at the same instant)."""
+    other = db.scalar(select(UserRow.id).where(UserRow.name_key == name_key(name), UserRow.id != (user_id or ""))
                       .limit(1))
-    if other is None and not name.isascii() and db.get_bind().dialect.name == "sqlite":  # lower(): ASCII only
-        folded = name.casefold()
-        other = next((i for i, n in db.execute(select(UserRow.id, UserRow.name).where(UserRow.id != (user_id or "")))
-                      if n.casefold() == folded), None)
     if other is not None:
-        raise AccountError("name_taken", f"the name {name!r} is another player's", 409)
+        raise _name_taken(name)
+
+
+def _name_taken(name: str) -> AccountError:
+    return AccountError("name_taken", f"the name {name!r} is another player's", 409)
+
+
+def _taken(exc: IntegrityError, user: User) -> AccountError:
+    """What a unique index refused, said as the check before it would have (the other sign-up came first)."""
+    said = str(exc.orig or exc).lower()
+    if "name_key" in said:
+        return _name_taken(user.name)
+    return AccountError("login_taken", f"the login name {user.login!r} is taken", 409)
 
 
 def _now_ms() -> int:
@@ -320,15 +338,19 @@ class Accounts:
 
     def _insert_user(self, user: User, digest: str, browser: str | None) -> None:
         now = _now_ms()
-        with Session(self.store.engine) as db, db.begin():
-            if db.scalar(select(UserRow.id).where(UserRow.login == user.login)) is not None:
-                raise AccountError("login_taken", f"the login name {user.login!r} is taken", 409)
-            _name_free(db, user.name, user.id)
-            db.add(UserRow(id=user.id, login=user.login, name=user.name, password_hash=digest, created_ms=now))
-            db.flush()
-            if browser:
-                # the solo statistics of this browser now belong to the account
-                db.merge(UserBrowserRow(browser_id=browser, user_id=user.id, linked_ms=now))
+        try:
+            with Session(self.store.engine) as db, db.begin():
+                if db.scalar(select(UserRow.id).where(UserRow.login == user.login)) is not None:
+                    raise AccountError("login_taken", f"the login name {user.login!r} is taken", 409)
+                _name_free(db, user.name, user.id)
+                db.add(UserRow(id=user.id, login=user.login, name=user.name, name_key=name_key(user.name),
+                               password_hash=digest, created_ms=now))
+                db.flush()
+                if browser:
+                    # the solo statistics of this browser now belong to the account
+                    db.merge(UserBrowserRow(browser_id=browser, user_id=user.id, linked_ms=now))
+        except IntegrityError as exc:  # a sign-up of the same login or name committed in between
+            raise _taken(exc, user) from None
 
     async def sign_in(self, login: str, password: str, browser: str | None, address: str,
                       old_token: str | None = None) -> tuple[User, str]:
@@ -449,13 +471,17 @@ class Accounts:
 
     def rename(self, user_id: str, name: str) -> User:
         display = clean_name(name)
-        with Session(self.store.engine) as db, db.begin():
-            row = db.get(UserRow, user_id)
-            if row is None:
-                raise AccountError("no_user", "no such account", 404)
-            _name_free(db, display, user_id)
-            row.name = display
-            return User(row.id, row.login, row.name)
+        try:
+            with Session(self.store.engine) as db, db.begin():
+                row = db.get(UserRow, user_id)
+                if row is None:
+                    raise AccountError("no_user", "no such account", 404)
+                _name_free(db, display, user_id)
+                row.name, row.name_key = display, name_key(display)
+                user = User(row.id, row.login, row.name)
+        except IntegrityError:  # another account took the name in between
+            raise _name_taken(display) from None
+        return user
 
     def user(self, user_id: str) -> User | None:
         with Session(self.store.engine) as db:

@@ -76,7 +76,7 @@ def create_app(
     now: Callable[[], float] = time.monotonic,
     wall: Callable[[], float] = time.time,
     tick_seconds: float = 0.5,
-    save_seconds: float = 5.0,
+    save_seconds: float = 30.0,
     password_hasher: Any = None,
     deal_stock: int = 0,
     redis_url: str | None = None,
@@ -86,7 +86,10 @@ def create_app(
 
     ``now`` is the clock of games and matches (monotonic); ``wall`` the clock, in seconds since
     the epoch, of what is kept across restarts: failed sign-ins and open challenge links.
-    ``password_hasher`` is an ``argon2.PasswordHasher`` (default: the OWASP parameters, 19 MiB);
+    ``save_seconds`` is how often the record of each game being played is rewritten whole (every action
+    is in the database as a row of its own before it is acknowledged; a game's first and last actions
+    write it whole at once). ``password_hasher`` is an ``argon2.PasswordHasher`` (default: the OWASP
+    parameters, 19 MiB);
     ``deal_stock`` is how many secret deals proved winnable the server keeps ready per duel variant,
     proved in the background by the solvers (0: every duel is dealt from a fresh secret key, not
     proved winnable; see :mod:`patience.server.arena.dealstock`). With ``redis_url``, the process
@@ -100,16 +103,18 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
-            store = Store(database_url)
-            stack.callback(store.close)
-            await anyio.to_thread.run_sync(store.migrate)
             bus = make_bus(redis_url, node)
             stack.push_async_callback(bus.close)
             await bus.start()
-            if not bus.shared:  # an arena of its own: the database is this process's alone
+            # an arena of its own: the database is this process's alone (an SQLite file is then held
+            # exclusively, its log's index in memory: see patience.server.storage.store.make_engine)
+            store = Store(database_url, sole=not bus.shared)
+            stack.callback(store.close)
+            if not bus.shared:
                 lock = ArenaLock(store)
                 await anyio.to_thread.run_sync(lock.acquire)
                 stack.callback(lock.release)
+            await anyio.to_thread.run_sync(store.migrate)
             writer = GroupWriter(store)  # one group commit for the moves of solo games and duels
             hub = Hub(store, now=now, writer=writer, bus=bus)
             await hub.start()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import functools
 import logging
 import secrets
 import time
@@ -24,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
+from sqlalchemy.exc import OperationalError
 
 from patience.errors import BadInputError, GameOverError, IllegalMoveError, PatienceError
 from patience.games import DRAW, REDEAL, Move, Outcome, get_game
@@ -59,7 +59,7 @@ from patience.server.protocol import (
 )
 from patience.server.solo.hints import hint as search_hint
 from patience.server.solo.hints import simple_hint
-from patience.server.storage.store import SavedGame, Store, write_games
+from patience.server.storage.store import SavedGame, Store
 from patience.server.storage.writer import GroupWriter
 from patience.session import LedgerEntry, Session
 from patience.solve import winnable
@@ -533,15 +533,18 @@ class Hub:
             self._tell(game, held)
             return
         log_now = game.session.log
-        logged = len(log_now)
+        logged, version = len(log_now), game.version
+        # a game not in the database yet, or ended, is written whole (its record holds every action, and
+        # its end counts in the statistics at once); else one small row an action, the saver rewrites the
+        # record now and then
+        whole = game.saved_version < 0 or game.session.is_over
         try:
-            if game.saved_version < 0:  # not in the database yet: the whole game, its record holds every action
-                await self.writer.write(before=[functools.partial(write_games, games=[game.saved()])])
-            else:  # one small row an action (one statement for all games' rows); the saver rewrites the record
+            if whole:
+                await self.writer.write(games=[game.saved()])
+            else:
                 await self.writer.write(game_moves=[(game.id, seq, entry.to_dict()) for seq, entry
                                                     in enumerate(log_now[game.logged:], start=game.logged)])
         except Exception:
-            log.exception("game %s could not be saved", game.id)
             if self.games.get(game.id) is game:
                 del self.games[game.id]
             for page in list(game.conns):
@@ -549,8 +552,8 @@ class Hub:
                 self.detach(page)
             return
         game.logged = max(game.logged, logged)
-        if game.saved_version < 0:
-            game.saved_version = 0  # in the database: later actions go as rows
+        if whole:
+            game.saved_version = max(game.saved_version, version)  # in the database: later actions go as rows
         self._tell(game, held)
 
     # -- which process plays a game ----------------------------------------------------------
@@ -669,7 +672,7 @@ class Hub:
                 if self.writer is not None:
                     # a chunk a transaction, between the moves' group commits: a move never waits
                     # behind the records of every game
-                    await self.writer.write(before=[functools.partial(write_games, games=rows)])
+                    await self.writer.write(games=rows)
                 else:
                     await anyio.to_thread.run_sync(self.store.save_games, rows)
                 for game, version in versions:
@@ -707,5 +710,7 @@ class Hub:
             await asyncio.sleep(every)
             try:
                 await self.save()
+            except (OperationalError, OSError):  # the database refuses writes: the writer says so in one line
+                pass  # keep trying; the games stay in memory meanwhile
             except Exception:  # pragma: no cover - keep trying; the games stay in memory meanwhile
                 log.exception("saving failed")

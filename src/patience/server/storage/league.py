@@ -32,6 +32,7 @@ from patience.server.storage.store import (
     RatingRow,
     UserBrowserRow,
     UserRow,
+    name_key,
 )
 from patience.session import ManualClock
 from patience.session import Session as GameSession
@@ -240,15 +241,14 @@ def recent_matches(engine: Engine, user_id: str | None, limit: int = 20, before_
 
 
 def find_players(engine: Engine, player: str) -> list[tuple[str, str]]:
-    """``(id, name)`` of the account whose id is ``player``, else of every account whose display name
-    it is (names need not be unique; letters' case aside)."""
+    """``(id, name)`` of the account whose id is ``player``, else of the one account whose display name
+    it is (names are unique, letters' case and width aside: see :func:`name_key`); none if neither."""
     with Session(engine) as db:
         row = db.get(UserRow, player)
         if row is not None:
             return [(row.id, row.name)]
-        named = or_(UserRow.name == player, func.lower(UserRow.name) == player.lower())
         return [(user_id, name) for user_id, name in db.execute(
-            select(UserRow.id, UserRow.name).where(named).order_by(UserRow.created_ms))]
+            select(UserRow.id, UserRow.name).where(UserRow.name_key == name_key(player)).limit(1))]
 
 
 @dataclass(frozen=True)

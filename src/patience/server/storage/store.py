@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import time
+import unicodedata
+import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +57,7 @@ from patience.games import GAMES
 
 __all__ = [
     "ArenaLock", "Base", "BrowserRow", "DealStockRow", "GameMoveRow", "GameRow", "GameStats", "SavedGame", "Store",
-    "StoreError", "alembic_config", "database_url", "make_engine", "metadata", "sqlite_url", "write_games",
+    "StoreError", "alembic_config", "database_url", "make_engine", "metadata", "name_key", "sqlite_url", "write_games",
     "write_moves",
 ]
 
@@ -118,11 +121,22 @@ class UserRow(Base):
 
     __tablename__ = "users"
 
+    __table_args__ = (Index("ux_users_name_key", "name_key", unique=True),)
+
     id: Mapped[str] = mapped_column(String(24), primary_key=True)
     login: Mapped[str] = mapped_column(String(32), unique=True)  # lower case
     name: Mapped[str] = mapped_column(String(40))
     password_hash: Mapped[str] = mapped_column(String(200))
     created_ms: Mapped[int] = mapped_column(BigInteger)
+    # name_key(name): one account a name, whatever the letters' case or width (migration 0006)
+    name_key: Mapped[str | None] = mapped_column(String(160), nullable=True)
+    renamed_from: Mapped[str | None] = mapped_column(String(40), nullable=True)  # a name it had to give up
+
+
+def name_key(name: str) -> str:
+    """What two display names must not share: the name NFKC-normalised and case-folded (``Straße``,
+    ``STRASSE`` and full-width ``ｓｔｒａｓｓｅ`` are one name)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
 
 
 class AuthSessionRow(Base):
@@ -356,9 +370,11 @@ def _now_ms() -> int:
 class Store:
     """The database: open it with a URL, :meth:`migrate` once, then save and read games."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, sole: bool = False) -> None:
+        """``sole``: this process is the only one to use the database (an SQLite file then keeps its
+        write-ahead log's index in this process's memory, see :func:`make_engine`)."""
         self.url = database_url(url)
-        self.engine: Engine = make_engine(self.url)
+        self.engine: Engine = make_engine(self.url, sole=sole)
 
     def ping(self) -> None:
         """Connect once, or raise :class:`StoreError` saying in one line why the database cannot be reached."""
@@ -382,6 +398,17 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def accepts_write(self) -> None:
+        """Write a row and take it back, each committed: what a move or a result needs of the database.
+        Raises what the database says when it takes no write (a read-only file, a full disk)."""
+        with Session(self.engine) as db, db.begin():
+            row = SigninFailureRow(key_hash="write-check", at_ms=0)
+            db.add(row)
+            db.flush()
+            row_id = row.id
+        with Session(self.engine) as db, db.begin():
+            db.execute(delete(SigninFailureRow).where(SigninFailureRow.id == row_id))
 
     def checkpoint(self) -> None:
         """Copy what SQLite's write-ahead log holds into the database file, without holding up any writer
@@ -542,7 +569,10 @@ class ArenaLock:
             import fcntl
 
             path = Path(url.database + ".lock")
-            self._file = path.open("a+")
+            try:
+                self._file = path.open("a+")
+            except OSError as exc:  # no such folder, or one that cannot be written
+                raise StoreError(f"cannot reach the database {url.database}: {exc.strerror or exc}") from None
             try:
                 fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -631,12 +661,18 @@ def _reason(exc: BaseException) -> str:
     return lines[0] if lines else type(orig).__name__
 
 
-def make_engine(url: str) -> Engine:
-    """The engine for a URL that :func:`database_url` has checked (SQLite gets WAL and foreign keys)."""
+def make_engine(url: str, *, sole: bool = False) -> Engine:
+    """The engine for a URL that :func:`database_url` has checked (SQLite gets WAL and foreign keys).
+
+    With ``sole`` (one process owns the database: ``patience serve`` without a shared arena), an SQLite
+    file is opened through SQLite's ``unix-excl`` VFS: the process holds an exclusive lock on the file
+    (its own connections share it) and keeps the write-ahead log's index in its memory rather than in
+    a ``-shm`` file mapped into memory, which anyone who can write the folder could cut short or make
+    read-only and so kill the server with SIGBUS."""
     parsed = make_url(url)
     try:
         if parsed.get_backend_name() == "sqlite":
-            engine = _sqlite_engine(url, parsed.database in (None, "", ":memory:"))
+            engine = _sqlite_engine(url, parsed.database in (None, "", ":memory:"), sole=sole)
         else:
             connect_args = {} if "connect_timeout" in parsed.query else {"connect_timeout": 10}
             return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
@@ -647,10 +683,16 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
-def _sqlite_engine(url: str, in_memory: bool) -> Engine:
+def _sqlite_engine(url: str, in_memory: bool, *, sole: bool = False) -> Engine:
     if in_memory:
         # one shared connection, or every thread would see its own empty database
         engine = create_engine(url, connect_args={"check_same_thread": False}, poolclass=StaticPool)
+    elif sole and os.name == "posix":
+        import sqlite3
+
+        target = f"file:{urllib.parse.quote(str(Path(make_url(url).database or '').resolve()))}?vfs=unix-excl"
+        engine = create_engine(url, creator=lambda: sqlite3.connect(target, uri=True, check_same_thread=False,
+                                                                    timeout=30))
     else:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 

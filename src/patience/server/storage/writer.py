@@ -4,15 +4,18 @@ written in batches of one transaction each."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
+from sqlalchemy.exc import OperationalError
 
 from patience.server.storage.league import MoveRow, insert_moves
-from patience.server.storage.store import Store, write_moves
+from patience.server.storage.store import SavedGame, Store, write_games, write_moves
 
 __all__ = ["CHECKPOINT_SECONDS", "GATHER_SECONDS", "GroupWriter"]
 
@@ -20,12 +23,14 @@ log = logging.getLogger("patience.server")
 
 GATHER_SECONDS = 0.002  # how long the writer lets work gather before a transaction
 CHECKPOINT_SECONDS = 1.0  # how often the write-ahead log is copied into the database file
+SAY_AGAIN_SECONDS = 60.0  # a database refusing writes is said in one line, then at most once a minute
 
 
 @dataclass
 class _Job:
     before: list[Callable[[Any], None]]
     moves: list[tuple[str, MoveRow]]
+    games: list[SavedGame]
     game_moves: list[tuple[str, int, dict[str, Any]]]
     after: list[Callable[[Any], None]]
     done: asyncio.Future[None]
@@ -49,13 +54,16 @@ class GroupWriter:
         self._running = False
         self.batches = 0
         self.rows = 0
+        self._failing: tuple[float, int] | None = None  # since a write failed: when it was said, batches refused
 
     async def write(self, moves: Iterable[tuple[str, MoveRow]] = (), *, before: Iterable[Callable[[Any], None]] = (),
-                    game_moves: Iterable[tuple[str, int, dict[str, Any]]] = (),
+                    games: Iterable[SavedGame] = (), game_moves: Iterable[tuple[str, int, dict[str, Any]]] = (),
                     after: Iterable[Callable[[Any], None]] = ()) -> None:
-        """Durable when this returns: ``moves`` (match id, move row), ``game_moves`` (solo game id, place
-        in its log, the action), and what ``before`` and ``after`` write on the batch's connection."""
-        job = _Job(list(before), list(moves), list(game_moves), list(after), asyncio.get_running_loop().create_future())
+        """Durable when this returns: ``moves`` (match id, move row), ``games`` (solo games whole),
+        ``game_moves`` (solo game id, place in its log, the action), and what ``before`` and ``after``
+        write on the batch's connection."""
+        job = _Job(list(before), list(moves), list(games), list(game_moves), list(after),
+                   asyncio.get_running_loop().create_future())
         self._jobs.append(job)
         if self._running:
             self._wake.set()
@@ -80,10 +88,10 @@ class GroupWriter:
         own, so that no commit ever waits for the database file to reach the disk."""
         while True:
             await asyncio.sleep(every)
-            try:
+            # on failure the log only grows meanwhile, the next one catches up (a database refusing
+            # writes is said by the writes)
+            with contextlib.suppress(Exception):
                 await anyio.to_thread.run_sync(self.store.checkpoint)
-            except Exception:  # the log only grows meanwhile; the next one catches up
-                log.warning("checkpointing the database failed", exc_info=True)
 
     async def flush(self) -> None:
         jobs, self._jobs = self._jobs, []
@@ -92,19 +100,38 @@ class GroupWriter:
         try:
             await anyio.to_thread.run_sync(self._commit, jobs)
         except Exception as exc:  # every job of the batch is told; the matches rebuild from what is durable
-            log.exception("writing the move log failed")
+            self._failed(exc)
             for job in jobs:
                 if not job.done.done():
                     job.done.set_exception(exc)
             return
+        if self._failing is not None:
+            log.warning("the database takes writes again (%d batches were refused)", self._failing[1])
+            self._failing = None
         self.batches += 1
         self.rows += sum(len(j.moves) for j in jobs)
         for job in jobs:
             if not job.done.done():
                 job.done.set_result(None)
 
+    def _failed(self, exc: BaseException) -> None:
+        """Say what is wrong in one line when the database starts refusing writes (a read-only or
+        immutable file, a full disk), then at most once a minute; any other failure with its traceback."""
+        if not isinstance(exc, OperationalError | OSError):
+            log.error("writing to the database failed", exc_info=exc)
+            return
+        now = time.monotonic()
+        said, count = self._failing or (-SAY_AGAIN_SECONDS, 0)
+        if now - said >= SAY_AGAIN_SECONDS:
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__]
+            log.error("the database takes no write: %s (moves and results are refused meanwhile; %d before "
+                      "this line)", reason[0][:200], count)
+            said, count = now, 0
+        self._failing = (said, count + 1)
+
     def _commit(self, jobs: list[_Job]) -> None:
         with self.store.engine.begin() as connection:
+            write_games(connection, [game for job in jobs for game in job.games])  # in queue order: the last wins
             for job in jobs:
                 for work in job.before:
                     work(connection)
