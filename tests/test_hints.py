@@ -154,3 +154,33 @@ def test_auto_move_plays_only_safe_cards_and_finishes_an_open_game() -> None:
     carpet = Carpet.deal(3)
     assert auto_move(carpet) in carpet.legal_moves()  # base Teppich: any card that fits
     assert auto_move(Carpet.deal(1, {"waste": True})) is None  # with the waste a gap's filling matters
+
+
+def test_a_hopeless_game_gets_no_hint_rather_than_circles() -> None:
+    """When every deal that fits what the player has seen is lost, the hint says no useful move
+    (None) though moves that lead somewhere new are left, and the hint player stops there."""
+    from patience.solve.klondike import core_position
+
+    state = Reloaded.deal(69)
+    won, moves = play_hints(state)
+    assert not won
+    s = state.copy()
+    for move in moves:
+        s.push(move)
+    assert hint(s) is None
+    assert all(core_position(w).solve(seconds=5.0, nodes=50_000, memory_mb=32.0)["status"] == "unwinnable"
+               for w in visible_deals(s, 12))
+    fresh = 0
+    for move in s.legal_moves():
+        s.push(move)
+        fresh += s.key() not in {t.key() for t in _positions(state, moves)}
+        s.pop()
+    assert fresh  # not a dead end of circles: moves to new positions were left, none of use
+
+
+def _positions(state: Reloaded, moves: list[Move]) -> list[Reloaded]:
+    s, out = state.copy(), [state.copy()]
+    for move in moves:
+        s.push(move)
+        out.append(s.copy())
+    return out

@@ -174,13 +174,17 @@ def visible_deals(state: Reloaded, count: int, rng: random.Random | None = None)
     return out
 
 
-# Whether each sampled deal is won from a position, by the position's whole key: a move that
-# turns up nothing keeps the deals (see visible_deals), so the next hint finds them here.
-_WON: dict[Any, bool] = {}
+# What the search found for each sampled deal from a position, by the position's whole key: a
+# move that turns up nothing keeps the deals (see visible_deals), so the next hint finds them here.
+_WON: dict[Any, Status] = {}
 _WON_MAX = 200_000
 
 
 def _won(world: Reloaded, deadline: float) -> bool:
+    return _status(world, deadline) is Status.WON
+
+
+def _status(world: Reloaded, deadline: float) -> Status:
     key = world.key()
     known = _WON.get(key)
     if known is not None:
@@ -189,12 +193,13 @@ def _won(world: Reloaded, deadline: float) -> bool:
 
     left = max(0.001, deadline - time.perf_counter())
     found = core_position(world).solve(seconds=left, nodes=SAMPLE_NODES, memory_mb=8.0)  # the core's own search
-    if found["status"] == Status.UNKNOWN and found["reason"] != "nodes":
-        return False  # cut by the time cap: not remembered
+    status = Status(found["status"])
+    if status is Status.UNKNOWN and found["reason"] != "nodes":
+        return status  # cut by the time cap: not remembered
     if len(_WON) >= _WON_MAX:
         _WON.clear()
-    won = _WON[key] = found["status"] == Status.WON
-    return won
+    _WON[key] = status
+    return status
 
 
 def _visited(state: Reloaded) -> set[Any]:
@@ -301,9 +306,13 @@ def _reloaded_hint(state: Reloaded, deadline: float) -> Move | None:
         return None  # nothing left but circles: the game is lost
     if len(candidates) == 1:
         return candidates[0]
-    worlds = [w for w in visible_deals(state, SAMPLES) if _won(w, deadline)]
+    deals = visible_deals(state, SAMPLES)
+    found = [_status(w, deadline) for w in deals]
+    worlds = [w for w, status in zip(deals, found, strict=True) if status is Status.WON]
     if not worlds:
-        return candidates[0]  # lost in every deal the search could decide: the careful player's choice
+        if all(status is Status.UNWINNABLE for status in found):
+            return None  # every deal that fits what was seen is lost: no move is of any use
+        return candidates[0]  # no deal won within the budget: the careful player's choice
     best, best_won = candidates[0], -1
     for move in candidates:
         if time.perf_counter() >= deadline:
