@@ -52,7 +52,7 @@ def test_a_truncated_or_read_only_shm_file_does_not_kill_the_server(tmp_path: Pa
                 shm.write_bytes(b"")
                 shm.chmod(0o444)
             # enough writes for the log's index to need more room, and a checkpoint or two
-            last = _draws(ws, last + 1, 100)
+            last = _draws(ws, last + 1, 40)
             assert server.proc.poll() is None, server.log()
         assert http.get("/healthz").text == "ok"
         assert not Path(f"{path}-shm").exists()
