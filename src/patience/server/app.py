@@ -38,6 +38,7 @@ from starlette.staticfiles import StaticFiles
 
 from patience.server.accounts import Accounts
 from patience.server.arena import Arena
+from patience.server.arena.daily import DailyDeals
 from patience.server.arena.dealstock import DealStock
 from patience.server.bus import make_bus
 from patience.server.solo import Hub
@@ -45,7 +46,7 @@ from patience.server.storage.store import ArenaLock, Store, sqlite_url
 from patience.server.storage.writer import GroupWriter
 from patience.server.transport.socket import Router, play_socket
 from patience.server.web import accounts as accounts_web
-from patience.server.web import api, pages
+from patience.server.web import api, daily, pages
 from patience.server.web.headers import HeadersMiddleware
 
 __all__ = ["DB_FILE", "app_from_env", "create_app", "default_data_dir"]
@@ -128,6 +129,7 @@ def create_app(
             app.state.hub = hub
             app.state.accounts = accounts
             app.state.arena = arena
+            app.state.daily = DailyDeals(store, wall=wall)
             app.state.bus = bus
             app.state.router = Router(hub, arena)
             gc_before = _quiet_gc()
@@ -170,6 +172,9 @@ def create_app(
         Route("/api/profile/{user}", api.profile_api),
         Route("/api/matches", api.matches_api),
         Route("/api/matches/{id}", api.match_api),
+        Route("/api/daily/{game}", daily.daily_api),
+        Route("/api/daily/{game}/start", daily.daily_start, methods=["POST"]),
+        Route("/api/daily/{game}/{day}/record", daily.daily_record_api),
         Route("/healthz", api.health),
         WebSocketRoute("/ws", play_socket),
         Mount("/static", StaticFiles(directory=pages.WEB_DIR), name="static"),

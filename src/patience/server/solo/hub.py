@@ -29,6 +29,7 @@ from patience.errors import BadInputError, GameOverError, IllegalMoveError, Pati
 from patience.games import DRAW, REDEAL, Move, Outcome, get_game
 from patience.games.common import FOUNDATION_NAMES
 from patience.options import options_to_dict
+from patience.rng import check_seed, is_deal_key
 from patience.server.bus import Bus, MemoryBus
 from patience.server.explain import why
 from patience.server.live import Connection, GameClock, Now
@@ -103,6 +104,8 @@ class LiveGame:
         self.idle_since = now()
         self.held: list[bytes] | None = None  # events kept back until the game is in the database
         self.logged = len(session.log)  # actions of the log in the database (record or rows)
+        # a game dealt from a secret key (the deal of the day) shows this label, never its key
+        self.label = "day" if is_deal_key(session.seed) else None
 
     # -- what the browser sees ---------------------------------------------------------------
 
@@ -160,10 +163,19 @@ class LiveGame:
         info = session.state.INFO
         return GameMsg(
             id=self.id, v=self.version, game=info.id, names=dict(info.names), variant=self.variant,
-            seed=str(session.seed), options=options_to_dict(session.options), changed=session.options_dict,
+            seed=self.shown_seed, options=options_to_dict(session.options), changed=session.options_dict,
             assist=self.assist, table=self.table(), status=self.status(),
             ledger=[ledger_line(e) for e in session.ledger], summary=self.summary(),
         )
+
+    @property
+    def secret(self) -> bool:
+        """Is the deal a secret key (the deal of the day), never to be shown while it is played?"""
+        return self.label is not None
+
+    @property
+    def shown_seed(self) -> str:
+        return self.label if self.label is not None else str(self.session.seed)
 
     # -- changes -----------------------------------------------------------------------------
 
@@ -325,7 +337,7 @@ class LiveGame:
         session = self.session
         return SavedGame(
             id=self.id, browser_id=self.browser, game=session.game_id, variant=self.variant,
-            seed=str(session.seed), record=session.record(), ms=session.elapsed_ms(),
+            seed=self.shown_seed, record=session.record(), ms=session.elapsed_ms(),
             moves=session.moves_made, score=session.score,
             outcome=session.outcome.value if session.outcome else None,
         )
@@ -350,7 +362,8 @@ def restore(saved: SavedGame, now: Now) -> LiveGame:
     """Rebuild a saved game by playing its log again; an unfinished one then goes on from where it stood."""
     record = saved.record
     clock = GameClock(now)
-    session = Session(get_game(str(record["game"])), int(record["seed"]), record.get("options") or {}, clock=clock)
+    session = Session(get_game(str(record["game"])), check_seed(record["seed"]), record.get("options") or {},
+                      clock=clock)
     last = 0
     for action in record.get("actions", []):
         last = int(action["t"])
@@ -368,6 +381,8 @@ def restore(saved: SavedGame, now: Now) -> LiveGame:
         clock.set_ms(max(last, saved.ms))
         clock.go_live()
     game = LiveGame(saved.id, saved.browser_id, session, clock, saved.variant, now)
+    if game.secret:
+        game.label = saved.seed  # as the games table shows it (day:YYYY-MM-DD)
     game.saved_version = 0
     return game
 
@@ -428,7 +443,10 @@ class Hub:
         elif isinstance(message, MoveIntent | StockIntent | UndoIntent | GiveUpIntent):
             await self.act(conn, game, message)
         elif isinstance(message, HintAsk):
-            await self._hint(conn, game)
+            if game.secret:  # the solver sees every card: its hint would tell of the secret deal
+                conn.error("not_here", "hints are off for the deal of the day")
+            else:
+                await self._hint(conn, game)
         elif isinstance(message, TargetsAsk):
             if not game.assist:
                 conn.error("not_here", "this game does not show where a card may go")

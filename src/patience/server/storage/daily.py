@@ -1,0 +1,125 @@
+"""The deal of the day in the database (migration 0008): the day's key of each game and the players' attempts.
+
+The key of a (day, game) is written once: the table's primary key makes two processes that choose at the
+same moment agree on the first row written (:func:`choose_deal`). An attempt is a row per (day, game,
+player), written in the same transaction as its solo game, before the first card is shown
+(:func:`start_attempt`): a second start finds it and goes on with the same game, never a new one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import BigInteger, Boolean, ForeignKey, String, insert, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Mapped, mapped_column
+
+from patience.server.storage.store import Base, GameRow, SavedGame, UserRow, write_games
+
+__all__ = ["AttemptRow", "DailyDeal", "DailyDealRow", "choose_deal", "day_board", "find_attempt", "find_deal",
+           "start_attempt"]
+
+
+class DailyDealRow(Base):
+    """The secret deal key of a game's deal of the day, and its commitment (shown during the day)."""
+
+    __tablename__ = "daily_deals"
+
+    day: Mapped[str] = mapped_column(String(10), primary_key=True)  # YYYY-MM-DD, UTC
+    game: Mapped[str] = mapped_column(String(16), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(40))
+    deal: Mapped[str] = mapped_column(String(64))  # the key: never shown before the day ends
+    commitment: Mapped[str] = mapped_column(String(64))
+    proved: Mapped[bool] = mapped_column(Boolean)  # proved winnable by the solvers
+    made_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class AttemptRow(Base):
+    """A player's one attempt at a day's deal: the solo game it is played in."""
+
+    __tablename__ = "daily_attempts"
+
+    day: Mapped[str] = mapped_column(String(10), primary_key=True)
+    game: Mapped[str] = mapped_column(String(16), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), unique=True)
+    started_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+@dataclass(frozen=True)
+class DailyDeal:
+    day: str
+    game: str
+    variant: str
+    deal: str
+    commitment: str
+    proved: bool
+
+
+def _deal(row: Any) -> DailyDeal:
+    return DailyDeal(row.day, row.game, row.variant, row.deal, row.commitment, bool(row.proved))
+
+
+def find_deal(engine: Engine, day: str, game: str) -> DailyDeal | None:
+    with engine.connect() as connection:
+        row = connection.execute(select(DailyDealRow.__table__).where(
+            DailyDealRow.day == day, DailyDealRow.game == game)).first()
+    return _deal(row) if row is not None else None
+
+
+def choose_deal(engine: Engine, day: str, game: str, variant: str, deal: str, commitment: str,
+                proved: bool) -> DailyDeal:
+    """Make ``deal`` the day's deal of ``game`` unless one is already chosen; returns the one chosen
+    (another process's, if it was first)."""
+    try:
+        with engine.begin() as connection:
+            connection.execute(insert(DailyDealRow), [{
+                "day": day, "game": game, "variant": variant, "deal": deal, "commitment": commitment,
+                "proved": proved, "made_ms": int(time.time() * 1000)}])
+    except IntegrityError:
+        pass  # another process chose first: its deal is the day's
+    chosen = find_deal(engine, day, game)
+    if chosen is None:  # pragma: no cover - the row was written or found above
+        raise RuntimeError(f"no deal of the day for {game} on {day}")
+    return chosen
+
+
+def find_attempt(engine: Engine, day: str, game: str, user_id: str) -> str | None:
+    """The id of the solo game of a player's attempt, or None."""
+    with engine.connect() as connection:
+        found = connection.scalar(select(AttemptRow.game_id).where(
+            AttemptRow.day == day, AttemptRow.game == game, AttemptRow.user_id == user_id))
+    return str(found) if found is not None else None
+
+
+def start_attempt(engine: Engine, day: str, game: str, user_id: str, saved: SavedGame) -> str:
+    """Write a player's attempt and its game (not played yet) in one transaction; if the player already
+    has an attempt at this day's deal, nothing is written and that attempt's game id is returned."""
+    try:
+        with engine.begin() as connection:
+            write_games(connection, [saved])  # gone with the transaction if the player has an attempt
+            connection.execute(insert(AttemptRow), [{"day": day, "game": game, "user_id": user_id,
+                                                     "game_id": saved.id, "started_ms": int(time.time() * 1000)}])
+    except IntegrityError:
+        pass
+    found = find_attempt(engine, day, game, user_id)
+    if found is None:  # pragma: no cover - written or found above
+        raise RuntimeError("the attempt was neither written nor found")
+    return found
+
+
+def day_board(engine: Engine, day: str, game: str, limit: int = 100) -> list[dict[str, Any]]:
+    """The day's attempts, best first (score, then the shorter time): player, score, time, outcome."""
+    games = GameRow.__table__
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(UserRow.id, UserRow.name, games.c.id, games.c.score, games.c.ms, games.c.moves, games.c.outcome)
+            .select_from(AttemptRow.__table__.join(games, games.c.id == AttemptRow.game_id)
+                         .join(UserRow.__table__, UserRow.id == AttemptRow.user_id))
+            .where(AttemptRow.day == day, AttemptRow.game == game)
+            .order_by(games.c.score.desc(), games.c.ms, AttemptRow.started_ms).limit(limit)).all()
+    return [{"rank": n, "user": row[0], "name": row[1], "game_id": row[2], "score": row[3], "ms": row[4],
+             "moves": row[5], "outcome": row[6]} for n, row in enumerate(rows, start=1)]

@@ -1,0 +1,93 @@
+"""The deal of the day's JSON API: the day's leaderboard, starting (or going on with) one's attempt, and,
+once the day is over, its key and the best games' records (see :mod:`patience.server.arena.daily`)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from patience.daily import DAILY, check_day
+from patience.errors import BadInputError
+from patience.server.arena.daily import AttemptOver, DailyDeals
+from patience.server.web.accounts import _form
+from patience.server.web.identity import current_user
+
+__all__ = ["daily_api", "daily_record_api", "daily_start"]
+
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def _daily(request: Request) -> DailyDeals:
+    return request.app.state.daily  # type: ignore[no-any-return]
+
+
+def _error(code: str, message: str, status: int) -> Response:
+    return JSONResponse({"error": code, "msg": message}, status_code=status, headers=NO_STORE)
+
+
+def _game(request: Request) -> str | None:
+    game = str(request.path_params["game"])
+    return game if game in DAILY else None
+
+
+async def daily_api(request: Request) -> Response:
+    """``GET /api/daily/{game}?day=YYYY-MM-DD``: the day's leaderboard (today's by default); the key and
+    the games to replay only once the day is over."""
+    game = _game(request)
+    if game is None:
+        return _error("bad_game", f"games with a deal of the day: {', '.join(DAILY)}", 400)
+    daily = _daily(request)
+    try:
+        day = check_day(request.query_params.get("day") or daily.today())
+        if day > daily.today():
+            raise BadInputError("that day has not begun yet")
+        board = await daily.board(game, day)
+    except BadInputError as exc:
+        return _error("bad_day", str(exc), 400)
+    user = await current_user(request)
+    if user is not None:
+        board["mine"] = next((row["rank"] for row in board["entries"] if row["user"] == user.id), None)
+    return JSONResponse(board, headers=NO_STORE)
+
+
+async def daily_start(request: Request) -> Response:
+    """``POST /api/daily/{game}/start`` (a form with the CSRF token): the id of the solo game of this
+    player's attempt at today's deal, to join on the websocket. 401 signed out, 409 once it has ended."""
+    got = await _form(request, "daily")
+    if isinstance(got, Response):
+        return got
+    _, browser = got
+    game = _game(request)
+    if game is None:
+        return _error("bad_game", f"games with a deal of the day: {', '.join(DAILY)}", 400)
+    user = await current_user(request)
+    if user is None:
+        return _error("sign_in", "sign in to play the deal of the day", 401)
+    try:
+        game_id = await _daily(request).start(game, user.id, browser)
+    except AttemptOver as exc:
+        return _error("attempt_over", str(exc), 409)
+    except BadInputError as exc:
+        return _error("elsewhere", str(exc), 409)
+    return JSONResponse({"id": game_id, "game": game, "day": _daily(request).today()}, headers=NO_STORE)
+
+
+async def daily_record_api(request: Request) -> Response:
+    """``GET /api/daily/{game}/{day}/record``: a day that is over as a ``patience-daily`` record (key,
+    commitment, the best games' records), for :func:`patience.daily.verify_daily` and the replays.
+    403 while the day goes on."""
+    game = _game(request)
+    if game is None:
+        return _error("bad_game", f"games with a deal of the day: {', '.join(DAILY)}", 400)
+    daily = _daily(request)
+    try:
+        day = check_day(request.path_params["day"])
+    except BadInputError as exc:
+        return _error("bad_day", str(exc), 400)
+    if not daily.is_over(day):
+        return _error("not_over", "the day's deal and its games are shown once the day is over (UTC)", 403)
+    try:
+        record = await daily.revealed(game, day)
+    except BadInputError as exc:
+        return _error("not_found", str(exc), 404)
+    return JSONResponse(record, headers=NO_STORE)
