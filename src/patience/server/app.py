@@ -159,6 +159,7 @@ def create_app(
         Route("/account", pages.page_of("account")),
         Route("/profile", pages.page_of("profile")),
         Route("/leaderboard", pages.page_of("leaderboard")),
+        Route("/daily", pages.page_of("daily")),
         Route("/match", pages.page_of("match")),
         Route("/matches", pages.matches_page),
         Route("/account/signup", accounts_web.signup_post, methods=["POST"]),

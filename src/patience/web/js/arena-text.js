@@ -3,7 +3,7 @@
 
 export const ARENA_TEXT = {
   en: {
-    nav: { duel: "Duel", leaderboard: "Leaderboard", matches: "Matches", profile: "Profile", account: "Account",
+    nav: { daily: "Deal of the day", duel: "Duel", leaderboard: "Leaderboard", matches: "Matches", profile: "Profile", account: "Account",
       games: "Solo games" },
     duel: {
       title: "Duel", intro: "Two people play the same deal at the same time. The higher score wins and gets a " +
@@ -84,6 +84,21 @@ export const ARENA_TEXT = {
         bad_game: "“{game}” is not a duel game.",
       },
     },
+    daily: {
+      title: "Deal of the day", entry: "Deal of the day",
+      intro: "One secret deal a day for each game, the same for everyone and proved winnable. One attempt per " +
+        "player; the day's deal key is shown when the day ends (UTC), and anyone can check it.",
+      play: "Play today's deal", go_on: "Go on with your attempt", sign_in: "Sign in to play the deal of the day",
+      signed_out: "Anyone may watch the leaderboard; playing needs an account, so that each player gets one attempt.",
+      over: "You have played today's deal: one attempt a day.",
+      elsewhere: "Your attempt goes on in the browser where you began it.", failed: "The deal could not be started.",
+      day: "{game} · {variant} · {day} (UTC)", commitment: "Commitment (SHA-256)", key: "Deal key",
+      hidden: "The deal key and the games are shown when the day ends (UTC).",
+      verified: "✓ the deal key opens the commitment shown during the day",
+      not_verified: "✗ the deal key does not open the commitment", record: "All games of the day (record)",
+      rank: "#", player: "Player", score: "Score", time: "Time", outcome: "Outcome", playing: "playing",
+      empty: "Nobody has played this deal yet.", past: "Earlier days", today: "Today", proved: "proved winnable",
+    },
     replay: {
       title: "Match", live: "This match is going on. The deal key is shown when it ends.", step: "Step {i} of {n}",
       first: "Start", prev: "Back", next: "Forward", last: "End", play: "Play", pause: "Pause", deal: "the deal",
@@ -91,7 +106,7 @@ export const ARENA_TEXT = {
     },
   },
   de: {
-    nav: { duel: "Duell", leaderboard: "Rangliste", matches: "Partien", profile: "Profil", account: "Konto",
+    nav: { daily: "Spiel des Tages", duel: "Duell", leaderboard: "Rangliste", matches: "Partien", profile: "Profil", account: "Konto",
       games: "Einzelspiele" },
     duel: {
       title: "Duell", intro: "Zwei Menschen spielen gleichzeitig dasselbe Spiel. Wer mehr Punkte hat, gewinnt und " +
@@ -176,6 +191,23 @@ export const ARENA_TEXT = {
         bad_game: "„{game}“ ist kein Duellspiel.",
       },
     },
+    daily: {
+      title: "Spiel des Tages", entry: "Spiel des Tages",
+      intro: "Jeden Tag für jedes Spiel ein geheimes Blatt, für alle gleich und nachweislich lösbar. Jeder hat " +
+        "einen Versuch; der Schlüssel des Blatts wird nach Tagesende (UTC) gezeigt, und jeder kann ihn prüfen.",
+      play: "Heutiges Blatt spielen", go_on: "Deinen Versuch fortsetzen", sign_in: "Melde dich an, um das Spiel des Tages zu spielen",
+      signed_out: "Die Rangliste kann jeder ansehen; spielen kann nur, wer ein Konto hat – so hat jeder genau einen Versuch.",
+      over: "Du hast das heutige Blatt schon gespielt: ein Versuch pro Tag.",
+      elsewhere: "Dein Versuch läuft in dem Browser weiter, in dem du ihn begonnen hast.",
+      failed: "Das Blatt konnte nicht gestartet werden.",
+      day: "{game} · {variant} · {day} (UTC)", commitment: "Festlegung (SHA-256)", key: "Schlüssel des Blatts",
+      hidden: "Der Schlüssel und die Spiele werden nach Tagesende (UTC) gezeigt.",
+      verified: "✓ der Schlüssel öffnet die während des Tages gezeigte Festlegung",
+      not_verified: "✗ der Schlüssel öffnet die Festlegung nicht", record: "Alle Spiele des Tages (Protokoll)",
+      rank: "#", player: "Spieler", score: "Punkte", time: "Zeit", outcome: "Ausgang", playing: "spielt noch",
+      empty: "Dieses Blatt hat noch niemand gespielt.", past: "Frühere Tage", today: "Heute",
+      proved: "nachweislich lösbar",
+    },
     replay: {
       title: "Duell", live: "Dieses Duell läuft noch. Der Spielschlüssel wird am Ende gezeigt.",
       step: "Schritt {i} von {n}", first: "Anfang", prev: "Zurück", next: "Weiter", last: "Ende", play: "Abspielen",
@@ -183,7 +215,7 @@ export const ARENA_TEXT = {
     },
   },
   it: {
-    nav: { duel: "Sfida", leaderboard: "Classifica", matches: "Incontri", profile: "Profilo", account: "Account",
+    nav: { daily: "Partita del giorno", duel: "Sfida", leaderboard: "Classifica", matches: "Incontri", profile: "Profilo", account: "Account",
       games: "Partite da solo" },
     duel: {
       title: "Sfida", intro: "Due persone giocano la stessa smazzata nello stesso momento. Vince chi fa più punti e " +
@@ -267,6 +299,24 @@ export const ARENA_TEXT = {
         no_page: "Non c'è la pagina {page}: l'ultima è la {pages}.", no_player: "Nessun giocatore «{player}».",
         bad_game: "«{game}» non è un gioco da sfida.",
       },
+    },
+    daily: {
+      title: "Partita del giorno", entry: "Partita del giorno",
+      intro: "Ogni giorno, per ogni gioco, una smazzata segreta, uguale per tutti e risolvibile di sicuro. Un solo " +
+        "tentativo a testa; la chiave della smazzata si vede a fine giornata (UTC) e chiunque può verificarla.",
+      play: "Gioca la smazzata di oggi", go_on: "Continua il tuo tentativo",
+      sign_in: "Accedi per giocare la partita del giorno",
+      signed_out: "La classifica è aperta a tutti; per giocare serve un account, così ognuno ha un solo tentativo.",
+      over: "Hai già giocato la smazzata di oggi: un tentativo al giorno.",
+      elsewhere: "Il tuo tentativo prosegue nel browser in cui l'hai iniziato.",
+      failed: "Non è stato possibile avviare la smazzata.",
+      day: "{game} · {variant} · {day} (UTC)", commitment: "Impegno (SHA-256)", key: "Chiave della smazzata",
+      hidden: "La chiave e le partite si vedono a fine giornata (UTC).",
+      verified: "✓ la chiave apre l'impegno mostrato durante la giornata",
+      not_verified: "✗ la chiave non apre l'impegno", record: "Tutte le partite del giorno (registro)",
+      rank: "#", player: "Giocatore", score: "Punti", time: "Tempo", outcome: "Esito", playing: "in corso",
+      empty: "Nessuno ha ancora giocato questa smazzata.", past: "Giorni precedenti", today: "Oggi",
+      proved: "risolvibile di sicuro",
     },
     replay: {
       title: "Sfida", live: "Questa sfida è in corso. La chiave della smazzata si vede alla fine.",

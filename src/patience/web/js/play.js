@@ -238,7 +238,11 @@ function showNames() {
   );
   const variants = t(`variants.${g.game}`);
   const variant = g.variant && typeof variants === "object" ? variants[g.variant] : "";
-  $("#variant-name").textContent = [variant, `#${g.seed}`].filter(Boolean).join(" · ");
+  // the deal of the day shows its day, never its key, and is played once: no "same deal" nor another number
+  const daily = g.seed.startsWith("day:");
+  $("#variant-name").textContent = [variant, daily ? `${t("daily.title")} ${g.seed.slice(4)}` : `#${g.seed}`]
+    .filter(Boolean).join(" · ");
+  for (const id of ["#m-restart", "#seed-form", "#same"]) $(id).hidden = daily;
   document.title = `${g.names[lang()] || g.names.en} · Patience Arena`;
 }
 

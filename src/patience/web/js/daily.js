@@ -1,0 +1,127 @@
+// The deal of the day: each game's leaderboard of the day, the button that starts (or goes on with) one's
+// one attempt, and for a day that is over its deal key, checked against the commitment here in the browser.
+
+import { commitmentText, el, gameName, openPage, postForm, sha256 } from "./arena.js";
+import { onLang, t } from "./i18n.js";
+import { $, applyText, formatTime, points } from "./ui.js";
+
+const GAMES = ["reloaded", "faecher", "teppich"];
+const params = new URLSearchParams(location.search);
+let game = GAMES.includes(params.get("game")) ? params.get("game") : "reloaded";
+let day = /^\d{4}-\d{2}-\d{2}$/.test(params.get("day") || "") ? params.get("day") : null;
+let user = null;
+let message = "";
+
+function address() {
+  const query = new URLSearchParams({ game });
+  if (day) query.set("day", day);
+  return `/daily?${query}`;
+}
+
+/** The days before ``today`` (YYYY-MM-DD, UTC), newest first. */
+function earlierDays(today, n) {
+  const base = Date.parse(`${today}T00:00:00Z`);
+  return Array.from({ length: n }, (_, i) => new Date(base - (i + 1) * 86400000).toISOString().slice(0, 10));
+}
+
+async function start() {
+  const answer = await postForm(`/api/daily/${game}/start`, {});
+  if (answer.status === 200) {
+    location.href = `/play?${new URLSearchParams({ game, id: answer.id })}`;
+    return;
+  }
+  const key = { attempt_over: "daily.over", elsewhere: "daily.elsewhere", sign_in: "daily.sign_in" }[answer.error];
+  message = key ? t(key) : t("daily.failed");
+  render();
+}
+
+async function render() {
+  applyText();
+  $("#tabs").replaceChildren(...GAMES.map((id) => {
+    const tab = el("a", { className: "tab", href: `/daily?game=${id}`, textContent: gameName(id) });
+    tab.setAttribute("role", "tab");
+    tab.setAttribute("aria-selected", String(id === game));
+    tab.addEventListener("click", (e) => {
+      e.preventDefault();
+      game = id;
+      message = "";
+      history.replaceState(null, "", address());
+      render();
+    });
+    return tab;
+  }));
+  const query = day ? `?day=${day}` : "";
+  const data = await fetch(`/api/daily/${game}${query}`, { cache: "no-store" }).then((r) => r.json());
+  if (data.error) {
+    day = null;
+    return render();
+  }
+  const names = t(`variants.${game}`);
+  const variant = (names && names[data.variant]) || (data.variant === "standard" ? "" : data.variant);
+  $("#daily-day").textContent = t("daily.day", { game: gameName(game), variant, day: data.day }).replace(" ·  · ", " · ");
+  const actions = $("#daily-actions");
+  actions.replaceChildren();
+  if (!data.over) {
+    if (user) {
+      const button = el("button", { type: "button", className: "btn primary", id: "daily-play",
+        textContent: t("daily.play") });
+      button.addEventListener("click", start);
+      actions.append(button);
+    } else {
+      actions.append(el("a", { className: "btn primary", href: `/account?next=${encodeURIComponent(address())}`,
+        textContent: t("daily.sign_in") }), " ", el("span", { className: "small", textContent: t("daily.signed_out") }));
+    }
+  }
+  $("#daily-msg").hidden = !message;
+  $("#daily-msg").textContent = message;
+  $("#daily-commitment").textContent = data.commitment || "—";
+  const reveal = $("#daily-reveal");
+  reveal.replaceChildren();
+  if (data.over && data.seed) {
+    const ok = (await sha256(commitmentText(game, data.options, data.seed, ""))) === data.commitment;
+    reveal.append(`${t("daily.key")}: `, el("code", { className: "daily-code", textContent: data.seed }), " ",
+      el("span", { className: "verify", textContent: t(ok ? "daily.verified" : "daily.not_verified") }), " ",
+      el("a", { href: `/api/daily/${game}/${data.day}/record`, textContent: t("daily.record") }));
+    reveal.querySelector(".verify").dataset.ok = String(ok);
+  } else if (data.commitment) {
+    reveal.textContent = t("daily.hidden");
+  }
+  const rows = $("#rows");
+  rows.replaceChildren();
+  for (const entry of data.entries) {
+    const tr = rows.insertRow();
+    if (entry.user === (user && user.id)) tr.className = "mine";
+    tr.insertCell().textContent = String(entry.rank);
+    tr.insertCell().append(el("a", { href: `/profile?u=${encodeURIComponent(entry.user)}`, textContent: entry.name }));
+    tr.insertCell().textContent = points(entry.score);
+    Object.assign(tr.insertCell(), { className: "daily-time", textContent: formatTime(entry.ms) });
+    tr.insertCell().textContent = entry.outcome ? t(`outcome.${entry.outcome}`) : t("daily.playing");
+  }
+  if (!data.entries.length) {
+    const cell = rows.insertRow().insertCell();
+    cell.colSpan = 5;
+    cell.textContent = t("daily.empty");
+  }
+  const days = [data.today, ...earlierDays(data.today, 7)];
+  $("#daily-days").replaceChildren(...days.map((d, i) => {
+    const link = el("a", { className: "nav-link", href: `/daily?game=${game}&day=${d}`,
+      textContent: i === 0 ? t("daily.today") : d });
+    if (d === data.day) link.setAttribute("aria-current", "page");
+    link.addEventListener("click", (e) => {
+      e.preventDefault();
+      day = i === 0 ? null : d;
+      message = "";
+      history.replaceState(null, "", address());
+      render();
+    });
+    return link;
+  }));
+}
+
+async function main() {
+  user = await openPage();
+  onLang(render);
+  render();
+}
+
+main();

@@ -1,0 +1,66 @@
+"""The deal of the day in the browser: a player signs up, plays (and gives up) the day's attempt, sees it on
+the day's leaderboard, and is told clearly that a second attempt is not allowed; screenshots on desktop and
+on a phone."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any
+
+from playwright.sync_api import expect
+
+
+def sign_up(page: Any, base_url: str, login: str, name: str) -> None:
+    page.goto(f"{base_url}/account?next=/daily")
+    form = page.locator("#signup-form")
+    form.locator("input[name=login]").fill(login)
+    form.locator("input[name=name]").fill(name)
+    form.locator("input[name=password]").fill("a long enough password")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(f"{base_url}/daily")
+
+
+def test_one_attempt_at_the_deal_of_the_day(browser: Any, base_url: str, shot: Any) -> None:
+    errors: list[str] = []
+    context = browser.new_context(viewport={"width": 1366, "height": 850}, locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(20_000)  # the first visit of a day may prove its deal
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    name = f"Daisy {secrets.token_hex(3)}"
+    sign_up(page, base_url, f"daisy{secrets.token_hex(3)}", name)
+    page.goto(f"{base_url}/daily?game=reloaded")
+    expect(page.locator("#daily-day")).to_contain_text("Solitaire Reloaded")
+    expect(page.locator("#daily-commitment")).to_have_text(re.compile(r"^[0-9a-f]{64}$"))
+    expect(page.locator("#daily-reveal")).to_contain_text("shown when the day ends")
+    page.locator("#daily-play").click()
+    page.wait_for_url(f"{base_url}/play?*")
+    page.wait_for_selector(".card.up")
+    expect(page.locator("#variant-name")).to_contain_text("Deal of the day 20")  # its day: no key, no number
+    expect(page.locator("#m-restart")).to_be_hidden()
+    page.locator("#menu-btn").click()
+    page.locator("#m-giveup").click()
+    page.locator("#confirm-yes").click()
+    expect(page.locator("#end-title")).to_have_text("Given up")
+    page.goto(f"{base_url}/daily?game=reloaded")
+    row = page.locator("#rows tr", has_text=name)
+    expect(row).to_contain_text("Given up")
+    shot(page, "daily-desktop")
+    page.locator("#daily-play").click()
+    expect(page.locator("#daily-msg")).to_have_text("You have played today's deal: one attempt a day.")
+    shot(page, "daily-desktop-refused")
+    page.locator("#nav .langs button[data-lang=de]").click()
+    expect(page.locator("#daily-play")).to_have_text("Heutiges Blatt spielen")
+    context.close()
+
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, locale="it-IT", is_mobile=True,
+                                has_touch=True)
+    small = phone.new_page()
+    small.on("pageerror", lambda exc: errors.append(str(exc)))
+    small.goto(f"{base_url}/daily?game=reloaded&lang=it")
+    expect(small.locator("#daily-day")).to_contain_text("(UTC)")
+    expect(small.locator("#rows tr", has_text=name)).to_contain_text("Abbandonata")
+    expect(small.locator("#daily-actions")).to_contain_text("Accedi per giocare")  # signed out: no attempt
+    shot(small, "daily-phone")
+    phone.close()
+    assert not errors, errors
