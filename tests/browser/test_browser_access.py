@@ -43,6 +43,7 @@ PAGES = [
     ("/play?game=faecher&seed=3", ".card.up"),
     ("/duel", ".pool, #signin-box"),
     ("/leaderboard", "#page-title"),
+    ("/daily", "#daily-days a"),
     ("/matches", "#page-title"),
     ("/account", "#signup-form"),
     ("/profile?u=nobody", "#error"),
