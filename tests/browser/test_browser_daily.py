@@ -29,7 +29,12 @@ def test_one_attempt_at_the_deal_of_the_day(browser: Any, base_url: str, shot: A
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     name = f"Daisy {secrets.token_hex(3)}"
     sign_up(page, base_url, f"daisy{secrets.token_hex(3)}", name)
-    page.goto(f"{base_url}/daily?game=reloaded")
+    page.goto(f"{base_url}/")
+    entry = page.locator('.game-tile[data-game="reloaded"] .daily-link')
+    expect(entry).to_have_text("Deal of the day")
+    shot(page, "daily-start-desktop")
+    entry.click()
+    page.wait_for_url(f"{base_url}/daily?game=reloaded")
     expect(page.locator("#daily-day")).to_contain_text("Solitaire Reloaded")
     expect(page.locator("#daily-commitment")).to_have_text(re.compile(r"^[0-9a-f]{64}$"))
     expect(page.locator("#daily-reveal")).to_contain_text("shown when the day ends")

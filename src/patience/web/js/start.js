@@ -32,6 +32,7 @@ function tile(game) {
       <label class="check"><input type="checkbox" name="winnable"> <span class="winnable-label"></span></label>
       <button type="submit" class="btn primary play-btn"></button>
     </form>
+    <a class="btn daily-link"></a>
     <div class="tile-stats"></div>`;
   const form = $(".tile-form", el);
   form.variant.addEventListener("change", () => {
@@ -90,6 +91,7 @@ function fill() {
     $("input[name=seed]", el).placeholder = t("random");
     $(".winnable-label", el).textContent = t("winnable_only");
     $(".play-btn", el).textContent = t("play");
+    Object.assign($(".daily-link", el), { href: `/daily?game=${game.id}`, textContent: t("daily.entry") });
     const select = $("select", el);
     const chosen = select.value;
     const names = t(`variants.${game.id}`);
