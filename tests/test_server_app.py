@@ -137,7 +137,7 @@ def test_the_games_api_lists_games_variants_and_options(client: TestClient) -> N
 def test_statistics_start_empty(stored_client: TestClient) -> None:
     body = stored_client.get("/api/stats").json()
     assert body["stats"]["faecher"] == {"played": 0, "won": 0, "win_percent": 0.0, "best": None, "streak": 0,
-                                        "best_streak": 0}
+                                        "best_streak": 0, "won_hinted": 0}
     assert body["unfinished"] == []
 
 

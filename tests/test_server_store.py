@@ -117,3 +117,33 @@ def test_a_finished_game_comes_back_finished() -> None:
     back = restore(live.saved(), lambda: now[0])
     assert back.session.outcome == Outcome.TIME_OUT
     assert back.session.score == session.score
+
+
+def test_statistics_per_variant_with_wins_helped_by_a_hint_apart(store: Store,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter(range(1_000_000, 2_000_000, 10))
+    monkeypatch.setattr("patience.server.storage.store._now_ms", lambda: next(clock))
+    games = [  # variant, outcome, score, hints
+        ("4x5", "no_moves", 12, 0), ("4x5", "won", 52, 0), ("4x5", "no_moves", 9, 0),
+        ("waste", "won", 52, 0), ("waste", "won", 52, 2), ("waste", "no_moves", 30, 0), ("waste", "won", 52, 0),
+        (None, "no_moves", 40, 1),
+    ]
+    for i, (variant, outcome, score, hints) in enumerate(games):
+        store.save_games([SavedGame(f"v-{i}", "browser-v", "teppich", variant, "7", {"format": "patience-record"},
+                                    1000, 3, score, outcome, hints)])
+    store.save_games([SavedGame("v-other", "browser-w", "teppich", "4x5", "7", {"format": "patience-record"},
+                                1000, 3, 52, "won", 0)])
+    figures = store.stats("browser-v")["teppich"]
+    assert (figures.played, figures.won, figures.won_hinted, figures.best) == (8, 3, 1, 52)
+    four, waste, custom = (figures.variants[name] for name in ("4x5", "waste", "custom"))
+    assert (four.played, four.won, four.won_hinted, four.best, four.win_percent) == (3, 1, 0, 52, 33.3)
+    assert (waste.played, waste.won, waste.won_hinted, waste.best, waste.win_percent) == (4, 2, 1, 52, 50.0)
+    assert (waste.streak, waste.best_streak) == (1, 1)  # a win helped by a hint ends a streak
+    assert (custom.played, custom.best) == (1, None)  # its one game had a hint: no best without one
+    assert figures.to_dict()["variants"]["waste"]["won_hinted"] == 1
+    # an account's figures: the games of all its browsers
+    both = store.stats(["browser-v", "browser-w"])["teppich"]
+    assert (both.played, both.variants["4x5"].won) == (9, 2)
+    # the hints are kept: the game comes back with them
+    loaded = store.load_game("v-4")
+    assert loaded is not None and loaded.hints == 2

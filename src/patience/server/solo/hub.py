@@ -106,6 +106,7 @@ class LiveGame:
         self.logged = len(session.log)  # actions of the log in the database (record or rows)
         # a game dealt from a secret key (the deal of the day) shows this label, never its key
         self.label = "day" if is_deal_key(session.seed) else None
+        self.hints = 0  # hints given in this game: a game won with one counts apart in the statistics
 
     # -- what the browser sees ---------------------------------------------------------------
 
@@ -339,7 +340,7 @@ class LiveGame:
             id=self.id, browser_id=self.browser, game=session.game_id, variant=self.variant,
             seed=self.shown_seed, record=session.record(), ms=session.elapsed_ms(),
             moves=session.moves_made, score=session.score,
-            outcome=session.outcome.value if session.outcome else None,
+            outcome=session.outcome.value if session.outcome else None, hints=self.hints,
         )
 
 
@@ -383,6 +384,7 @@ def restore(saved: SavedGame, now: Now) -> LiveGame:
     game = LiveGame(saved.id, saved.browser_id, session, clock, saved.variant, now)
     if game.secret:
         game.label = saved.seed  # as the games table shows it (day:YYYY-MM-DD)
+    game.hints = saved.hints
     game.saved_version = 0
     return game
 
@@ -660,7 +662,9 @@ class Hub:
             return
         if self._solving.locked():
             # one search at a time: the others get the simple hint rather than slow every game down
-            conn.send(encode(game.hint(simple_hint(session.state))))
+            move = simple_hint(session.state)
+            self._hinted(game, move)
+            conn.send(encode(game.hint(move)))
             return
         async with self._solving:
             # a solver may think a while: it works on a copy, and its answer counts only if nothing moved
@@ -668,7 +672,14 @@ class Hub:
             move = await anyio.to_thread.run_sync(search_hint, copy.deepcopy(session))
         if game.version != version or (move is not None and session.state.check(move) is not None):
             move = simple_hint(session.state)
+        self._hinted(game, move)
         conn.send(encode(game.hint(move)))
+
+    def _hinted(self, game: LiveGame, move: Move | None) -> None:
+        """A hint named a move: the game counts as helped, and is saved with it at the next save."""
+        if move is not None:
+            game.hints += 1
+            game.saved_version = min(game.saved_version, game.version - 1)  # so the next save writes it
 
     # -- the clock and saving ----------------------------------------------------------------
 

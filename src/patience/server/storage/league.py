@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import case, delete, func, insert, or_, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
@@ -25,13 +25,13 @@ from patience.record import replay
 from patience.rng import check_seed
 from patience.server.storage.store import (
     ChallengeRow,
-    GameRow,
     MatchMoveRow,
     MatchRow,
     RatingHistoryRow,
     RatingRow,
     UserBrowserRow,
     UserRow,
+    game_stats,
     name_key,
 )
 from patience.session import ManualClock
@@ -303,12 +303,8 @@ def profile(engine: Engine, user_id: str) -> dict[str, Any] | None:
             figures["drawn" if winner is None else "won" if winner == mine else "lost"] += 1
         browsers = list(db.scalars(select(UserBrowserRow.browser_id).where(UserBrowserRow.user_id == user_id)))
         solo: dict[str, dict[str, Any]] = {}
-        if browsers:
-            for game, played, won, best in db.execute(
-                    select(GameRow.game, func.count(), func.sum(case((GameRow.outcome == "won", 1), else_=0)),
-                           func.max(GameRow.score))
-                    .where(GameRow.browser_id.in_(browsers), GameRow.outcome.is_not(None)).group_by(GameRow.game)):
-                solo[game] = {"played": played, "won": int(won or 0), "best": best}
+        if browsers:  # per game and variant, wins with a hint apart (as the start page shows them)
+            solo = {game: figures.to_dict() for game, figures in game_stats(db, browsers).items() if figures.played}
         out = {"user": {"id": user.id, "name": user.name, "since_ms": user.created_ms}, "ratings": ratings,
                "history": history, "duels": duels, "solo": solo}
     out["recent"] = recent_matches(engine, user_id, limit=20)

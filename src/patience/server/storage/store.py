@@ -26,7 +26,7 @@ import time
 import unicodedata
 import urllib.parse
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,7 @@ class GameRow(Base):
     moves: Mapped[int] = mapped_column(Integer)
     score: Mapped[int] = mapped_column(Integer)
     outcome: Mapped[str | None] = mapped_column(String(16))  # None while the game goes on
+    hints: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # hints asked for (migration 0007)
     created_ms: Mapped[int] = mapped_column(BigInteger)
     updated_ms: Mapped[int] = mapped_column(BigInteger)
     ended_ms: Mapped[int | None] = mapped_column(BigInteger)
@@ -328,25 +329,34 @@ class SavedGame:
     moves: int
     score: int
     outcome: str | None
+    hints: int = 0  # hints the player asked for in this game
 
 
 @dataclass(frozen=True)
 class GameStats:
-    """One browser's figures for one game."""
+    """A player's figures for one game (its ``variants``: the same per variant, "custom" for games of
+    other options). A game won with a hint counts apart (``won_hinted``): ``won``, the win rate, the
+    streaks and the best score are of games played without one."""
 
     played: int = 0
     won: int = 0
     best: int | None = None
-    streak: int = 0  # wins in a row up to the last game
+    streak: int = 0  # wins without a hint in a row up to the last game
     best_streak: int = 0
+    won_hinted: int = 0
+    variants: dict[str, GameStats] = field(default_factory=dict)
 
     @property
     def win_percent(self) -> float:
         return round(100 * self.won / self.played, 1) if self.played else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"played": self.played, "won": self.won, "win_percent": self.win_percent, "best": self.best,
-                "streak": self.streak, "best_streak": self.best_streak}
+        out: dict[str, Any] = {"played": self.played, "won": self.won, "win_percent": self.win_percent,
+                               "best": self.best, "streak": self.streak, "best_streak": self.best_streak,
+                               "won_hinted": self.won_hinted}
+        if self.variants:
+            out["variants"] = {name: figures.to_dict() for name, figures in self.variants.items()}
+        return out
 
 
 def sqlite_url(path: str | Path) -> str:
@@ -453,29 +463,44 @@ class Store:
                               .order_by(GameRow.updated_ms.desc()).limit(limit))
             return [_saved(row) for row in rows]
 
-    def stats(self, browser_id: str) -> dict[str, GameStats]:
-        """Played, won, best score and streaks of every game, for one browser."""
-        query = (select(GameRow.game, GameRow.outcome, GameRow.score)
-                 .where(GameRow.browser_id == browser_id, GameRow.outcome.is_not(None))
-                 .order_by(GameRow.ended_ms, GameRow.updated_ms))
-        results: dict[str, list[tuple[str, int]]] = {game: [] for game in GAMES}
+    def stats(self, browser_ids: str | Iterable[str]) -> dict[str, GameStats]:
+        """Played, won, best score and streaks of every game and of each of its variants, over the
+        finished games of one browser (or of several: an account's), wins with a hint apart."""
         with Session(self.engine) as db:
-            for game, outcome, score in db.execute(query):
-                results.setdefault(game, []).append((outcome, score))
-        return {game: _figures(rows) for game, rows in results.items()}
+            return game_stats(db, [browser_ids] if isinstance(browser_ids, str) else browser_ids)
 
 
-def _figures(rows: list[tuple[str, int]]) -> GameStats:
-    won = streak = best_streak = 0
-    for outcome, _ in rows:
-        if outcome == "won":
+def game_stats(db: Session, browser_ids: Iterable[str]) -> dict[str, GameStats]:
+    """The statistics of :meth:`Store.stats` read in ``db`` (the profile page's too)."""
+    query = (select(GameRow.game, GameRow.variant, GameRow.outcome, GameRow.score, GameRow.hints)
+             .where(GameRow.browser_id.in_(sorted(set(browser_ids))), GameRow.outcome.is_not(None))
+             .order_by(GameRow.ended_ms, GameRow.updated_ms))
+    results: dict[str, list[tuple[str, str, int, bool]]] = {game: [] for game in GAMES}
+    for game, variant, outcome, score, hints in db.execute(query):
+        results.setdefault(game, []).append((variant or "custom", outcome, score, bool(hints)))
+    out = {}
+    for game, rows in results.items():
+        variants: dict[str, list[tuple[str, str, int, bool]]] = {}
+        for row in rows:
+            variants.setdefault(row[0], []).append(row)
+        out[game] = replace(_figures(rows), variants={name: _figures(part) for name, part in variants.items()})
+    return out
+
+
+def _figures(rows: list[tuple[str, str, int, bool]]) -> GameStats:
+    won = won_hinted = streak = best_streak = 0
+    for _, outcome, _, hinted in rows:
+        if outcome == "won" and hinted:
+            won_hinted += 1
+            streak = 0
+        elif outcome == "won":
             won += 1
             streak += 1
             best_streak = max(best_streak, streak)
         else:
             streak = 0
-    best = max((score for _, score in rows), default=None)
-    return GameStats(len(rows), won, best, streak, best_streak)
+    best = max((score for _, _, score, hinted in rows if not hinted), default=None)
+    return GameStats(len(rows), won, best, streak, best_streak, won_hinted)
 
 
 def _insert_for(dialect: str, table: Any) -> Any:
@@ -498,7 +523,7 @@ def write_games(connection: Connection, games: Iterable[SavedGame]) -> None:
     rows = [{
         "id": g.id, "browser_id": g.browser_id, "game": g.game, "variant": g.variant, "seed": g.seed,
         "record": msgspec.json.encode(g.record).decode(), "ms": g.ms, "moves": g.moves, "score": g.score,
-        "outcome": g.outcome, "created_ms": now, "updated_ms": now,
+        "outcome": g.outcome, "hints": g.hints, "created_ms": now, "updated_ms": now,
         "ended_ms": now if g.outcome is not None else None,
     } for g in batch]
     games_table = GameRow.__table__
@@ -507,7 +532,7 @@ def write_games(connection: Connection, games: Iterable[SavedGame]) -> None:
     new = upsert.excluded
     upsert = upsert.on_conflict_do_update(index_elements=["id"], set_={
         "variant": new.variant, "seed": new.seed, "record": new.record, "ms": new.ms, "moves": new.moves,
-        "score": new.score, "outcome": new.outcome, "updated_ms": new.updated_ms,
+        "score": new.score, "outcome": new.outcome, "hints": new.hints, "updated_ms": new.updated_ms,
         # a game ends once: its end time is the first save that knows its outcome
         "ended_ms": case((games_table.c.outcome.is_(None), new.ended_ms), else_=games_table.c.ended_ms),
     })
@@ -536,7 +561,7 @@ def _append_moves(dialect: str) -> Any:
 
 def _saved(row: GameRow) -> SavedGame:
     return SavedGame(row.id, row.browser_id, row.game, row.variant, row.seed, json.loads(row.record), row.ms,
-                     row.moves, row.score, row.outcome)
+                     row.moves, row.score, row.outcome, row.hints or 0)
 
 
 class StoreError(PatienceError):

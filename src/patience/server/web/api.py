@@ -15,7 +15,7 @@ from patience.options import describe_options
 from patience.server.solo.hub import Hub
 from patience.server.storage.league import DUEL_GAMES, leaderboard, match_view, profile, recent_matches
 from patience.server.storage.store import Store
-from patience.server.web.identity import browser_id, with_cookie
+from patience.server.web.identity import accounts_of, browser_id, current_user, with_cookie
 from patience.solve.rates import rates_by_variant
 
 __all__ = ["games_api", "health", "leaderboard_api", "match_api", "matches_api", "profile_api", "stats_api"]
@@ -45,7 +45,12 @@ async def stats_api(request: Request) -> Response:
     hub: Hub = request.app.state.hub
     store: Store = request.app.state.store
     await hub.save()  # a game that just ended counts at once
-    stats = await anyio.to_thread.run_sync(store.stats, browser)
+    # a signed-in player's figures are the account's: the games of every browser linked to it
+    user = await current_user(request)
+    browsers = [browser]
+    if user is not None:
+        browsers += await anyio.to_thread.run_sync(accounts_of(request).browsers, user.id)
+    stats = await anyio.to_thread.run_sync(store.stats, browsers)
     unfinished = await anyio.to_thread.run_sync(store.unfinished, browser)
     body: dict[str, Any] = {
         "stats": {game: figures.to_dict() for game, figures in stats.items()},

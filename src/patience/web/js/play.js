@@ -331,12 +331,14 @@ async function showEnd(summary) {
   }
   if (!body.rows.length) body.insertRow().insertCell().textContent = t("ledger_empty");
   const names = view.game.names;
-  $("#end-stats-title").textContent = t("your_stats", { game: names[lang()] || names.en });
+  const variant = view.game.variant || "custom";
+  const variantName = t(`variants.${view.game.game}`)[variant] || t("custom_options");
+  $("#end-stats-title").textContent = t("your_stats", { game: `${names[lang()] || names.en} · ${variantName}` });
   $("#end-stats").textContent = "…";
   if (!dialog.open) dialog.showModal();
   $("#again").focus();
   const data = await fetchStats();
-  renderStats($("#end-stats"), data && data.stats[view.game.game]);
+  renderStats($("#end-stats"), data && data.stats[view.game.game], variant);
 }
 
 function closeDialogs() {

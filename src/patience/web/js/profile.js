@@ -2,7 +2,7 @@
 
 import { el, formatName, gameName, openPage } from "./arena.js";
 import { lang, onLang, t } from "./i18n.js";
-import { $, applyText } from "./ui.js";
+import { $, applyText, points } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
 let data = null;
@@ -49,9 +49,13 @@ function render() {
     el("span", { className: "label", textContent: gameName(g) }),
     figures([[t("profile.played"), f.played], [t("profile.won"), f.won], [t("profile.lost"), f.lost], [t("profile.drawn"), f.drawn]]))));
   if (!Object.keys(data.duels).length) $("#duels").textContent = t("profile.none");
-  $("#solo").replaceChildren(...Object.entries(data.solo).map(([g, f]) => el("div", { className: "game-figs" },
-    el("span", { className: "label", textContent: gameName(g) }),
-    figures([[t("profile.played"), f.played], [t("profile.won"), f.won], [t("profile.best"), f.best ?? "–"]]))));
+  // per game and variant (the server keeps them so); wins with a hint counted apart
+  $("#solo").replaceChildren(...Object.entries(data.solo).flatMap(([g, all]) =>
+    Object.entries(all.variants || { "": all }).map(([v, f]) => el("div", { className: "game-figs" },
+      el("span", { className: "label",
+        textContent: v ? `${gameName(g)} · ${t(`variants.${g}`)[v] || t("custom_options")}` : gameName(g) }),
+      figures([[t("profile.played"), f.played], [t("profile.won"), f.won], [t("won_hinted"), f.won_hinted || 0],
+        [t("profile.best"), f.best == null ? "–" : points(f.best)]])))));
   if (!Object.keys(data.solo).length) $("#solo").textContent = t("no_stats");
   $("#recent").replaceChildren(...data.recent.map((m) => {
     const side = m.players[0].id === data.user.id ? 0 : 1;

@@ -38,6 +38,7 @@ function tile(game) {
   form.variant.addEventListener("change", () => {
     showRules(el, game);
     showOdds(el, game);
+    showStats(el, game);
   });
   // one choice for every game, kept by the browser: the game page asks for a winnable deal with it
   form.winnable.checked = winnableOnly();
@@ -55,6 +56,19 @@ function tile(game) {
     location.href = `/play?${query}`;
   });
   return el;
+}
+
+/** The player's figures for the chosen variant (the server keeps them per variant). */
+function showStats(el, game) {
+  const box = $(".tile-stats", el);
+  const variant = $("select", el).value;
+  const name = t(`variants.${game.id}`)[variant] || variant;
+  box.replaceChildren();
+  const title = Object.assign(document.createElement("h3"), { className: "stats-title",
+    textContent: t("stats_of", { variant: name }) });
+  const figures = document.createElement("div");
+  renderStats(figures, stats && stats.stats[game.id], variant);
+  box.append(title, figures);
 }
 
 /** The chosen variant's rules, as the texts say them. */
@@ -99,7 +113,7 @@ function fill() {
     if (chosen) select.value = chosen;
     showRules(el, game);
     showOdds(el, game);
-    renderStats($(".tile-stats", el), stats && stats.stats[game.id]);
+    showStats(el, game);
   }
   const unfinished = stats && stats.unfinished[0];
   $("#resume").hidden = !unfinished;

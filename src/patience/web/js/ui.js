@@ -96,9 +96,12 @@ export function percent(value) {
   return `${new Intl.NumberFormat(lang(), { maximumFractionDigits: 1 }).format(value)} %`;
 }
 
-/** One game's statistics as small labelled figures (or "no games yet"). */
-export function renderStats(container, figures) {
+/** One game's statistics as small labelled figures (or "no games yet"): those of ``variant`` when
+ * given (the server keeps them per variant, "custom" for other options). Wins, the rate, the best
+ * score and the streaks are of games played without a hint; wins with one are counted apart. */
+export function renderStats(container, all, variant = null) {
   container.replaceChildren();
+  const figures = variant ? all && all.variants && all.variants[variant] : all;
   if (!figures || !figures.played) {
     container.textContent = t("no_stats");
     return;
@@ -106,6 +109,7 @@ export function renderStats(container, figures) {
   const items = [
     ["played", figures.played], ["won", figures.won], ["win_pct", percent(figures.win_percent)],
     ["best", figures.best == null ? "–" : points(figures.best)], ["streak", figures.streak], ["best_streak", figures.best_streak],
+    ["won_hinted", figures.won_hinted || 0],
   ];
   const list = document.createElement("dl");
   list.className = "figs";
