@@ -14,7 +14,7 @@ import pytest
 from helpers import FakeTime, TestClient
 from patience.server import create_app
 from patience.server.live import OUTBOX_BYTES, Connection
-from patience.server.transport.budget import NEW_GAMES, Budgets, TokenBucket
+from patience.server.transport.budget import ADDRESS_RATE, NEW_GAMES, SOCKET_RATE, Budgets, TokenBucket
 
 
 @pytest.fixture
@@ -47,6 +47,34 @@ def test_a_flooding_socket_waits_its_turn(client: TestClient) -> None:
         first = handled.index("bystander-bystand-1")
         assert first < 100  # not behind the flood: the flooder got its burst, then its rate
     assert handled.count("flooder-flooder-01") < 300  # the rest of the flood was still waiting
+
+
+def test_the_sockets_of_one_address_share_its_budget() -> None:
+    """40 sockets of one address, each asking for its own rate (8 a second), get the address's
+    rate between them; a socket of another address is served at once; closed sockets and browsers
+    with no recent game are forgotten."""
+    clock = [0.0]
+    budgets = Budgets(now=lambda: clock[0])
+    sockets = [(budgets.socket(), budgets.opened("203.0.113.7")) for _ in range(40)]
+    ready = [0.0] * len(sockets)
+    read = 0
+    # 30 s in steps of 10 ms; each socket sends every 120 ms (its own rate), read when its wait is over
+    for tick in range(1, 3001):
+        clock[0] = tick / 100
+        for i, (own, shared) in enumerate(sockets):
+            if tick % 12 == i % 12 and ready[i] <= clock[0]:
+                ready[i] = clock[0] + max(own.take(), shared.take())
+                read += 1 if clock[0] > 10 else 0
+    # the last 20 s: the address's rate (50 a second), not the sockets' own (320 a second together)
+    assert 19 * ADDRESS_RATE <= read <= 21 * ADDRESS_RATE and ADDRESS_RATE < 40 * SOCKET_RATE / 4
+    other = budgets.opened("198.51.100.1")
+    assert max(budgets.socket().take(), other.take()) == 0.0
+    for _ in sockets:
+        budgets.closed("203.0.113.7")
+    budgets.closed("198.51.100.1")
+    assert budgets.new_game("b1") and len(budgets) == 1
+    clock[0] += 61
+    assert budgets.new_game("b2") and len(budgets) == 1  # b1 forgotten
 
 
 def test_a_socket_deep_in_debt_is_closed_with_a_reason() -> None:

@@ -20,8 +20,13 @@ __all__ = ["ADDRESS_BURST", "ADDRESS_RATE", "NEW_GAMES", "SOCKET_BURST", "SOCKET
 
 SOCKET_RATE = 8.0  # messages a second one socket may send, on average (a quick player sends 1 or 2)
 SOCKET_BURST = 40
-ADDRESS_RATE = 1000.0  # for all the sockets of one address (many players may share one behind a NAT)
-ADDRESS_BURST = 2000
+# For all the sockets of one address together. Players behind one NAT (a home, an office, a school)
+# share an address: 50 a second is 25 quick players at 2 intents a second each, and the burst lets a
+# room full of pages open at once. One attacker's sockets share it too: 40 flooding sockets, each
+# within its own 8 a second, get 50 a second between them instead of 320 (a tenth of what 500
+# players send). A carrier-grade NAT with hundreds of players on one address would hit it.
+ADDRESS_RATE = 50.0
+ADDRESS_BURST = 250
 NEW_GAMES = 30  # games a browser may start in NEW_GAMES_WINDOW seconds
 NEW_GAMES_WINDOW = 60.0
 MAX_WAIT = 10.0  # a socket that owes more than this many seconds of messages is closed
@@ -59,7 +64,8 @@ class Budgets:
         self.new_games = new_games
         self.now = now
         self._addresses: dict[str, tuple[TokenBucket, int]] = {}  # address -> its bucket, sockets open
-        self._games: dict[str, deque[float]] = {}
+        self._games: dict[str, deque[float]] = {}  # browser -> the times of its new games in the window
+        self._pruned = now()
 
     def socket(self) -> TokenBucket:
         return TokenBucket(self.socket_rate, self.socket_burst, self.now)
@@ -86,7 +92,12 @@ class Budgets:
         if len(times) >= self.new_games:
             return False
         times.append(now)
-        if len(self._games) > 100_000:  # forget the browsers with no recent game
+        if now - self._pruned > NEW_GAMES_WINDOW or len(self._games) > 100_000:
+            self._pruned = now  # forget the browsers with no game in the window: each comes back as new
             for key in [k for k, v in self._games.items() if not v or v[-1] <= now - NEW_GAMES_WINDOW]:
                 del self._games[key]
         return True
+
+    def __len__(self) -> int:
+        """How many addresses and browsers the budgets remember (what they hold in memory)."""
+        return len(self._addresses) + len(self._games)
