@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import insert
 
 from helpers import FakeTime
 from patience.daily import DAILY, daily_commitment, daily_options, day_of, verify_daily
@@ -18,8 +19,9 @@ from patience.errors import RecordError
 from patience.games import get_game
 from patience.rng import is_deal_key, new_deal_key
 from patience.server.arena.dealstock import add_deal, prove, stock_counts
-from patience.server.storage.daily import choose_deal, find_deal
-from patience.server.storage.store import Store
+from patience.server.storage.daily import choose_deal, find_attempt, find_deal, start_attempt
+from patience.server.storage.store import SavedGame, Store, UserRow
+from patience.session import ManualClock, Session
 from test_duel_deals import candidates
 from test_server_app import reply_to, send
 from test_server_duel import browser, csrf, make_app, person, running
@@ -133,6 +135,38 @@ def test_one_attempt_a_day_goes_on_in_any_tab_and_is_never_played_again(app: Any
     board = ada.get("/api/daily/reloaded").json()
     assert [(e["name"], e["outcome"], e["moves"]) for e in board["entries"]] == [("Ada", "given_up", 1)]
     assert board["mine"] == 1
+
+
+def test_concurrent_starts_of_one_player_make_one_attempt(database_url: str) -> None:
+    """Two processes (or tabs) starting the same player's attempt at the same instant: one game, both told it."""
+    store = Store(database_url)
+    try:
+        store.migrate()
+        with store.engine.begin() as connection:
+            connection.execute(insert(UserRow), [{"id": "u1", "login": "ada", "name": "Ada", "password_hash": "x",
+                                                  "created_ms": 0, "name_key": "ada"}])
+        key = new_deal_key()
+        session = Session(get_game("reloaded"), key, {}, clock=ManualClock())
+        got: list[str] = []
+        barrier = threading.Barrier(6)
+
+        def begin(n: int) -> None:
+            saved = SavedGame(id=f"g{n}", browser_id="b1", game="reloaded", variant="standard", seed=f"day:{DAY}",
+                              record=session.record(), ms=0, moves=0, score=0, outcome=None)
+            barrier.wait()
+            got.append(start_attempt(store.engine, DAY, "reloaded", "u1", saved))
+
+        threads = [threading.Thread(target=begin, args=(n,)) for n in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(got) == 6 and len(set(got)) == 1
+        assert find_attempt(store.engine, DAY, "reloaded", "u1") == got[0]
+        others = [f"g{n}" for n in range(6) if f"g{n}" != got[0]]
+        assert all(store.load_game(g) is None for g in others)  # the losers' games went with their transactions
+    finally:
+        store.close()
 
 
 def test_signed_out_visitors_see_the_board_but_do_not_play(app: Any) -> None:
