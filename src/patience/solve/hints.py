@@ -16,7 +16,8 @@
   in the order a careful player prefers (a card turned up; before the first redeal the stock,
   which shows a card and commits nothing; a card to a foundation, the waste's card onto the
   tableau, a run that frees a card, the stock, a card back from a foundation), and the first
-  that keeps every deal won that the position wins is taken at once. A card to
+  that keeps every deal won that the position wins is taken at once. When every deal is proved
+  lost, there is no hint. A card to
   its foundation that no other card can ever need (the solvers' "safe" move) is the hint
   without any search, and a move back into a position the game was in already is never
   suggested (no circles through the stock or between two piles). (:mod:`patience.solve.auto` plays
