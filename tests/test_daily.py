@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 
 from helpers import FakeTime
 from patience.daily import DAILY, daily_commitment, daily_options, day_of, verify_daily
@@ -19,7 +19,7 @@ from patience.errors import RecordError
 from patience.games import get_game
 from patience.rng import is_deal_key, new_deal_key
 from patience.server.arena.dealstock import add_deal, prove, stock_counts
-from patience.server.storage.daily import choose_deal, find_attempt, find_deal, start_attempt
+from patience.server.storage.daily import AttemptRow, choose_deal, find_attempt, find_deal, start_attempt
 from patience.server.storage.store import SavedGame, Store, UserRow
 from patience.session import ManualClock, Session
 from test_duel_deals import candidates
@@ -201,6 +201,12 @@ def test_the_key_and_the_replays_are_shown_only_after_the_day(app: Any) -> None:
     assert all("game_id" not in e for e in board["entries"])
     refused = ada.get(f"/api/daily/teppich/{DAY}/record")
     assert refused.status_code == 403 and refused.json()["error"] == "not_over"
+    mine = app.state.store.load_game  # the games of the day, known to the test only
+    with app.state.store.engine.connect() as connection:
+        game_ids = list(connection.scalars(select(AttemptRow.game_id)))
+    early = ada.get(f"/api/daily/teppich/{DAY}/replay/{game_ids[0]}")
+    raw.append(early.text)
+    assert early.status_code == 403 and early.json()["error"] == "not_over"
     assert not any(key in text for text in raw)  # nothing a player saw during the day holds the key
 
     app.state.daily.wall = lambda: NEXT_DAY_S  # the day is over (UTC)
@@ -209,6 +215,12 @@ def test_the_key_and_the_replays_are_shown_only_after_the_day(app: Any) -> None:
     record = ada.get(f"/api/daily/teppich/{DAY}/record").json()
     sessions = verify_daily(record)  # the key opens the commitment; each game replays to its score
     assert len(sessions) == 2 and record["commitment"] == board["commitment"]
+    for game_id in game_ids:
+        view = ada.get(f"/api/daily/teppich/{DAY}/replay/{game_id}").json()
+        saved = mine(game_id)
+        assert saved is not None and view["frames"][0][-1]["score"] == saved.score  # step by step to its score
+        assert view["record"]["seed"] == key and len(view["players"]) == 1
+    assert ada.get(f"/api/daily/teppich/{DAY}/replay/nosuchgame").status_code == 404
     forged = {**record, "seed": new_deal_key()}
     with pytest.raises(RecordError):
         verify_daily(forged)

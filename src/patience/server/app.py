@@ -176,6 +176,7 @@ def create_app(
         Route("/api/daily/{game}", daily.daily_api),
         Route("/api/daily/{game}/start", daily.daily_start, methods=["POST"]),
         Route("/api/daily/{game}/{day}/record", daily.daily_record_api),
+        Route("/api/daily/{game}/{day}/replay/{id}", daily.daily_replay_api),
         Route("/healthz", api.health),
         WebSocketRoute("/ws", play_socket),
         Mount("/static", StaticFiles(directory=pages.WEB_DIR), name="static"),

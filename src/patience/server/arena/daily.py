@@ -27,6 +27,7 @@ from patience.games import get_game
 from patience.rng import new_deal_key
 from patience.server.arena.dealstock import DEFAULT_BUDGET_S, _lower_priority, prove, take_deal
 from patience.server.storage.daily import DailyDeal, choose_deal, day_board, find_attempt, find_deal, start_attempt
+from patience.server.storage.league import frames
 from patience.server.storage.store import SavedGame, Store
 from patience.session import ManualClock, Session
 
@@ -143,6 +144,27 @@ class DailyDeals:
         if over and deal is not None:
             out["seed"] = deal.deal
         return out
+
+    async def replay(self, game: str, day: str, game_id: str) -> dict[str, Any]:
+        """One attempt of a day that is over, for the replay viewer (the shape of a match's view, one side):
+        the player, the key and commitment, the record and its positions step by step. Refused
+        (BadInputError) while the day goes on, or for a game that is no attempt of that day."""
+        if game not in DAILY:
+            raise BadInputError(f"{game!r} has no deal of the day (games: {', '.join(DAILY)})")
+        if not self.is_over(day):
+            raise BadInputError("the day's games are shown once the day is over (UTC)")
+        engine = self.store.engine
+        rows = await anyio.to_thread.run_sync(day_board, engine, day, game, 10_000)
+        row = next((r for r in rows if r["game_id"] == game_id), None)
+        deal = await anyio.to_thread.run_sync(find_deal, engine, day, game)
+        saved = await anyio.to_thread.run_sync(self.store.load_game, game_id) if row is not None else None
+        if row is None or deal is None or saved is None or saved.outcome is None:
+            raise BadInputError(f"no finished game {game_id} of the deal of the day for {game} on {day}")
+        positions = await anyio.to_thread.run_sync(frames, saved.record)
+        return {"id": game_id, "daily": day, "state": "over", "game": game, "variant": DAILY[game],
+                "options": daily_options(game), "commitment": deal.commitment,
+                "players": [{"id": row["user"], "name": row["name"]}],
+                "record": {"seed": deal.deal, "nonce": "", "games": [saved.record]}, "frames": [positions]}
 
     async def revealed(self, game: str, day: str, limit: int = 10) -> dict[str, Any]:
         """The record of a day that is over: the key, the commitment and the best attempts' game records,

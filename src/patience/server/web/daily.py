@@ -12,7 +12,7 @@ from patience.server.arena.daily import AttemptOver, DailyDeals
 from patience.server.web.accounts import _form
 from patience.server.web.identity import current_user
 
-__all__ = ["daily_api", "daily_record_api", "daily_start"]
+__all__ = ["daily_api", "daily_record_api", "daily_replay_api", "daily_start"]
 
 NO_STORE = {"Cache-Control": "no-store"}
 
@@ -70,6 +70,26 @@ async def daily_start(request: Request) -> Response:
     except BadInputError as exc:
         return _error("elsewhere", str(exc), 409)
     return JSONResponse({"id": game_id, "game": game, "day": _daily(request).today()}, headers=NO_STORE)
+
+
+async def daily_replay_api(request: Request) -> Response:
+    """``GET /api/daily/{game}/{day}/replay/{id}``: one finished attempt of a day that is over, step by step
+    for the replay viewer (``/match?daily=GAME/DAY/ID``). 403 while the day goes on."""
+    game = _game(request)
+    if game is None:
+        return _error("bad_game", f"games with a deal of the day: {', '.join(DAILY)}", 400)
+    daily = _daily(request)
+    try:
+        day = check_day(request.path_params["day"])
+    except BadInputError as exc:
+        return _error("bad_day", str(exc), 400)
+    if not daily.is_over(day):
+        return _error("not_over", "the day's games are shown once the day is over (UTC)", 403)
+    try:
+        view = await daily.replay(game, day, str(request.path_params["id"])[:40])
+    except BadInputError as exc:
+        return _error("not_found", str(exc), 404)
+    return JSONResponse(view, headers=NO_STORE)
 
 
 async def daily_record_api(request: Request) -> Response:

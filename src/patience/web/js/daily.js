@@ -95,7 +95,12 @@ async function render() {
     tr.insertCell().append(el("a", { href: `/profile?u=${encodeURIComponent(entry.user)}`, textContent: entry.name }));
     tr.insertCell().textContent = points(entry.score);
     Object.assign(tr.insertCell(), { className: "daily-time", textContent: formatTime(entry.ms) });
-    tr.insertCell().textContent = entry.outcome ? t(`outcome.${entry.outcome}`) : t("daily.playing");
+    const outcome = tr.insertCell();
+    outcome.textContent = entry.outcome ? t(`outcome.${entry.outcome}`) : t("daily.playing");
+    if (data.over && entry.game_id && entry.outcome) { // the games are shown once the day is over
+      outcome.append(" ", el("a", { className: "daily-replay", textContent: t("duel.replay"),
+        href: `/match?${new URLSearchParams({ daily: `${game}/${data.day}/${entry.game_id}` })}` }));
+    }
   }
   if (!data.entries.length) {
     const cell = rows.insertRow().insertCell();

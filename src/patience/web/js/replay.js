@@ -1,9 +1,10 @@
 // The replay viewer: both players' games of a finished match side by side, step by step on one
 // timeline. The server plays the records through the rules engine and sends each position; this
 // page only draws them. While a match goes on, it shows who plays and the commitment, never the seed.
+// With ``?daily=GAME/DAY/ID`` it shows one finished game of a deal of the day that is over, alone.
 
 import { Board } from "./board.js";
-import { commitmentText, el, formatName, openPage, sha256 } from "./arena.js";
+import { commitmentText, el, formatName, gameName, openPage, sha256 } from "./arena.js";
 import { moveName, onLang, t } from "./i18n.js";
 import { $, applyText, formatTime, points } from "./ui.js";
 
@@ -30,7 +31,7 @@ function frameAt(side, upto) {
 
 function show(k) {
   step = Math.max(0, Math.min(k, timeline.length - 1));
-  for (const side of [0, 1]) {
+  for (const side of match.frames.keys()) {
     const index = frameAt(side, step);
     const frame = match.frames[side][index];
     boards[side].update({ piles: frame.piles, counters: frame.counters, stock_action: null });
@@ -65,7 +66,8 @@ function toggle() {
 async function render() {
   applyText();
   if (!match) return;
-  $("#variant-name").textContent = formatName(`${match.game}/${match.variant}/${match.limit_s}`);
+  $("#variant-name").textContent = match.daily ? `${gameName(match.game)} · ${t("daily.title")} ${match.daily}`
+    : formatName(`${match.game}/${match.variant}/${match.limit_s}`);
   match.players.forEach((p, side) => {
     const link = document.querySelector(`.side[data-side="${side}"] .side-name`);
     link.textContent = p.name;
@@ -80,7 +82,9 @@ async function render() {
   }
   const r = match.record;
   const digest = await sha256(commitmentText(match.game, match.options, r.seed, r.nonce));
-  $("#verify").textContent = digest === match.commitment ? t("duel.verified", { seed: r.seed }) : t("duel.not_verified");
+  const ok = digest === match.commitment;
+  $("#verify").textContent = match.daily ? `${t(ok ? "daily.verified" : "daily.not_verified")}: ${r.seed}`
+    : ok ? t("duel.verified", { seed: r.seed }) : t("duel.not_verified");
   $("#verify").dataset.ok = String(digest === match.commitment);
   show(step);
 }
@@ -88,7 +92,10 @@ async function render() {
 async function main() {
   await openPage();
   onLang(render);
-  const response = await fetch(`/api/matches/${encodeURIComponent(params.get("id") || "")}`);
+  const daily = (params.get("daily") || "").split("/");
+  const response = await fetch(daily.length === 3
+    ? `/api/daily/${encodeURIComponent(daily[0])}/${encodeURIComponent(daily[1])}/replay/${encodeURIComponent(daily[2])}`
+    : `/api/matches/${encodeURIComponent(params.get("id") || "")}`);
   if (!response.ok) {
     // no such match: say so, with the way to the others, instead of an empty table
     $("#sides").hidden = true;
@@ -107,7 +114,8 @@ async function main() {
   }
   match = await response.json();
   if (match.state === "over") {
-    boards = [0, 1].map((side) => {
+    document.querySelector('.side[data-side="1"]').hidden = match.frames.length < 2; // a day's game is alone
+    boards = match.frames.map((_, side) => {
       const board = new Board($(`#board${side}`), noop);
       board.setGame(match.game, match.options);
       return board;
