@@ -159,6 +159,7 @@ def test_auto_move_plays_only_safe_cards_and_finishes_an_open_game() -> None:
 def test_a_hopeless_game_gets_no_hint_rather_than_circles() -> None:
     """When every deal that fits what the player has seen is lost, the hint says no useful move
     (None) though moves that lead somewhere new are left, and the hint player stops there."""
+    from patience.server.solo.hints import hint as server_hint
     from patience.solve.klondike import core_position
 
     state = Reloaded.deal(69)
@@ -168,6 +169,10 @@ def test_a_hopeless_game_gets_no_hint_rather_than_circles() -> None:
     for move in moves:
         s.push(move)
     assert hint(s) is None
+    session = Session("reloaded", 69, clock=ManualClock())
+    for move in moves:
+        session.play(move)
+    assert server_hint(session) is None  # the browser's hint button says so too
     assert all(core_position(w).solve(seconds=5.0, nodes=50_000, memory_mb=32.0)["status"] == "unwinnable"
                for w in visible_deals(s, 12))
     fresh = 0

@@ -1,6 +1,7 @@
 """The hint button: the best move the engine can name now.
 
-The solver's hint (:func:`patience.solve.hint`) is used; should it fail, a simple choice
+The solver's hint (:func:`patience.solve.hint`) is used (in Solitaire Reloaded its "no move is
+of use" too: the page then shows its no-hint text); should it fail, a simple choice
 among the useful moves: a card to a foundation first, then a move that turns up a face-down
 card, then a waste card onto the tableau, then any other card move, then the stock. The
 simple choice also answers at once when the server is busy with another search. Whatever the
@@ -40,7 +41,9 @@ def hint(session: Session) -> Move | None:
         answer = solve.hint(session, budget_s=HINT_SECONDS if isinstance(state, Reloaded) else LINE_SECONDS)
     except Exception:  # a failing solver must not take the hint button with it
         log.exception("the solver's hint failed; the simple hint answers")
-        answer = None
+        return simple_hint(state)
+    if answer is None and isinstance(state, Reloaded):
+        return None  # every deal that fits the table is lost (or only circles are left): no move is of use
     if answer is not None and state.check(answer) is None:
         return answer
     return simple_hint(state)
