@@ -2,18 +2,22 @@
 hold half-open connections.
 
 Starts ``patience serve`` on a free loopback port (a fresh data folder) and runs ``--players``
-ordinary players from 127.0.0.1 (the player of ``benchmarks/server.py``: Solitaire Reloaded, an
-intent every ~1 s) for ``--seconds`` seconds, once in peace and once while, from other loopback
-addresses (127.0.0.2 and up, as attackers on other machines would be):
+ordinary players (the player of ``benchmarks/server.py``: Solitaire Reloaded, an intent every ~1 s)
+for ``--seconds`` seconds, once in peace and once while others attack. Linux routes all of
+127.0.0.0/8 to loopback, so each client binds a source address of its own kind, as on the internet,
+and the server's per-address budget sees them as it would there: the players come from 250
+addresses (127.0.3.1–250, two players each), the attackers from others:
 
-- ``--flooders`` sockets send ``new`` and ``stock``, 100 a second each, and never read;
+- ``--flooders`` sockets from ``--flood-addresses`` addresses (default one attacker, 127.0.0.2,
+  with all its sockets) send ``new`` and ``stock``, 100 a second each, and never read;
 - ``--storm`` clients post wrong passwords to the sign-in form without pause, spread over 50
   addresses, and as many post sign-ups;
 - ``--half-open`` connections send the start of a request's headers and then a byte now and then
   (reopened as soon as the server closes one).
 
 It runs a phase in peace, one per kind of attack alone and one with every attack at once, and prints
-for each the players' p50/p95/p99/max, the server's memory and the machine's load average (the
+for each the players' p50/p95/p99/max, the server's memory, its CPU seconds in the phase (connecting the
+players included) and the machine's load average (the
 attackers, the players and the server share this machine's cores), then what the attackers got
 (answers by status, how many half-open connections the server closed) and the log lines the attacks
 left. Everything stays on loopback and ends on its own.
@@ -40,10 +44,11 @@ from pathlib import Path
 import httpx
 from websockets.asyncio.client import connect
 
-from loopback import percentile, rss_mb, serving
+from loopback import cpu_seconds, percentile, rss_mb, serving
 from server import Result, player
 
 TARGET_P99_MS = 50.0
+PLAYER_ADDRESSES = 250  # the players' source addresses, 127.0.3.1 and up
 # the attacks of each phase
 PHASES: dict[str, tuple[str, ...]] = {"peace": (), "flood": ("flooders",), "storm": ("storm",),
                                       "half-open": ("half_open",), "all": ("flooders", "storm", "half_open")}
@@ -54,9 +59,9 @@ class Tally:
         self.counts: collections.Counter[str] = collections.Counter()
 
 
-async def flooder(url: str, number: int, stop_at: float, tally: Tally) -> None:
+async def flooder(url: str, number: int, stop_at: float, tally: Tally, addresses: int) -> None:
     """Sends 100 messages a second (every tenth a new game), never reads."""
-    address = f"127.0.0.{2 + number % 50}"
+    address = f"127.0.0.{2 + number % addresses}"
     try:
         async with connect(url, max_size=2**20, open_timeout=30, local_addr=(address, 0)) as ws:
             n = 0
@@ -136,27 +141,29 @@ async def half_open(port: int, number: int, stop_at: float, tally: Tally) -> Non
         writer.close()
 
 
-async def attack(base: str, seconds: float, attackers: dict[str, int]) -> dict[str, int]:
+async def attack(base: str, seconds: float, attackers: dict[str, int], flood_addresses: int) -> dict[str, int]:
     url = base.replace("http", "ws", 1) + "/ws"
     port = int(base.rsplit(":", 1)[1])
     tally = Tally()
     end = time.monotonic() + seconds
-    attacks = [asyncio.create_task(flooder(url, i, end, tally)) for i in range(attackers["flooders"])]
+    attacks = [asyncio.create_task(flooder(url, i, end, tally, flood_addresses)) for i in range(attackers["flooders"])]
     attacks += [asyncio.create_task(storm(base, i, end, tally)) for i in range(attackers["storm"])]
     attacks += [asyncio.create_task(half_open(port, i, end, tally)) for i in range(attackers["half_open"])]
     await asyncio.wait_for(asyncio.gather(*attacks, return_exceptions=True), timeout=seconds + 60)
     return dict(tally.counts)
 
 
-def attacker(base: str, seconds: float, attackers: dict[str, int], out: multiprocessing.Queue[dict[str, int]]) -> None:
+def attacker(base: str, seconds: float, attackers: dict[str, int], flood_addresses: int,
+             out: multiprocessing.Queue[dict[str, int]]) -> None:
     """The attack in a process of its own: its flood must not slow the players' own event loop. On
     this machine the attackers' own CPU is taken from the server and the players; at the lowest
     priority they use what is left, as attackers on other machines would."""
     os.nice(19)
-    out.put(asyncio.run(attack(base, seconds, attackers)))
+    out.put(asyncio.run(attack(base, seconds, attackers, flood_addresses)))
 
 
-async def run(base: str, players: int, seconds: float, attackers: dict[str, int]) -> tuple[Result, dict[str, int]]:
+async def run(base: str, players: int, seconds: float, attackers: dict[str, int],
+              flood_addresses: int) -> tuple[Result, dict[str, int]]:
     url = base.replace("http", "ws", 1) + "/ws"
     result = Result(players)
     go = asyncio.Event()
@@ -164,7 +171,8 @@ async def run(base: str, players: int, seconds: float, attackers: dict[str, int]
     stop_at = [time.monotonic() + 3600]
     tasks = []
     for i in range(players):
-        tasks.append(asyncio.create_task(player(url, i, stop_at, 1.0, result, readies[i], go)))
+        tasks.append(asyncio.create_task(player(url, i, stop_at, 1.0, result, readies[i], go,
+                                                 f"127.0.3.{1 + i % PLAYER_ADDRESSES}")))
         if i % 50 == 49:
             await asyncio.sleep(0.05)
     await asyncio.wait_for(asyncio.gather(*(e.wait() for e in readies)), timeout=120)
@@ -173,7 +181,8 @@ async def run(base: str, players: int, seconds: float, attackers: dict[str, int]
     for kind, count in attackers.items():  # a process per kind of attack: a flood would starve the others
         if count:
             only = {k: (count if k == kind else 0) for k in attackers}
-            processes.append(multiprocessing.Process(target=attacker, args=(base, seconds + 2.0, only, out)))
+            processes.append(multiprocessing.Process(target=attacker,
+                                                     args=(base, seconds + 2.0, only, flood_addresses, out)))
             processes[-1].start()
     if processes:
         await asyncio.sleep(2.0)  # the attack is under way before the players are measured
@@ -193,6 +202,8 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=500, help="ordinary players (at most 2000)")
     parser.add_argument("--seconds", type=float, default=10.0, help="measuring time of each run (≤ 120)")
     parser.add_argument("--flooders", type=int, default=40, help="flooding sockets (at most 200)")
+    parser.add_argument("--flood-addresses", type=int, default=1,
+                        help="addresses the flooding sockets come from (default 1: one attacker; at most 200)")
     parser.add_argument("--storm", type=int, default=40, help="sign-in and sign-up clients (at most 200)")
     parser.add_argument("--half-open", type=int, default=2000, help="half-open connections (at most 5000)")
     parser.add_argument("--database-url", default=None, metavar="URL",
@@ -204,6 +215,7 @@ def main() -> int:
     seconds = min(120.0, max(1.0, args.seconds))
     attackers = {"flooders": min(200, args.flooders), "storm": min(200, args.storm),
                  "half_open": min(5000, args.half_open)}
+    flood_addresses = min(200, max(1, args.flood_addresses))
     phases = [p.strip() for p in args.phases.split(",") if p.strip()]
     if not phases or any(p not in PHASES for p in phases):
         parser.error(f"--phases: comma-separated names among {', '.join(PHASES)}")
@@ -215,16 +227,18 @@ def main() -> int:
             client.post("/account/signup", data={"csrf": csrf, "login": "victim", "password": "the-real-one"},
                         headers={"accept": "application/json"}).raise_for_status()
         print(f"patience serve on {base} ({os.cpu_count()} CPUs); {players} players, an intent every ~1 s, "
-              f"{seconds:g} s a phase; attacks: {attackers['flooders']} flooders, {attackers['storm']} sign-in/"
-              f"sign-up clients, {attackers['half_open']} half-open connections")
+              f"{seconds:g} s a phase; attacks: {attackers['flooders']} flooders from {flood_addresses} address(es), "
+              f"{attackers['storm']} sign-in/sign-up clients, {attackers['half_open']} half-open connections")
         print(f"{'phase':>10} {'intents':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7} "
-              f"{'RSS MB':>7} {'load':>5}")
+              f"{'RSS MB':>7} {'server s':>8} {'load':>5}")
         worst = 0.0
         tallies: list[tuple[str, dict[str, int]]] = []
         for name in phases:
             attack = {kind: (count if kind in PHASES[name] else 0) for kind, count in attackers.items()}
             gc.disable()
-            result, tally = asyncio.run(run(base, players, seconds, attack))
+            cpu = cpu_seconds(server.pid)
+            result, tally = asyncio.run(run(base, players, seconds, attack, flood_addresses))
+            cpu = cpu_seconds(server.pid) - cpu
             gc.enable()
             gc.collect()
             lat = result.latencies
@@ -233,7 +247,7 @@ def main() -> int:
                 worst = max(worst, p99)
             print(f"{name:>10} {len(lat):>8} {statistics.median(lat) if lat else float('nan'):>8.2f} "
                   f"{percentile(lat, 95):>8.2f} {p99:>8.2f} {max(lat, default=float('nan')):>8.2f} "
-                  f"{result.errors:>7} {rss_mb(server.pid):>7.0f} {os.getloadavg()[0]:>5.1f}")
+                  f"{result.errors:>7} {rss_mb(server.pid):>7.0f} {cpu:>8.1f} {os.getloadavg()[0]:>5.1f}")
             tallies.append((name, tally))
         print("\nwhat the attackers got:")
         for name, tally in tallies:

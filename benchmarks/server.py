@@ -46,10 +46,12 @@ class Result:
 
 
 async def player(url: str, number: int, stop_at: list[float], think: float, result: Result,
-                 ready: asyncio.Event, go: asyncio.Event) -> None:
+                 ready: asyncio.Event, go: asyncio.Event, address: str | None = None) -> None:
+    """One player; ``address`` is the local (loopback) address its socket comes from."""
     rng = random.Random(number)
     try:
-        async with connect(url, max_size=2**20, open_timeout=60) as ws:
+        async with connect(url, max_size=2**20, open_timeout=60,
+                           local_addr=(address, 0) if address else None) as ws:
             await ws.send(json.dumps({"t": "new", "d": {"game": "reloaded", "variant": "untimed",
                                                        "seed": str(1000 + number), "cid": f"p{number}"}}))
             while json.loads(await ws.recv())["t"] != "game":
