@@ -123,3 +123,17 @@ def test_engine_sentences_get_translation_keys() -> None:
     assert illegal is not None and illegal.k == "l_illegal"
     assert illegal.p["rk"] == "reserve_rank" and illegal.p["move"] == "v3>r2"
     assert why("something new") is None
+
+
+def test_a_refused_intent_is_answered_with_its_ack_when_it_has_one() -> None:
+    """A page resends an unanswered intent once; a refusal names the intent so the page drops it."""
+    with pytest.raises(ProtocolError) as refused:
+        decode(msg("move", {"ack": 3, "src": "t1", "dst": "t2", "auto": "yes"}))
+    assert refused.value.code == "bad_message" and refused.value.ack == 3
+    for data in ({"ack": "3", "src": 1}, {"ack": -1}, {"src": "t1"}, [1, 2]):
+        with pytest.raises(ProtocolError) as refused:
+            decode(msg("move", data))
+        assert refused.value.ack is None
+    with pytest.raises(ProtocolError) as refused:
+        decode('{"t": "move", "d": {"ack": 4, "src": ')
+    assert refused.value.ack is None

@@ -52,9 +52,10 @@ Options = Annotated[dict[Annotated[str, Meta(max_length=40)], OptionValue], Meta
 class ProtocolError(ValueError):
     """A message that is not one of ours: ``code`` says which way (for the ``err`` reply)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, ack: int | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.ack = ack  # the refused intent's ack, when one could be read: the page knows what was refused
 
 
 class _Msg(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=False):
@@ -567,7 +568,12 @@ class _Envelope(Struct, frozen=True, forbid_unknown_fields=True):
     d: msgspec.Raw = msgspec.Raw(b"{}")
 
 
+class _AckOnly(Struct, frozen=True):
+    ack: Ack | None = None
+
+
 _ENVELOPE = msgspec.json.Decoder(_Envelope)
+_ACK_ONLY = msgspec.json.Decoder(_AckOnly)
 _DECODERS = {name: msgspec.json.Decoder(cls) for name, cls in CLIENT_MESSAGES.items()}
 _ENCODER = msgspec.json.Encoder()
 
@@ -590,9 +596,17 @@ def decode(raw: bytes | str) -> ClientMessage:
     try:
         return decoder.decode(envelope.d)  # type: ignore[no-any-return]
     except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError) as exc:
-        raise ProtocolError("bad_message", f"{envelope.t}: {exc}") from None
+        raise ProtocolError("bad_message", f"{envelope.t}: {exc}", _ack_of(envelope.d)) from None
     except RecursionError:
         raise ProtocolError("bad_message", f"{envelope.t}: nested too deeply") from None
+
+
+def _ack_of(data: msgspec.Raw) -> int | None:
+    """The ``ack`` of a message that is otherwise refused, if it has a valid one."""
+    try:
+        return _ACK_ONLY.decode(data).ack
+    except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        return None
 
 
 def encode(message: _Msg) -> bytes:

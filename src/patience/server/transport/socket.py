@@ -107,7 +107,7 @@ async def _receive_all(ws: WebSocket, conn: Connection, router: Router, own: Tok
         try:
             intent = decode(raw)
         except ProtocolError as exc:
-            conn.error(exc.code, str(exc))
+            conn.error(exc.code, str(exc), exc.ack)
             continue
         if isinstance(intent, NewIntent) and not router.budgets.new_game(conn.browser):
             conn.error("too_many_games", f"at most {NEW_GAMES} new games in {NEW_GAMES_WINDOW:g} s: wait a little")
