@@ -35,18 +35,19 @@ def test_undo_is_explained_as_the_engine_does_it() -> None:
     rules = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     assert UNDO_EXAMPLES in " ".join(rules.split())
     texts = {path: (ROOT / path).read_text(encoding="utf-8") for path in (
-        "docs/rules.md", "docs/protocol.md", "README.md", "src/patience/web/js/i18n.js", "src/patience/cli/play.py")}
+        "docs/rules.md", "docs/protocol.md", "README.md", "src/patience/web/js/i18n.js",
+        "src/patience/web/js/rules-text.js", "src/patience/cli/play.py")}
     texts["options"] = " ".join(doc for cls in GAMES.values() for _, _, doc in describe_options(cls.INFO.options))
     for name, text in texts.items():
         flat = " ".join(text.split())
         for stale in ("new move starts a new row", "new row", "undos in a row", "Rücknahmen hintereinander",
                       "annullamenti di fila", "3 in a row)", "3 hintereinander", "3 di fila"):
             assert stale not in flat, f"{name} says {stale!r}"
-    i18n = texts["src/patience/web/js/i18n.js"]
-    for sentence in ("Each move adds one undo, up to 3 in store; each undo uses one.",
-                     "Jeder Zug gibt eine Rücknahme dazu, höchstens 3 auf Vorrat; jede Rücknahme verbraucht eine.",
-                     "Ogni mossa aggiunge un annullamento, fino a 3 di scorta; ogni annullamento ne usa uno."):
-        assert sentence in i18n
+    rules = " ".join(texts["src/patience/web/js/rules-text.js"].split())
+    for sentence in ("Undo: each move adds one, up to 3 in store; each undo uses one.",
+                     "Zurücknehmen: Jeder Zug gibt eine Rücknahme dazu, höchstens 3 auf Vorrat; jede verbraucht eine.",
+                     "Annullamenti: ogni mossa ne aggiunge uno, fino a 3 di scorta; ogni annullamento ne consuma uno."):
+        assert sentence in rules
 
 
 def test_readme_opens_with_the_two_set_up_commands_and_ci_runs_the_same_test_command() -> None:

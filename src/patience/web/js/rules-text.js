@@ -124,7 +124,7 @@ const IT_RELOADED = [
   "Punti: +5 per ogni carta scoperta; +10 × il valore per una carta sulla base, una volta sola per carta " +
   "(rigiocata non dà nulla); +5 × il valore dagli scarti a una colonna; risolta: 2500 + 7000 ÷ le mosse fatte.",
   "−2 per ogni 10 s pieni di gioco (il tempo corre dalla distribuzione); il punteggio non scende mai sotto 0.",
-  "Annullamenti: ogni mossa ne aggiunge uno, fino a 3 di scorta; ognuno ne usa uno e costa −1, e i punti " +
+  "Annullamenti: ogni mossa ne aggiunge uno, fino a 3 di scorta; ogni annullamento ne consuma uno e costa −1, e i punti " +
   "della mossa annullata vengono stornati.",
 ];
 const IT_RELOADED_END = "La partita finisce quando è risolta, quando non ci sono più mosse, quando scade il tempo o " +
@@ -224,7 +224,7 @@ export const RULES_TEXT = {
         standard: [...IT_FAN, "Scegli una carta, poi la destinazione: un clic sbagliato costa −50. " +
           "Non si annulla.", IT_FAN_END],
         "with-undo": [...IT_FAN, "Scegli una carta, poi la destinazione: un clic sbagliato costa −50.",
-          "Annullamenti: ogni mossa ne aggiunge uno, fino a 3 di scorta; ognuno ne usa uno.", IT_FAN_END],
+          "Annullamenti: ogni mossa ne aggiunge uno, fino a 3 di scorta; ogni annullamento ne consuma uno.", IT_FAN_END],
       },
     },
   },
