@@ -71,7 +71,7 @@ const DE_RELOADED = [
   "Klondike: 7 Reihen mit 1 bis 7 Karten, jeweils die oberste offen; die übrigen 24 Karten bilden den Talon.",
   "Ein Klick auf den Talon legt eine Karte auf den Abwurf; nur die oberste Abwurfkarte ist spielbar. Ist der " +
   "Talon leer, wird der Abwurf wieder zum Talon, so oft du willst (jedes Mal −10).",
-  "In den Reihen abwärts in wechselnden Farben; eine offene Folge zieht als Ganzes; auf eine leere Reihe nur ein " +
+  "In den Reihen abwärts, abwechselnd rot und schwarz; eine offene Folge wird als Ganzes verschoben; auf eine leere Reihe nur ein " +
   "König (oder eine Folge ab einem König). Eine verdeckte Karte, die oben liegt, wird sofort aufgedeckt.",
   "Die Ablagen steigen nach Farbe vom Ass bis zum König. Eine Karte darf von der Ablage zurück in eine Reihe (−15).",
   "Punkte: +5 je aufgedeckte Karte; +10 × Kartenwert für eine Karte auf die Ablage, einmal pro Karte (erneut " +
@@ -87,7 +87,7 @@ const DE_FAN = [
   "9 Karten liegen offen im Fächer, jede für sich spielbar; 4 Hilfsstapel mit je einer Karte; die übrigen " +
   "35 Karten bilden den Talon.",
   "Eine Fächerkarte geht auf eine Ablage oder einen Hilfsstapel, nie zurück; ihr Platz wird nicht nachgefüllt.",
-  "Hilfsstapel farbgleich absteigend (ein König auf ein Ass); nur die oberste Karte zieht, oder ein ganzer Stapel, " +
+  "Hilfsstapel farbgleich absteigend (ein König auf ein Ass); bewegt wird nur die oberste Karte oder ein ganzer Stapel, " +
   "der auf eine Ablage passt. Ein leerer Hilfsstapel nimmt jede Karte.",
   "Ein Klick auf den Talon legt eine Karte auf den Abwurf; dessen oberste Karte geht auf eine Ablage oder einen " +
   "Hilfsstapel. Der Talon darf zweimal durchgespielt werden.",
