@@ -120,6 +120,7 @@ def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_ur
     anna.locator(f'.slot[data-pile="f{ace[-1].lower()}"]').click()
     anna.wait_for_selector(f'.card[data-card="{ace}"][data-pile="f{ace[-1].lower()}"]', state="attached")
     expect(anna.locator("#score")).to_have_text("15")  # 10 × Ace, and +5 for the card turned up
+    expect(anna.locator("#undos-left")).to_have_text("(1 of 3)")  # undos in store of the most, as in solo play
     expect(bruno.locator("#opp-score")).to_have_text("15")
     expect(bruno.locator("#opp-found")).to_have_text("1/52")
     expect(bruno.locator("#opp-moves")).to_have_text("1")
@@ -142,7 +143,8 @@ def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_ur
         expect(page.locator("#verify")).to_have_text(f"✓ the deal key {seed} opens the commitment shown at the start")
     expect(anna.locator("#commitment")).to_have_text(commitment)
     you = anna.locator('#result-rows tr[data-side="you"] td')
-    expect(you.nth(0)).to_have_text("Anna (You) · Given up")  # how her game ended
+    expect(you.nth(0).locator(".result-name")).to_have_text("Anna (You)")
+    expect(you.nth(0).locator(".result-how")).to_have_text("Given up")  # how her game ended, a line of its own
     expect(you.nth(1)).to_have_text("15")
     expect(you.nth(2)).to_have_text("+100")
     expect(you.nth(3)).to_have_text("115")

@@ -288,6 +288,7 @@ class Status(Struct, frozen=True):
     outcome: str | None
     clock: Clock
     pool: Pool | None
+    undos_most: int | None = None  # the most undos the store holds (None: no limit), for "Undo (1 of 3)"
 
 
 class Summary(Struct, frozen=True):

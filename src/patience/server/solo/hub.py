@@ -144,6 +144,7 @@ class LiveGame:
             outcome=session.outcome.value if session.outcome else None,
             clock=Clock(elapsed, limit, not session.is_over),
             pool=pool_state,
+            undos_most=session.table.undo_limit,
         )
 
     def summary(self) -> Summary | None:

@@ -410,7 +410,11 @@ function setStatus(status) {
   // Der Fächer has no undo unless the variant gives one
   undo.hidden = !!view.duel && view.duel.game === "faecher" && !view.duel.options.undo_limit;
   undo.disabled = !status.can_undo;
-  $("#undos-left").textContent = status.undos_left == null ? "" : `(${status.undos_left})`;
+  // "Undo (0 of 3)", as on the play page: undos in store out of the most there can be
+  const most = status.undos_most;
+  const store = status.undos_left == null ? null : { n: status.undos_left, max: most > 0 ? most : status.undos_left };
+  $("#undos-left").textContent = store ? t("undos_of", store) : "";
+  undo.title = store ? t("undo_store", store) : t("undo");
   $("#giveup").disabled = !!status.outcome;
   // Der Fächer: the pool drains until the match ends, after this player's own game too (RULES.md §3)
   $("#pool-box").hidden = !status.pool || !!view.end;
@@ -488,8 +492,18 @@ async function showResult() {
     tr.dataset.side = side === mine ? "you" : "opp";
     const before = d.players[side];
     const after = end.ratings[side];
-    const how = end.outcomes && end.outcomes[side] ? ` · ${t(`outcome.${end.outcomes[side]}`)}` : "";
-    tr.insertCell().textContent = `${side === mine ? `${before.name} (${t("duel.you")})` : before.name}${how}`;
+    // the name, then how the game ended on a line of its own (a narrow phone keeps names whole)
+    const who = tr.insertCell();
+    const name = document.createElement("span");
+    name.className = "result-name";
+    name.textContent = side === mine ? `${before.name} (${t("duel.you")})` : before.name;
+    who.append(name);
+    if (end.outcomes && end.outcomes[side]) {
+      const how = document.createElement("span");
+      how.className = "result-how";
+      how.textContent = t(`outcome.${end.outcomes[side]}`);
+      who.append(how);
+    }
     tr.insertCell().textContent = points(end.scores[side]);
     // Der Fächer: what the pool added when the match ended, in the score already
     if (end.pools) tr.insertCell().textContent = String(end.pools[side]);
