@@ -76,3 +76,32 @@ def test_two_browsers_on_two_processes_play_a_duel_to_its_result(browser: Any, t
         for context in contexts:
             context.close()
     assert not errors, f"errors in the pages: {errors}"
+
+
+def test_a_solo_game_taken_by_a_window_on_another_process_says_so_in_the_first(
+        browser: Any, two_processes: tuple[str, str]) -> None:
+    """One browser, two windows on two processes of one arena: the second opens the first's game, which
+    moves to its process; the first window says so in the page's language (not the server's English)."""
+    url_a, url_b = two_processes
+    context = browser.new_context(viewport={"width": 1200, "height": 800}, locale="de-DE")
+    errors: list[str] = []
+    try:
+        first = context.new_page()
+        first.on("pageerror", lambda exc: errors.append(str(exc)))
+        first.set_default_timeout(15_000)
+        first.goto(f"{url_a}/play?game=reloaded&seed=9")
+        first.wait_for_selector(".card.up")
+        first.keyboard.press("d")
+        expect(first.locator('.card[data-pile="w"]')).to_have_count(1)
+        first.wait_for_url("**id=*")
+        game_id = first.evaluate("new URLSearchParams(location.search).get('id')")
+        assert game_id
+        second = context.new_page()  # the same browser: its cookie goes to both processes of the host
+        second.set_default_timeout(15_000)
+        second.goto(f"{url_b}/play?id={game_id}")
+        expect(second.locator('.card[data-pile="w"]')).to_have_count(1)  # the game as the first left it
+        expect(first.locator("#toast")).to_have_text(
+            "Dieses Spiel geht in einem anderen Fenster weiter: lade die Seite neu, um es hier zu spielen.")
+    finally:
+        context.close()
+    assert not errors, f"errors in the page: {errors}"

@@ -148,6 +148,11 @@ function onError(d) {
     if (!view.game) setTimeout(() => (location.href = "/"), 2500);
     return;
   }
+  if (d.code === "moved") {
+    // another window (perhaps on another server process) took the game: this page no longer shows it
+    toast(t("game_moved"), "bad");
+    return;
+  }
   board.snapBack();
   toast(d.code === "game_over" ? t("why.game_over") : d.msg, "bad");
 }
