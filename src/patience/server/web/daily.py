@@ -72,21 +72,29 @@ async def daily_start(request: Request) -> Response:
     return JSONResponse({"id": game_id, "game": game, "day": _daily(request).today()}, headers=NO_STORE)
 
 
-async def daily_replay_api(request: Request) -> Response:
-    """``GET /api/daily/{game}/{day}/replay/{id}``: one finished attempt of a day that is over, step by step
-    for the replay viewer (``/match?daily=GAME/DAY/ID``). 403 while the day goes on."""
+async def _day_over(request: Request) -> tuple[str, str] | Response:
+    """The game and the day of a request about a day that is over, or the error response: 400 for a
+    game or day that is not one, 403 while the day goes on (its deal and games are secret until then)."""
     game = _game(request)
     if game is None:
         return _error("bad_game", f"games with a deal of the day: {', '.join(DAILY)}", 400)
-    daily = _daily(request)
     try:
         day = check_day(request.path_params["day"])
     except BadInputError as exc:
         return _error("bad_day", str(exc), 400)
-    if not daily.is_over(day):
-        return _error("not_over", "the day's games are shown once the day is over (UTC)", 403)
+    if not _daily(request).is_over(day):
+        return _error("not_over", "the day's deal and its games are shown once the day is over (UTC)", 403)
+    return game, day
+
+
+async def daily_replay_api(request: Request) -> Response:
+    """``GET /api/daily/{game}/{day}/replay/{id}``: one finished attempt of a day that is over, step by step
+    for the replay viewer (``/match?daily=GAME/DAY/ID``). 403 while the day goes on."""
+    over = await _day_over(request)
+    if isinstance(over, Response):
+        return over
     try:
-        view = await daily.replay(game, day, str(request.path_params["id"])[:40])
+        view = await _daily(request).replay(*over, str(request.path_params["id"])[:40])
     except BadInputError as exc:
         return _error("not_found", str(exc), 404)
     return JSONResponse(view, headers=NO_STORE)
@@ -96,18 +104,11 @@ async def daily_record_api(request: Request) -> Response:
     """``GET /api/daily/{game}/{day}/record``: a day that is over as a ``patience-daily`` record (key,
     commitment, the best games' records), for :func:`patience.daily.verify_daily` and the replays.
     403 while the day goes on."""
-    game = _game(request)
-    if game is None:
-        return _error("bad_game", f"games with a deal of the day: {', '.join(DAILY)}", 400)
-    daily = _daily(request)
+    over = await _day_over(request)
+    if isinstance(over, Response):
+        return over
     try:
-        day = check_day(request.path_params["day"])
-    except BadInputError as exc:
-        return _error("bad_day", str(exc), 400)
-    if not daily.is_over(day):
-        return _error("not_over", "the day's deal and its games are shown once the day is over (UTC)", 403)
-    try:
-        record = await daily.revealed(game, day)
+        record = await _daily(request).revealed(*over)
     except BadInputError as exc:
         return _error("not_found", str(exc), 404)
     return JSONResponse(record, headers=NO_STORE)
