@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from browser_accounts import sign_up
 from playwright.sync_api import expect
 
 from patience.games import get_game
@@ -90,16 +91,6 @@ def test_no_serious_violation_in_the_play_page_dialogs(page: Any, base_url: str,
     expect(page.locator("#end")).to_be_visible()
     expect(page.locator("#end-stats")).not_to_have_text("…")
     assert serious(page) == []
-
-
-def sign_up(page: Any, base_url: str, login: str, name: str) -> None:
-    page.goto(f"{base_url}/account?next=/duel")
-    form = page.locator("#signup-form")
-    form.locator("input[name=login]").fill(login)
-    form.locator("input[name=name]").fill(name)
-    form.locator("input[name=password]").fill("a long enough password")
-    form.locator("button[type=submit]").click()
-    page.wait_for_url(f"{base_url}/duel")
 
 
 def test_no_serious_violation_on_the_duel_side(browser: Any, base_url: str) -> None:

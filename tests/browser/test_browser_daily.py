@@ -8,17 +8,8 @@ import re
 import secrets
 from typing import Any
 
+from browser_accounts import sign_up
 from playwright.sync_api import expect
-
-
-def sign_up(page: Any, base_url: str, login: str, name: str) -> None:
-    page.goto(f"{base_url}/account?next=/daily")
-    form = page.locator("#signup-form")
-    form.locator("input[name=login]").fill(login)
-    form.locator("input[name=name]").fill(name)
-    form.locator("input[name=password]").fill("a long enough password")
-    form.locator("button[type=submit]").click()
-    page.wait_for_url(f"{base_url}/daily")
 
 
 def test_one_attempt_at_the_deal_of_the_day(browser: Any, base_url: str, shot: Any) -> None:
@@ -28,7 +19,7 @@ def test_one_attempt_at_the_deal_of_the_day(browser: Any, base_url: str, shot: A
     page.set_default_timeout(20_000)  # the first visit of a day may prove its deal
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     name = f"Daisy {secrets.token_hex(3)}"
-    sign_up(page, base_url, f"daisy{secrets.token_hex(3)}", name)
+    sign_up(page, base_url, f"daisy{secrets.token_hex(3)}", name, then="/daily")
     page.goto(f"{base_url}/")
     entry = page.locator('.game-tile[data-game="reloaded"] .daily-link')
     expect(entry).to_have_text("Deal of the day")

@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Iterator
 from typing import Any
 
+import browser_accounts
 import pytest
 from playwright.sync_api import expect
 
@@ -54,13 +55,7 @@ def two(browser: Any) -> Iterator[tuple[Any, Any]]:
 
 
 def sign_up(page: Any, base_url: str, login: str, name: str) -> None:
-    page.goto(f"{base_url}/account?next=/duel")
-    form = page.locator("#signup-form")
-    form.locator("input[name=login]").fill(login)
-    form.locator("input[name=name]").fill(name)
-    form.locator("input[name=password]").fill("a long enough password")
-    form.locator("button[type=submit]").click()
-    page.wait_for_url(f"{base_url}/duel")
+    browser_accounts.sign_up(page, base_url, login, name)
     expect(page.locator('.pool[data-format="reloaded/standard/300"]')).to_be_visible()
 
 

@@ -7,22 +7,13 @@ import secrets
 from typing import Any
 
 import pytest
+from browser_accounts import sign_up
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.slow
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 FORMAT = "reloaded/standard/300"
-
-
-def sign_up(page: Any, base_url: str, login: str, name: str) -> None:
-    page.goto(f"{base_url}/account?next=/duel")
-    form = page.locator("#signup-form")
-    form.locator("input[name=login]").fill(login)
-    form.locator("input[name=name]").fill(name)
-    form.locator("input[name=password]").fill("a long enough password")
-    form.locator("button[type=submit]").tap()
-    page.wait_for_url(f"{base_url}/duel")
 
 
 def overflowing(page: Any, selector: str) -> list[str]:
@@ -45,8 +36,8 @@ def test_a_duel_on_two_phones(browser: Any, base_url: str, shot: Any) -> None:
         page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
         tag = secrets.token_hex(3)
-        sign_up(alice, base_url, f"alice{tag}", f"Alice {tag}")
-        sign_up(bob, base_url, f"bob{tag}", f"Bob {tag}")
+        sign_up(alice, base_url, f"alice{tag}", f"Alice {tag}", tap=True)
+        sign_up(bob, base_url, f"bob{tag}", f"Bob {tag}", tap=True)
         alice.locator(f'.pool[data-format="{FORMAT}"] .seek').tap()
         expect(alice.locator("#wait-box")).to_be_visible()
         bob.locator(f'.pool[data-format="{FORMAT}"] .seek').tap()
