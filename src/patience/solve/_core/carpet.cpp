@@ -19,6 +19,7 @@
 // left, a waste top card that fits its foundation goes there without branching (safe; the
 // proof is in CarpetWasteProblem's docstring).
 
+#include "keyset.hpp"
 #include "mix.hpp"
 
 #include <nanobind/nanobind.h>
@@ -41,90 +42,12 @@ namespace {
 
 using u64 = std::uint64_t;
 
-struct Key {
-    u64 lo;  // the talon mask
-    u64 hi;  // heights (4 x 4 bits), passes (4 bits, at least 1: so hi == 0 marks an empty slot), border
-    bool operator==(const Key& o) const { return lo == o.lo && hi == o.hi; }
-};
+// a position's key: lo the talon mask; hi the heights (4 x 4 bits), the passes (4 bits, at least 1:
+// so hi is never 0) and the border
+using Key = patience_core::Key128;
+using Table = patience_core::KeySet;
 
 using patience_core::mix;
-
-// An open-addressing set of keys. It starts small and doubles while it may; at its bound,
-// `full()` tells the search to clear it (the search keeps its memory bounded that way).
-class Table {
-  public:
-    explicit Table(std::size_t max_entries) : max_slots_(1024) {
-        while (max_slots_ < max_entries * 2) max_slots_ <<= 1;
-        resize(std::min<std::size_t>(max_slots_, 1 << 12));
-    }
-    bool contains(const Key& k) const {
-        std::size_t i = index(k);
-        while (slots_[i].hi) {
-            if (slots_[i] == k) return true;
-            i = (i + 1) & mask_;
-        }
-        return false;
-    }
-    void add(const Key& k) {
-        if (size_ >= slots_.size() / 2 && slots_.size() < max_slots_) grow();
-        insert(k);
-    }
-    void erase(const Key& k) {  // backward-shift deletion keeps every probe chain whole
-        std::size_t i = index(k);
-        while (slots_[i].hi) {
-            if (slots_[i] == k) break;
-            i = (i + 1) & mask_;
-        }
-        if (!slots_[i].hi) return;
-        std::size_t j = i;
-        while (true) {
-            j = (j + 1) & mask_;
-            if (!slots_[j].hi) break;
-            std::size_t h = index(slots_[j]);
-            bool stays = (i <= j) ? (i < h && h <= j) : (i < h || h <= j);
-            if (!stays) {
-                slots_[i] = slots_[j];
-                i = j;
-            }
-        }
-        slots_[i] = Key{0, 0};
-        --size_;
-    }
-    void clear() {
-        std::fill(slots_.begin(), slots_.end(), Key{0, 0});
-        size_ = 0;
-    }
-    bool full() const { return slots_.size() >= max_slots_ && size_ >= slots_.size() / 2; }
-    std::size_t size() const { return size_; }
-    std::size_t bytes() const { return slots_.size() * sizeof(Key); }
-
-  private:
-    std::size_t index(const Key& k) const { return mix(k.lo ^ mix(k.hi)) & mask_; }
-    void insert(const Key& k) {
-        std::size_t i = index(k);
-        while (slots_[i].hi) {
-            if (slots_[i] == k) return;
-            i = (i + 1) & mask_;
-        }
-        slots_[i] = k;
-        ++size_;
-    }
-    void resize(std::size_t slots) {
-        slots_.assign(slots, Key{0, 0});
-        mask_ = slots - 1;
-        size_ = 0;
-    }
-    void grow() {
-        std::vector<Key> old_slots = std::move(slots_);
-        resize(old_slots.size() * 2);
-        for (const Key& k : old_slots)
-            if (k.hi) insert(k);
-    }
-    std::vector<Key> slots_;
-    std::size_t max_slots_;
-    std::size_t mask_ = 0;
-    std::size_t size_ = 0;
-};
 
 struct Move {
     char kind;  // 'w', 'c', 'd', 'r'

@@ -25,7 +25,7 @@
 //   portfolio (every move is one way, so they are lost for good); the current line's keys
 //   are taken out when a search stops on its node cap.
 
-#include "mix.hpp"
+#include "keyset.hpp"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
@@ -48,7 +48,6 @@ namespace nb = nanobind;
 namespace {
 
 using u64 = std::uint64_t;
-using patience_core::mix;
 
 constexpr int kNone = -1;
 constexpr int kF = -1;  // a move's target: the foundation
@@ -57,86 +56,10 @@ constexpr int kRedealCost = 100;
 enum Kind { TO_FOUNDATION = 0, RELOCATE = 1, ONTO = 2, FAN_BASE = 3, TO_EMPTY = 4 };
 enum Order { NEAR = 0, SPARING = 1, FAN = 2, KIND = 3 };
 
-struct Key {
-    u64 lo;  // talon mask (52 bits), waste top place + 1 (6 bits), passes (4 bits)
-    u64 hi;  // sorted pile codes (4 x 10 bits), heights (4 x 4 bits), bit 63 set (0 marks an empty slot)
-    bool operator==(const Key& o) const { return lo == o.lo && hi == o.hi; }
-};
-
-class Table {
-  public:
-    explicit Table(std::size_t max_entries) : max_slots_(1024) {
-        while (max_slots_ < max_entries * 2) max_slots_ <<= 1;
-        resize(std::min<std::size_t>(max_slots_, 1 << 12));
-    }
-    bool contains(const Key& k) const {
-        std::size_t i = index(k);
-        while (slots_[i].hi) {
-            if (slots_[i] == k) return true;
-            i = (i + 1) & mask_;
-        }
-        return false;
-    }
-    void add(const Key& k) {
-        if (size_ >= slots_.size() / 2 && slots_.size() < max_slots_) grow();
-        insert(k);
-    }
-    void erase(const Key& k) {  // backward-shift deletion keeps every probe chain whole
-        std::size_t i = index(k);
-        while (slots_[i].hi) {
-            if (slots_[i] == k) break;
-            i = (i + 1) & mask_;
-        }
-        if (!slots_[i].hi) return;
-        std::size_t j = i;
-        while (true) {
-            j = (j + 1) & mask_;
-            if (!slots_[j].hi) break;
-            std::size_t h = index(slots_[j]);
-            bool stays = (i <= j) ? (i < h && h <= j) : (i < h || h <= j);
-            if (!stays) {
-                slots_[i] = slots_[j];
-                i = j;
-            }
-        }
-        slots_[i] = Key{0, 0};
-        --size_;
-    }
-    void clear() {
-        std::fill(slots_.begin(), slots_.end(), Key{0, 0});
-        size_ = 0;
-    }
-    bool full() const { return slots_.size() >= max_slots_ && size_ >= slots_.size() / 2; }
-    std::size_t size() const { return size_; }
-    std::size_t bytes() const { return slots_.size() * sizeof(Key); }
-
-  private:
-    std::size_t index(const Key& k) const { return mix(k.lo ^ mix(k.hi)) & mask_; }
-    void insert(const Key& k) {
-        std::size_t i = index(k);
-        while (slots_[i].hi) {
-            if (slots_[i] == k) return;
-            i = (i + 1) & mask_;
-        }
-        slots_[i] = k;
-        ++size_;
-    }
-    void resize(std::size_t slots) {
-        slots_.assign(slots, Key{0, 0});
-        mask_ = slots - 1;
-        size_ = 0;
-    }
-    void grow() {
-        std::vector<Key> old_slots = std::move(slots_);
-        resize(old_slots.size() * 2);
-        for (const Key& k : old_slots)
-            if (k.hi) insert(k);
-    }
-    std::vector<Key> slots_;
-    std::size_t max_slots_;
-    std::size_t mask_ = 0;
-    std::size_t size_ = 0;
-};
+// a position's key: lo the talon mask (52 bits), the waste top's place + 1 (6 bits), the passes
+// (4 bits); hi the sorted pile codes (4 x 10 bits), the heights (4 x 4 bits), bit 63 set (never 0)
+using Key = patience_core::Key128;
+using Table = patience_core::KeySet;
 
 // ("talon", d, redeal, d2, target); ("fan", i, slot, then) with then ("talon", d, redeal, d2) or
 // ("relocate", q); ("relocate", q, k). See FanProblem.
