@@ -167,6 +167,7 @@ def test_a_wrong_click_in_der_faecher_costs_50_visibly(page: Any, base_url: str,
     text = state.piles()[fan][0][0].text
     page.goto(f"{base_url}/play?game=faecher&seed={seed}")
     page.wait_for_selector(".card.up")
+    expect(page.locator("#undo")).to_be_hidden()  # the standard game has no undo (the status: none in store, ever)
     shot(page, "faecher-desktop-start")
     card(page, text).click()
     shot(page, "faecher-desktop-selected")

@@ -7,7 +7,7 @@ import { Board } from "./board.js";
 import { commitmentText, el, formatName, openPage, sha256 } from "./arena.js";
 import { onLang, say, t } from "./i18n.js";
 import { Liveness } from "./liveness.js";
-import { $, applyText, confirmDialog, formatTime, points, signed, toast } from "./ui.js";
+import { $, applyText, confirmDialog, formatTime, points, showUndo, signed, toast } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
 const INTENTS = new Set(["move", "stock", "undo", "giveup"]);
@@ -406,15 +406,7 @@ function setStatus(status) {
   view.status = status;
   view.statusAt = performance.now();
   $("#score").textContent = points(status.score);
-  const undo = $("#undo");
-  // Der Fächer has no undo unless the variant gives one
-  undo.hidden = !!view.duel && view.duel.game === "faecher" && !view.duel.options.undo_limit;
-  undo.disabled = !status.can_undo;
-  // "Undo (0 of 3)", as on the play page: undos in store out of the most there can be
-  const most = status.undos_most;
-  const store = status.undos_left == null ? null : { n: status.undos_left, max: most > 0 ? most : status.undos_left };
-  $("#undos-left").textContent = store ? t("undos_of", store) : "";
-  undo.title = store ? t("undo_store", store) : t("undo");
+  showUndo(status);
   $("#giveup").disabled = !!status.outcome;
   // Der Fächer: the pool drains until the match ends, after this player's own game too (RULES.md §3)
   $("#pool-box").hidden = !status.pool || !!view.end;

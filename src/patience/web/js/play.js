@@ -7,7 +7,7 @@ import { cardName, lang, moveName, onLang, pileName, rulesOf, say, setLang, t } 
 import { Net } from "./net.js";
 import {
   $, applyText, autoMove, cardBack, confirmDialog, fetchStats, formatTime, fourColour, languageSwitch, points,
-  renderStats, signed, toast, winnableOnly,
+  renderStats, showUndo, signed, toast, winnableOnly,
 } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
@@ -181,14 +181,7 @@ function setStatus(status) {
   view.status = status;
   view.statusAt = performance.now();
   $("#score").textContent = points(status.score);
-  const undo = $("#undo");
-  undo.hidden = !!view.game && view.game.options.undo_limit === 0; // a game without undo
-  undo.disabled = !status.can_undo;
-  // "Undo (0 of 3)": undos in store out of the most there can be (each move adds one), never a bare "(0)"
-  const most = view.game ? view.game.options.undo_limit : null;
-  const store = status.undos_left == null ? null : { n: status.undos_left, max: most > 0 ? most : status.undos_left };
-  $("#undos-left").textContent = store ? t("undos_of", store) : "";
-  undo.title = store ? t("undo_store", store) : t("undo");
+  showUndo(status);
   $("#hint").disabled = !!status.outcome;
   $("#pool-box").hidden = !status.pool || !!status.outcome; // once over, what was left is in the score
   tickClock();

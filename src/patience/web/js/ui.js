@@ -187,3 +187,15 @@ export function cardBack(value) {
 export function winnableOnly(on) {
   return storedChoice("patience.winnable", on);
 }
+
+/** The undo button as the status says: hidden in a game without undo, "Undo (0 of 3)" where the undos
+ * in store are limited (out of the most a store holds, never a bare "(0)" that reads as "no undo"). */
+export function showUndo(status) {
+  const undo = $("#undo");
+  undo.hidden = status.undos_most === 0;
+  undo.disabled = !status.can_undo;
+  const most = status.undos_most;
+  const store = status.undos_left == null ? null : { n: status.undos_left, max: most > 0 ? most : status.undos_left };
+  $("#undos-left").textContent = store ? t("undos_of", store) : "";
+  undo.title = store ? t("undo_store", store) : t("undo");
+}
