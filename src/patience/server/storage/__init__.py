@@ -1,1 +1,3 @@
 """Storage: the SQLAlchemy store (SQLite or PostgreSQL), the duel tables' queries, the migrations."""
+
+from patience.server.storage import tournaments as tournaments  # its tables belong to the schema's models
