@@ -18,13 +18,14 @@ from patience.duel import verify_commitment
 from patience.errors import RecordError
 from patience.games import get_game
 from patience.rng import is_deal_key, new_deal_key
+from patience.server import create_app
 from patience.server.arena.dealstock import add_deal, prove, stock_counts
 from patience.server.storage.daily import AttemptRow, choose_deal, find_attempt, find_deal, start_attempt
 from patience.server.storage.store import SavedGame, Store, UserRow
 from patience.session import ManualClock, Session
 from test_duel_deals import candidates
-from test_server_app import reply_to, send
-from test_server_duel import browser, csrf, make_app, person, running
+from test_server_app import hub_of, reply_to, send
+from test_server_duel import FAST_HASH, browser, csrf, make_app, person, running
 
 DAY = day_of(1000 * 1000)  # the fake clock starts at 1000 s: 1970-01-01
 NEXT_DAY_S = 86_400.0 + 10.0
@@ -41,15 +42,20 @@ def join(ws: Any, game_id: str, cid: str = "page1") -> dict[str, Any]:
     return msg["d"]  # type: ignore[no-any-return]
 
 
+def stocked(application: Any) -> Any:
+    """A key in the stock of each day variant (no solver process), kept as ``state.test_keys``."""
+    application.state.test_keys = {}
+    for game, variant in DAILY.items():
+        key = new_deal_key()
+        add_deal(application.state.store.engine, f"{game}/{variant}", key, 1)
+        application.state.test_keys[game] = key
+    return application
+
+
 @pytest.fixture
 def app(tmp_path: Path, fake_time: FakeTime) -> Any:
     with running(make_app(tmp_path, fake_time)) as application:
-        application.state.test_keys = {}
-        for game, variant in DAILY.items():  # a key in the stock of each day variant: no solver process
-            key = new_deal_key()
-            add_deal(application.state.store.engine, f"{game}/{variant}", key, 1)
-            application.state.test_keys[game] = key
-        yield application
+        yield stocked(application)
 
 
 # -- choosing the day's deal -----------------------------------------------------------------------
@@ -167,6 +173,37 @@ def test_concurrent_starts_of_one_player_make_one_attempt(database_url: str) -> 
         assert all(store.load_game(g) is None for g in others)  # the losers' games went with their transactions
     finally:
         store.close()
+
+
+def test_the_board_shows_an_attempt_as_it_stands_after_each_move(tmp_path: Path, fake_time: FakeTime) -> None:
+    """The board reads the games' rows: an attempt's row takes its time, moves and score with each
+    acknowledged action, not only when its record is next written whole (here: not within the test)."""
+    application = create_app(data_dir=tmp_path, now=fake_time, wall=fake_time, tick_seconds=0.02,
+                             save_seconds=3600.0, password_hasher=FAST_HASH)
+    with running(application):
+        stocked(application)
+        ada = person(application, "ada")
+        game_id = start(ada).json()["id"]
+        with ada.websocket_connect("/ws") as ws:
+            join(ws, game_id)
+            state = hub_of(ada).games[game_id].session.state
+            status: dict[str, Any] = {"score": 0}
+            for ack in range(1, 200):  # draw until a card can go to a foundation, and play it: points
+                fake_time.t += 1.0
+                home = next((m for m in state.legal_moves() if m.dst.startswith("f")), None)
+                if home is None:
+                    send(ws, "stock", {"ack": ack})
+                else:
+                    send(ws, "move", {"ack": ack, "src": home.src, "dst": home.dst, "n": home.n})
+                status = reply_to(ws, ack)["d"]["status"]
+                if status["score"]:
+                    break
+            assert status["score"] and status["outcome"] is None
+            entry, = ada.get("/api/daily/reloaded").json()["entries"]
+            assert (entry["moves"], entry["score"], entry["ms"], entry["outcome"]) == (
+                status["moves"], status["score"], ack * 1000, None)
+            saved = application.state.store.load_game(game_id)
+            assert saved is not None and saved.record["actions"] and not saved.record.get("end")
 
 
 def test_signed_out_visitors_see_the_board_but_do_not_play(app: Any) -> None:

@@ -557,14 +557,18 @@ class Hub:
         logged, version = len(log_now), game.version
         # a game not in the database yet, or ended, is written whole (its record holds every action, and
         # its end counts in the statistics at once); else one small row an action, the saver rewrites the
-        # record now and then
+        # record now and then. A deal of the day's row also takes its figures at each action: the day's
+        # board shows the game as it stands
         whole = game.saved_version < 0 or game.session.is_over
         try:
             if whole:
                 await self.writer.write(games=[game.saved()])
             else:
+                session = game.session
+                figures = [(game.id, session.elapsed_ms(), session.moves_made, session.score)] if game.secret else []
                 await self.writer.write(game_moves=[(game.id, seq, entry.to_dict()) for seq, entry
-                                                    in enumerate(log_now[game.logged:], start=game.logged)])
+                                                    in enumerate(log_now[game.logged:], start=game.logged)],
+                                        figures=figures)
         except Exception:
             if self.games.get(game.id) is game:
                 del self.games[game.id]

@@ -46,6 +46,7 @@ from sqlalchemy import (
     delete,
     event,
     select,
+    update,
 )
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
@@ -57,8 +58,8 @@ from patience.games import GAMES
 
 __all__ = [
     "ArenaLock", "Base", "BrowserRow", "DealStockRow", "GameMoveRow", "GameRow", "GameStats", "SavedGame", "Store",
-    "StoreError", "alembic_config", "database_url", "make_engine", "metadata", "name_key", "sqlite_url", "write_games",
-    "write_moves",
+    "StoreError", "alembic_config", "database_url", "make_engine", "metadata", "name_key", "sqlite_url",
+    "write_figures", "write_games", "write_moves",
 ]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -543,6 +544,20 @@ def write_games(connection: Connection, games: Iterable[SavedGame]) -> None:
     moves = GameMoveRow.__table__
     connection.execute(delete(moves).where(moves.c.game_id == bindparam("gid"), moves.c.seq < bindparam("known")),
                        [{"gid": g.id, "known": len(g.record.get("actions", []))} for g in batch])
+
+
+def write_figures(connection: Connection, figures: Iterable[tuple[str, int, int, int]]) -> None:
+    """Set the time played, moves and score of solo games going on (game id, ms, moves, score) on
+    ``connection``, their records left as they are: a row that must show a game as it stands now (the
+    deal of the day's board) without its record rewritten at every move."""
+    now = _now_ms()
+    rows = [{"gid": game_id, "g_ms": ms, "g_moves": moves, "g_score": score, "g_now": now}
+            for game_id, ms, moves, score in figures]
+    if rows:
+        games = GameRow.__table__
+        connection.execute(update(games).where(games.c.id == bindparam("gid"), games.c.outcome.is_(None))
+                           .values(ms=bindparam("g_ms"), moves=bindparam("g_moves"), score=bindparam("g_score"),
+                                   updated_ms=bindparam("g_now")), rows)
 
 
 def write_moves(connection: Connection, moves: Iterable[tuple[str, int, dict[str, Any]]]) -> None:

@@ -15,7 +15,7 @@ import anyio
 from sqlalchemy.exc import OperationalError
 
 from patience.server.storage.league import MoveRow, insert_moves
-from patience.server.storage.store import SavedGame, Store, write_games, write_moves
+from patience.server.storage.store import SavedGame, Store, write_figures, write_games, write_moves
 
 __all__ = ["CHECKPOINT_SECONDS", "GATHER_SECONDS", "GroupWriter"]
 
@@ -32,6 +32,7 @@ class _Job:
     moves: list[tuple[str, MoveRow]]
     games: list[SavedGame]
     game_moves: list[tuple[str, int, dict[str, Any]]]
+    figures: list[tuple[str, int, int, int]]
     after: list[Callable[[Any], None]]
     done: asyncio.Future[None]
 
@@ -58,11 +59,13 @@ class GroupWriter:
 
     async def write(self, moves: Iterable[tuple[str, MoveRow]] = (), *, before: Iterable[Callable[[Any], None]] = (),
                     games: Iterable[SavedGame] = (), game_moves: Iterable[tuple[str, int, dict[str, Any]]] = (),
+                    figures: Iterable[tuple[str, int, int, int]] = (),
                     after: Iterable[Callable[[Any], None]] = ()) -> None:
         """Durable when this returns: ``moves`` (match id, move row), ``games`` (solo games whole),
-        ``game_moves`` (solo game id, place in its log, the action), and what ``before`` and ``after``
+        ``game_moves`` (solo game id, place in its log, the action), ``figures`` (solo game id, time
+        played, moves, score: a game going on as its row shows it), and what ``before`` and ``after``
         write on the batch's connection."""
-        job = _Job(list(before), list(moves), list(games), list(game_moves), list(after),
+        job = _Job(list(before), list(moves), list(games), list(game_moves), list(figures), list(after),
                    asyncio.get_running_loop().create_future())
         self._jobs.append(job)
         if self._running:
@@ -136,6 +139,7 @@ class GroupWriter:
                 for work in job.before:
                     work(connection)
             write_moves(connection, [row for job in jobs for row in job.game_moves])
+            write_figures(connection, [row for job in jobs for row in job.figures])  # in queue order: the last wins
             insert_moves(connection, [row for job in jobs for row in job.moves])
             for job in jobs:
                 for work in job.after:
