@@ -29,13 +29,20 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    import uvicorn
-
+def server_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The app the browsers talk to (``base_url``): a test may write what a player could not make happen
+    now, such as a day that is over, into its database through ``server_app.state.store``."""
     from patience.server import create_app
 
+    return create_app(tmp_path_factory.mktemp("data"))
+
+
+@pytest.fixture(scope="session")
+def base_url(server_app: Any) -> Iterator[str]:
+    import uvicorn
+
     port = _free_port()
-    app = create_app(tmp_path_factory.mktemp("data"))
+    app = server_app
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
