@@ -29,8 +29,16 @@ def test_one_attempt_at_the_deal_of_the_day(browser: Any, base_url: str, shot: A
     expect(page.locator("#daily-day")).to_contain_text("Solitaire Reloaded")
     expect(page.locator("#daily-commitment")).to_have_text(re.compile(r"^[0-9a-f]{64}$"))
     expect(page.locator("#daily-reveal")).to_contain_text("shown when the day ends")
+    expect(page.locator("p[data-t='daily.intro']")).to_contain_text("one attempt, and it is the one that counts")
+    expect(page.locator("#daily-play")).to_have_text("Play today's deal")
     page.locator("#daily-play").click()
     page.wait_for_url(f"{base_url}/play?*")
+    page.wait_for_selector(".card.up")
+    game_url = page.url
+    page.goto(f"{base_url}/daily?game=reloaded")  # back on the day's page: the attempt goes on
+    expect(page.locator("#rows tr", has_text=name)).to_contain_text("playing")
+    page.locator("#daily-play", has_text="Go on with your attempt").click()
+    page.wait_for_url(game_url)
     page.wait_for_selector(".card.up")
     expect(page.locator("#variant-name")).to_contain_text("Deal of the day 20")  # its day: no key, no number
     expect(page.locator("#m-restart")).to_be_hidden()

@@ -86,8 +86,9 @@ export const ARENA_TEXT = {
     },
     daily: {
       title: "Deal of the day", entry: "Deal of the day",
-      intro: "One secret deal a day for each game, the same for everyone and proved winnable. One attempt per " +
-        "player; the day's deal key is shown when the day ends (UTC), and anyone can check it.",
+      intro: "One secret deal a day for each game, the same for everyone and proved winnable. Each player has one " +
+        "attempt, and it is the one that counts: its score goes on the day's leaderboard (your duel rating does not " +
+        "change). The day's deal key is shown when the day ends (UTC), and anyone can check it.",
       play: "Play today's deal", go_on: "Go on with your attempt", sign_in: "Sign in to play the deal of the day",
       signed_out: "Anyone may watch the leaderboard; playing needs an account, so that each player gets one attempt.",
       over: "You have played today's deal: one attempt a day.",
@@ -194,7 +195,8 @@ export const ARENA_TEXT = {
     daily: {
       title: "Spiel des Tages", entry: "Spiel des Tages",
       intro: "Jeden Tag für jedes Spiel ein geheimes Blatt, für alle gleich und nachweislich lösbar. Jeder hat " +
-        "einen Versuch; der Schlüssel des Blatts wird nach Tagesende (UTC) gezeigt, und jeder kann ihn prüfen.",
+        "einen Versuch, und der zählt: seine Punkte kommen in die Rangliste des Tages (deine Duell-Wertung ändert " +
+        "sich nicht). Der Schlüssel des Blatts wird nach Tagesende (UTC) gezeigt, und jeder kann ihn prüfen.",
       play: "Heutiges Blatt spielen", go_on: "Deinen Versuch fortsetzen", sign_in: "Melde dich an, um das Spiel des Tages zu spielen",
       signed_out: "Die Rangliste kann jeder ansehen; spielen kann nur, wer ein Konto hat – so hat jeder genau einen Versuch.",
       over: "Du hast das heutige Blatt schon gespielt: ein Versuch pro Tag.",
@@ -303,7 +305,9 @@ export const ARENA_TEXT = {
     daily: {
       title: "Partita del giorno", entry: "Partita del giorno",
       intro: "Ogni giorno, per ogni gioco, una smazzata segreta, uguale per tutti e risolvibile di sicuro. Un solo " +
-        "tentativo a testa; la chiave della smazzata si vede a fine giornata (UTC) e chiunque può verificarla.",
+        "tentativo a testa, ed è quello che conta: il suo punteggio entra nella classifica del giorno (il tuo " +
+        "punteggio Elo delle sfide non cambia). La chiave della smazzata si vede a fine giornata (UTC) e chiunque " +
+        "può verificarla.",
       play: "Gioca la smazzata di oggi", go_on: "Continua il tuo tentativo",
       sign_in: "Accedi per giocare la partita del giorno",
       signed_out: "La classifica è aperta a tutti; per giocare serve un account, così ognuno ha un solo tentativo.",

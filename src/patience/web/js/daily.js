@@ -63,8 +63,9 @@ async function render() {
   actions.replaceChildren();
   if (!data.over) {
     if (user) {
+      const mine = data.entries.find((entry) => entry.user === user.id);
       const button = el("button", { type: "button", className: "btn primary", id: "daily-play",
-        textContent: t("daily.play") });
+        textContent: t(mine && !mine.outcome ? "daily.go_on" : "daily.play") });
       button.addEventListener("click", start);
       actions.append(button);
     } else {
