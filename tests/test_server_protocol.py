@@ -45,7 +45,7 @@ def test_every_intent_reads_back() -> None:
     assert decode(msg("ping")) == Ping()
     assert set(CLIENT_MESSAGES) == {"new", "join", "move", "stock", "undo", "giveup", "hint", "targets", "ping",
                                     "lobby", "seek", "unseek", "challenge", "accept", "match", "look", "rematch",
-                                    "decline", "watch"}
+                                    "decline", "watch", "tour", "tjoin", "tpause"}
 
 
 def test_duel_messages_read_back_and_refuse_bad_values() -> None:

@@ -46,7 +46,7 @@ from patience.server.storage.store import ArenaLock, Store, sqlite_url
 from patience.server.storage.writer import GroupWriter
 from patience.server.transport.socket import Router, play_socket
 from patience.server.web import accounts as accounts_web
-from patience.server.web import api, daily, pages
+from patience.server.web import api, daily, pages, tournaments
 from patience.server.web.headers import HeadersMiddleware
 
 __all__ = ["DB_FILE", "app_from_env", "create_app", "default_data_dir"]
@@ -160,6 +160,7 @@ def create_app(
         Route("/profile", pages.page_of("profile")),
         Route("/leaderboard", pages.page_of("leaderboard")),
         Route("/daily", pages.page_of("daily")),
+        Route("/tournament", pages.page_of("tournament")),
         Route("/match", pages.page_of("match")),
         Route("/matches", pages.matches_page),
         Route("/account/signup", accounts_web.signup_post, methods=["POST"]),
@@ -177,6 +178,9 @@ def create_app(
         Route("/api/daily/{game}/start", daily.daily_start, methods=["POST"]),
         Route("/api/daily/{game}/{day}/record", daily.daily_record_api),
         Route("/api/daily/{game}/{day}/replay/{id}", daily.daily_replay_api),
+        Route("/api/tournaments", tournaments.tournaments_api),
+        Route("/api/tournaments", tournaments.tournaments_make, methods=["POST"]),
+        Route("/api/tournaments/{id}", tournaments.tournament_api),
         Route("/healthz", api.health),
         WebSocketRoute("/ws", play_socket),
         Mount("/static", StaticFiles(directory=pages.WEB_DIR), name="static"),

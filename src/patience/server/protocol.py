@@ -3,12 +3,13 @@
 A message is a small JSON object ``{"t": TYPE, "d": DATA}``. The browser sends intents
 (``new``, ``join``, ``move``, ``stock``, ``undo``, ``giveup``, ``hint``, ``targets``, ``ping``;
 for duels ``lobby``, ``seek``, ``unseek``, ``challenge``, ``look``, ``accept``, ``match``, ``rematch``,
-``decline``, ``watch``);
+``decline``, ``watch``; for tournaments ``tour``, ``tjoin``, ``tpause``);
 the server, the only authority on the game, answers with the game (``game``), versioned events
 (``ev``), rejections that changed nothing (``rej``), answers to questions (``hint``,
 ``targets``, ``pong``), errors (``err``), and for duels the lobby (``lobby``, ``challenge``,
 ``look``), a match (``duel``) and its versioned events (``dev``), rematch offers (``rematch``) and
-a match as a spectator sees it (``watch``). docs/protocol.md describes each field.
+a match as a spectator sees it (``watch``), and a tournament's standings (``tour``).
+docs/protocol.md describes each field.
 
 >>> decode(b'{"t": "move", "d": {"ack": 3, "src": "t6", "dst": "t1", "n": 2}}')
 MoveIntent(ack=3, src='t6', dst='t1', n=2)
@@ -29,7 +30,8 @@ __all__ = [
     "GiveUpIntent", "HintAsk", "HintMsg", "JoinIntent", "Line", "LiveInfo", "LobbyAsk", "LobbyMsg", "LookMsg",
     "MatchEnd", "MatchJoin", "MoveIntent", "NewIntent", "Ping", "Pong", "Pool", "PoolInfo", "Progress",
     "ProtocolError", "Rejected", "RematchIntent", "RematchMsg", "SeekIntent", "Status", "StockIntent", "Summary",
-    "Table", "TargetsAsk", "TargetsMsg", "UndoIntent", "UnseekIntent", "WatchIntent", "WatchMsg", "Why", "decode",
+    "Table", "TargetsAsk", "TargetsMsg", "TourAsk", "TourDuel", "TourJoin", "TourLine", "TourMsg",
+    "TourPause", "UndoIntent", "UnseekIntent", "WatchIntent", "WatchMsg", "Why", "decode",
     "encode",
 ]
 
@@ -221,17 +223,48 @@ class WatchIntent(_Msg, frozen=True):
     cid: ClientId = "-"
 
 
+TournamentId = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_-]{8,16}$")]
+
+
+class TourAsk(_Msg, frozen=True):
+    """Show tournament ``id``: its standings, sent again as results come in. A player who joined it is
+    paired from this page (the ``duel`` of each pairing comes here)."""
+
+    T = "tour"
+    id: TournamentId
+    cid: ClientId = "-"
+
+
+class TourJoin(_Msg, frozen=True):
+    """Join tournament ``id`` (with its ``password``, if it has one), or come back after a pause."""
+
+    T = "tjoin"
+    id: TournamentId
+    password: Annotated[str, Meta(max_length=100)] = ""
+    cid: ClientId = "-"
+
+
+class TourPause(_Msg, frozen=True):
+    """Leave the pairing of tournament ``id`` for now (a duel going on is played to its end)."""
+
+    T = "tpause"
+    id: TournamentId
+    cid: ClientId = "-"
+
+
 CLIENT_MESSAGES: dict[str, type[_Msg]] = {
     cls.T: cls for cls in (NewIntent, JoinIntent, MoveIntent, StockIntent, UndoIntent, GiveUpIntent,
                            HintAsk, TargetsAsk, Ping, LobbyAsk, SeekIntent, UnseekIntent, ChallengeIntent,
-                           AcceptIntent, MatchJoin, ChallengeLook, RematchIntent, DeclineIntent, WatchIntent)
+                           AcceptIntent, MatchJoin, ChallengeLook, RematchIntent, DeclineIntent, WatchIntent,
+                           TourAsk, TourJoin, TourPause)
 }
 
 ClientMessage = (NewIntent | JoinIntent | MoveIntent | StockIntent | UndoIntent | GiveUpIntent | HintAsk
                  | TargetsAsk | Ping | LobbyAsk | SeekIntent | UnseekIntent | ChallengeIntent | AcceptIntent
-                 | MatchJoin | ChallengeLook | RematchIntent | DeclineIntent | WatchIntent)
+                 | MatchJoin | ChallengeLook | RematchIntent | DeclineIntent | WatchIntent | TourAsk | TourJoin
+                 | TourPause)
 DUEL_MESSAGES = (LobbyAsk, SeekIntent, UnseekIntent, ChallengeIntent, AcceptIntent, MatchJoin, ChallengeLook,
-                 RematchIntent, DeclineIntent, WatchIntent)
+                 RematchIntent, DeclineIntent, WatchIntent, TourAsk, TourJoin, TourPause)
 
 # -- from the server -----------------------------------------------------------------------------
 
@@ -559,6 +592,54 @@ class WatchMsg(_Msg, frozen=True):
     sides: list[Progress]
     starts_in: int = 0
     end: MatchEnd | None = None
+
+
+class TourDuel(Struct, frozen=True):
+    """A finished duel of a tournament player: the match (its replay: ``/match?id=``), the opponent's
+    name, the result (``w``, ``d``, ``l``) and the points it scored."""
+
+    match: str
+    opponent: str
+    result: str
+    points: int
+
+
+class TourLine(Struct, frozen=True):
+    """A player's line of a tournament's standings: ``fire`` when their next win scores double,
+    ``playing`` the duel they play now."""
+
+    rank: int
+    id: str
+    name: str
+    rating: int
+    provisional: bool
+    points: int
+    fire: bool
+    paused: bool
+    playing: str | None
+    duels: list[TourDuel]
+
+
+class TourMsg(_Msg, frozen=True):
+    """A tournament and its standings: ``state`` ``soon``, ``on`` or ``over``, with the milliseconds to
+    its start and end; ``name`` empty for one the site schedules (the page names it by its game);
+    ``locked`` when it has a password; ``by`` the name of the player who made it; for the asker: ``joined``,
+    ``paused`` and the duel they play now (``playing``)."""
+
+    T = "tour"
+    id: str
+    name: str
+    format: str
+    state: str
+    starts_in: int
+    ends_in: int
+    players: list[TourLine]
+    scheduled: bool = False
+    locked: bool = False
+    by: str | None = None
+    joined: bool = False
+    paused: bool = False
+    playing: str | None = None
 
 
 # -- reading and writing -------------------------------------------------------------------------

@@ -44,6 +44,7 @@ from patience.rng import check_seed
 from patience.server.arena.dealstock import DealStock
 from patience.server.arena.matches import COUNTDOWN_SECONDS, Intent, LiveMatch, MatchClock
 from patience.server.arena.nodes import Envelope, Outbound, RemoteMatch, RemotePeer, channel_of, read_envelope
+from patience.server.arena.tournaments import TOURNAMENT_MESSAGES, Tournaments
 from patience.server.bus import Bus, BusError, MemoryBus
 from patience.server.live import Connection, Now, Peer
 from patience.server.protocol import (
@@ -71,6 +72,9 @@ from patience.server.protocol import (
     SeekIntent,
     StockIntent,
     TargetsAsk,
+    TourAsk,
+    TourJoin,
+    TourPause,
     UndoIntent,
     UnseekIntent,
     WatchIntent,
@@ -112,7 +116,7 @@ MATCH_INTENTS = (MoveIntent, StockIntent, UndoIntent, GiveUpIntent)
 REMATCH_INTENTS = (RematchIntent, DeclineIntent)
 LIVE_SHOWN = 20  # matches going on listed in the lobby, for spectators
 ARENA_MESSAGES = (LobbyAsk, SeekIntent, UnseekIntent, ChallengeIntent, AcceptIntent, MatchJoin, ChallengeLook,
-                  RematchIntent, DeclineIntent, WatchIntent)
+                  RematchIntent, DeclineIntent, WatchIntent, *TOURNAMENT_MESSAGES)
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,7 @@ class Arena:
 
     def __init__(self, store: Store, bus: Bus | None = None, *, now: Now = time.monotonic, wall: Now = time.time,
                  deals: DealStock | None = None, writer: GroupWriter | None = None,
-                 countdown: float = COUNTDOWN_SECONDS) -> None:
+                 countdown: float = COUNTDOWN_SECONDS, schedule: bool = True) -> None:
         self.store = store
         self.bus = bus if bus is not None else MemoryBus()
         self.node = self.bus.node
@@ -168,6 +172,7 @@ class Arena:
         self._node_token: str | None = None
         self._pairer_token: str | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self.tournaments = Tournaments(self, schedule=schedule)
 
     # -- starting and stopping ---------------------------------------------------------------
 
@@ -354,6 +359,7 @@ class Arena:
         """The clock of every match owned here (time penalties, time-outs and heartbeats, logged
         before told), and the pools: a player's reach in rating grows while waiting."""
         await self._pair_waiting()
+        await self.tournaments.tick(pairer=self._pairer_token is not None)
         due: list[tuple[LiveMatch, list[MoveRow], list[tuple[bytes, bytes]]]] = []
         for live in list(self.matches.values()):
             if live.match.is_over or live.broken or live.lock.locked():
@@ -426,6 +432,8 @@ class Arena:
         user = conn.user
         if user is not None:
             asyncio.get_running_loop().create_task(self._forget_page(user.id, conn.id))
+        if conn.id in self.tournaments.shown:
+            asyncio.get_running_loop().create_task(self.tournaments.disconnect(conn))
 
     async def _forget_page(self, user_id: str, peer: str) -> None:
         """Nobody is paired with a page that has gone, nor challenged through it; it is not online."""
@@ -462,6 +470,8 @@ class Arena:
             conn.send(encode(Pong(shown.match.sessions[conn.side].elapsed_ms() if owned else 0)))
         elif isinstance(message, HintAsk | TargetsAsk):
             conn.error("not_here", "hints are off in duels")
+        elif isinstance(message, TourAsk):
+            await self.tournaments.handle(conn, message)
         elif isinstance(message, LobbyAsk):
             self._unwatch(conn)
             await self._watch_lobby(conn)
@@ -484,6 +494,8 @@ class Arena:
             await self.challenge(conn, message)
         elif isinstance(message, AcceptIntent):
             await self.accept(conn, message)
+        elif isinstance(message, TourJoin | TourPause):
+            await self.tournaments.handle(conn, message)
 
     async def _watch_lobby(self, conn: Connection) -> None:
         self.watchers.add(conn)
@@ -667,14 +679,23 @@ class Arena:
             return conn.user.name
         return (await anyio.to_thread.run_sync(names_of, self.store.engine, [user_id])).get(user_id, "?")
 
+    async def start_pair(self, fmt: Format, sides: list[tuple[str, str, Rating, str, str]], match_id: str,
+                         also: Iterable[Callable[[Any], None]] = ()) -> bool:
+        """Start match ``match_id`` of two players (user, name, rating, process and page of each), as
+        a tournament pairs them: out of any pool they wait in; False if it could not be started."""
+        a, b = (_Side(*side) for side in sides)
+        for side in (a, b):
+            await self._unseek(side.user)
+        return await self._start(fmt, a, b, also=also, match_id=match_id) is not None
+
     async def _start(self, fmt: Format, a: _Side, b: _Side,
-                     also: Iterable[Callable[[Any], None]] = ()) -> LiveMatch | None:
+                     also: Iterable[Callable[[Any], None]] = (), match_id: str | None = None) -> LiveMatch | None:
         """Make a match of ``a`` and ``b``, owned here; tell both pages, wherever they are."""
         deal, proved = await self.deals.take(fmt)  # a secret key: nobody can compute the deal before the end
         clock = MatchClock(self.now)
         clock.go_live_at(self.now() + self.countdown)  # both clocks start when the countdown ends
         players = (Player(a.user, a.name, a.rating), Player(b.user, b.name, b.rating))
-        match = Match(secrets.token_urlsafe(12), fmt, deal, clock=clock, players=players, proved=proved)
+        match = Match(match_id or secrets.token_urlsafe(12), fmt, deal, clock=clock, players=players, proved=proved)
         live = LiveMatch(match, clock, self.now)
         token = await self.bus.acquire(f"match:{live.id}", LEASE_SECONDS)
         try:

@@ -1,0 +1,145 @@
+"""A tournament of four scripted players over two ``patience serve`` processes (PostgreSQL and Redis), run
+to its end: each player is paired again as soon as their duel has ended, across the processes, never
+with the same opponent twice in a row, never in two duels at once; the standings count 2 for a win and
+double from two wins in a row, and are the same on both processes.
+
+The players are of known strength in Der Fächer, where a wrong move costs points: Anna makes none, Bruno
+one, Carla two, Dora three, then each gives up; so the stronger always wins."""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from arena_processes import Player, ServeProcess
+from patience.server.storage.store import Store
+from patience.server.storage.tournaments import Tournament, make_tournament
+from patience.tournament import duel_points
+
+pytestmark = pytest.mark.slow
+
+FORMAT = "faecher/standard/300"
+LENGTH_S = 32.0
+
+
+@pytest.fixture
+def two(postgres_url: str, redis_server: str, tmp_path: Path) -> Iterator[tuple[ServeProcess, ServeProcess]]:
+    url = redis_server.rsplit("/", 1)[0] + "/14"
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    client.close()
+    procs = [ServeProcess(postgres_url, url, tmp_path, name) for name in ("one", "two")]
+    try:
+        for proc in procs:
+            proc.wait_ready()
+        yield procs[0], procs[1]
+    finally:
+        for proc in procs:
+            proc.stop()
+
+
+def play_tournament(player: Player, tournament_id: str, wrong: int, out: dict[str, Any]) -> None:
+    """Join, then play every duel the tournament brings: ``wrong`` wrong moves, then give up; until the end."""
+    try:
+        player.open()
+        player.send("tour", {"id": tournament_id})
+        player.until(lambda m: m["t"] == "tour")
+        player.send("tjoin", {"id": tournament_id})
+        player.until(lambda m: m["t"] == "tour" and m["d"]["joined"])
+        played: list[str] = []
+        over_at: float | None = None
+        while True:
+            try:
+                msg = player.recv(timeout=1.0)
+            except TimeoutError:
+                if over_at is not None and time.monotonic() - over_at > 2.0:
+                    break  # the tournament is over and no duel came after it
+                continue
+            if msg["t"] == "duel" and msg["d"]["id"] not in played and msg["d"]["end"] is None:
+                played.append(msg["d"]["id"])
+                for _ in range(wrong):
+                    player.intent("move", src="fs", dst="v1", n=1)
+                if player.intent("giveup")["d"].get("end") is None:  # the other one has not ended yet
+                    player.until(lambda m: m["t"] == "dev" and m["d"]["end"] is not None, timeout=30)
+                over_at = None if over_at is None else time.monotonic()
+            elif msg["t"] == "tour" and msg["d"]["state"] == "over" and over_at is None:
+                over_at = time.monotonic()
+        out["played"] = played
+        out["last"] = next(m for m in reversed(player.got) if m["t"] == "tour")["d"]
+    except BaseException as exc:  # the main thread says what went wrong
+        out["error"] = exc
+    finally:
+        player.close()
+
+
+def test_four_players_over_two_processes_play_a_tournament_to_its_end(two: tuple[ServeProcess, ServeProcess],
+                                                                      postgres_url: str) -> None:
+    one, other = two
+    tag = secrets.token_hex(3)
+    people = [Player(one.url, f"anna{tag}"), Player(one.url, f"bruno{tag}"), Player(other.url, f"carla{tag}"),
+              Player(other.url, f"dora{tag}")]
+    strength = {p.user_id: n for n, p in enumerate(people)}  # the number of wrong moves each makes
+    store = Store(postgres_url)
+    now_ms = int(time.time() * 1000)
+    tournament_id = f"test{tag}"
+    make_tournament(store.engine, Tournament(tournament_id, "Four", FORMAT, now_ms, now_ms + int(LENGTH_S * 1000)))
+    outs: list[dict[str, Any]] = [{} for _ in people]
+    threads = [threading.Thread(target=play_tournament, args=(p, tournament_id, strength[p.user_id], out))
+               for p, out in zip(people, outs, strict=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=LENGTH_S + 90)
+    for person, out in zip(people, outs, strict=True):
+        assert "error" not in out, f"{person.login}: {out.get('error')!r}\n{one.log()}\n{other.log()}"
+
+    # the standings, as both processes show them after the end
+    views = [person.http.get(f"/api/tournaments/{tournament_id}").json() for person in (people[0], people[2])]
+    assert views[0]["state"] == "over" and views[0]["players"] == views[1]["players"]
+    lines = {line["id"]: line for line in views[0]["players"]}
+    assert set(lines) == set(strength)
+    duels: dict[str, set[str]] = {}
+    for user, line in lines.items():
+        assert line["playing"] is None and not line["paused"]
+        results = [d["result"] for d in line["duels"]]
+        assert len(results) >= 2, line
+        # the stronger player won every duel, and the points are the rules' (2 a win, double on fire)
+        names = {p.login.title(): p.user_id for p in people}
+        for duel in line["duels"]:
+            them = names[duel["opponent"]]
+            assert duel["result"] == ("w" if strength[user] < strength[them] else "l"), line
+            duels.setdefault(duel["match"], set()).update({user, them})
+        assert [d["points"] for d in line["duels"]] == duel_points(results)
+        assert line["points"] == sum(duel_points(results))
+        opponents = [d["opponent"] for d in line["duels"]]
+        assert all(a != b for a, b in itertools.pairwise(opponents)), opponents  # never twice in a row
+        assert line["rating"] != 1500  # each duel moved the ratings
+    anna, dora = lines[people[0].user_id], lines[people[3].user_id]
+    assert {d["result"] for d in anna["duels"]} == {"w"} and {d["result"] for d in dora["duels"]} == {"l"}
+    assert [d["points"] for d in anna["duels"]][:3] == [2, 2, 4]
+    ranked = views[0]["players"]
+    assert ranked[0]["id"] == people[0].user_id and ranked[-1]["id"] == people[3].user_id
+    assert [line["points"] for line in ranked] == sorted((line["points"] for line in ranked), reverse=True)
+    # every duel was one match of two players, each player's duels one after another, never two at once
+    assert all(len(pair) == 2 for pair in duels.values())
+    for person, out in zip(people, outs, strict=True):
+        assert sorted(out["played"]) == sorted(d["match"] for d in lines[person.user_id]["duels"])
+    one_side = {people[0].user_id, people[1].user_id}
+    assert any(len(pair & one_side) == 1 for pair in duels.values())  # pairs made across the processes
+    with store.engine.connect() as connection:
+        spans = connection.exec_driver_sql(
+            "SELECT m.player_a, m.player_b, m.created_ms, m.ended_ms FROM matches m JOIN tournament_duels d "
+            "ON d.match_id = m.id WHERE d.tournament_id = %(t)s", {"t": tournament_id}).all()
+    assert len(spans) == len(duels)
+    for user in strength:
+        mine = sorted((start, end) for a, b, start, end in spans if user in (a, b))
+        assert all(end <= next_start for (_, end), (next_start, _) in itertools.pairwise(mine))
+    store.close()
