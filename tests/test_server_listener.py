@@ -1,9 +1,11 @@
 """The guards at the door (patience.server.transport.listener) under a real uvicorn on loopback:
 half-open connections are closed after the header time limit, connections past the per-address cap
-at once, and each kind of overload is logged in one line, not one per connection."""
+at once (open websockets count), and each kind of overload is logged in one line, not one per
+connection."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import threading
@@ -13,16 +15,26 @@ from typing import Any
 
 import pytest
 import uvicorn
+from websockets.sync.client import connect
 
-from patience.server.transport.listener import GuardedH11
+from patience.server.transport.listener import OVERLOADS, GuardedH11, GuardedLoop
 
 
 class QuickGuard(GuardedH11):
     header_seconds = 0.5
+
+
+class SmallLoop(GuardedLoop):
     max_per_address = 6
 
 
 async def hello(scope: Any, receive: Any, send: Any) -> None:
+    if scope["type"] == "websocket":  # accepted, then open until the client leaves
+        await receive()
+        await send({"type": "websocket.accept"})
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+        return
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
     await send({"type": "http.response.body", "body": b"ok"})
 
@@ -31,7 +43,8 @@ async def hello(scope: Any, receive: Any, send: Any) -> None:
 def server() -> Iterator[int]:
     listening = socket.create_server(("127.0.0.1", 0))
     port = listening.getsockname()[1]
-    config = uvicorn.Config(hello, fd=listening.fileno(), http=QuickGuard, log_level="warning", lifespan="off")
+    config = uvicorn.Config(hello, fd=listening.fileno(), loop=SmallLoop, http=QuickGuard, log_level="warning",
+                            lifespan="off")
     runner = uvicorn.Server(config)
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()
@@ -90,3 +103,18 @@ def test_connections_past_the_per_address_cap_are_closed_at_once(server: int,
         s.close()
     time.sleep(0.2)
     assert get(server).startswith(b"HTTP/1.1 200")  # closed ones are counted out
+
+
+def test_open_websockets_count_against_their_address(server: int) -> None:
+    refused = OVERLOADS.counts.get("address", 0)
+    with contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(connect(f"ws://127.0.0.1:{server}/ws", open_timeout=5)) for _ in range(6)]
+        time.sleep(0.7)  # past the header time limit: an upgraded socket owes no headers
+        for ws in sockets:
+            ws.ping().wait(2)  # all open
+        with socket.create_connection(("127.0.0.1", server)) as one_more:
+            assert closed(one_more, 1.0)  # the address's six open websockets fill its cap
+        assert OVERLOADS.counts["address"] == refused + 1
+        sockets.pop().close()
+        time.sleep(0.2)
+        assert get(server).startswith(b"HTTP/1.1 200")  # a closed websocket is counted out

@@ -1,30 +1,48 @@
-"""Guards at the door, before a request reaches the app: a time limit for request headers and caps on
-open connections (in all, and per address).
+"""Guards at the door, before a request reaches the app: caps on open connections (in all, and per
+address) and a time limit for request headers.
 
 A client that opens connections and sends its headers a byte at a time (slowloris) would otherwise
-hold a descriptor each for as long as it likes, until the process has none left for real players.
-Here a connection whose request headers are not complete in ``HEADER_SECONDS`` is closed, and a
-connection past the caps is closed as soon as it is made. Each kind of overload is logged in one
-line when it starts and then at most once a minute with a count, never a line per connection.
+hold a descriptor each for as long as it likes, until the process has none left for real players;
+and thousands of connections opened at once would make the event loop set each one up in one go,
+while the players' messages wait. Here:
 
-``patience serve`` hands :class:`GuardedH11` to uvicorn as its HTTP protocol.
+- :class:`GuardedLoop` (the event loop ``patience serve`` hands to uvicorn) takes new connections a
+  few at a time between the players' messages, and closes a connection past the caps as soon as it
+  is accepted (a reset, before anything is made for it). A connection counts against its address
+  until its socket is closed, a websocket included.
+- :class:`GuardedH11` (uvicorn's HTTP protocol) closes a connection whose request headers are not
+  complete in ``HEADER_SECONDS``. One timer per loop sweeps every late connection (a few at a time,
+  then the players' messages run) instead of a timer per connection.
+
+Each kind of overload is logged in one line when it starts and then at most once a minute with a
+count, never a line per connection.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import logging
 import resource
+import socket
+import struct
 import time
+import weakref
+from asyncio import selector_events
 from typing import Any, ClassVar
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["HEADER_SECONDS", "MAX_PER_ADDRESS", "GuardedH11", "Overloads", "max_connections"]
+__all__ = ["ACCEPT_BATCH", "HEADER_SECONDS", "MAX_PER_ADDRESS", "GuardedH11", "GuardedLoop", "Overloads",
+           "max_connections"]
 
 HEADER_SECONDS = 10.0  # from the connection (or the end of the last answer) to the end of the request headers
 MAX_PER_ADDRESS = 1024  # open connections from one address (players behind one NAT share an address)
+ACCEPT_BATCH = 16  # connections taken at a time before the loop runs what else is ready
+CLOSE_BATCH = 64  # late connections closed at a time before the loop runs what else is ready
+RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close() resets the connection and frees it at once
 
 log = logging.getLogger("patience.server")
 
@@ -63,74 +81,179 @@ class Overloads:
 OVERLOADS = Overloads()
 
 
-class GuardedH11(H11Protocol):
-    """uvicorn's h11 protocol with a time limit for request headers and caps on connections."""
+def _reset(sock: Any) -> None:
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, RESET)
 
-    header_seconds = HEADER_SECONDS
-    max_per_address = MAX_PER_ADDRESS
-    max_connections = max_connections()
-    by_address: ClassVar[dict[str, int]] = {}  # open connections per address, in this process
+
+def _host(address: Any) -> str:
+    return str(address[0]) if isinstance(address, tuple) and address else "?"
+
+
+class _CountedTransport(selector_events._SelectorSocketTransport):
+    """A socket transport that tells its loop when its socket is closed (whatever protocol it ends with)."""
+
+    _counted_as: str | None = None
+
+    def _call_connection_lost(self, exc: BaseException | None) -> None:
+        loop, host = self._loop, self._counted_as
+        try:
+            super()._call_connection_lost(exc)
+        finally:
+            if isinstance(loop, GuardedLoop) and host is not None:
+                self._counted_as = None
+                loop.connection_closed(host)
+
+
+class GuardedLoop(asyncio.SelectorEventLoop):
+    """An event loop that takes new connections ``ACCEPT_BATCH`` at a time and closes those past the
+    caps (``max_per_address`` open from one address, ``max_connections`` in all) as soon as they are
+    accepted, with a reset and nothing made for them."""
+
+    max_per_address: ClassVar[int] = MAX_PER_ADDRESS
+    max_connections: ClassVar[int] = max_connections()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._header_timer: asyncio.TimerHandle | None = None
-        self._address: str | None = None
+        self.by_address: dict[str, int] = {}  # open connections per address
+        self.open_connections = 0
+
+    def _accept_connection(self, protocol_factory: Any, sock: Any, sslcontext: Any = None, server: Any = None,
+                           backlog: int = 100, *args: Any) -> None:
+        if sslcontext is not None:  # TLS in the process: asyncio's own way, a batch at a time
+            super()._accept_connection(protocol_factory, sock, sslcontext, server, min(backlog, ACCEPT_BATCH),
+                                       *args)
+            return
+        for _ in range(ACCEPT_BATCH):  # the rest wait in the kernel's queue until the next turn
+            try:
+                conn, address = sock.accept()
+            except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                return
+            except OSError:  # out of descriptors or memory: asyncio's way (pause, log, try again)
+                super()._accept_connection(protocol_factory, sock, sslcontext, server, 1, *args)
+                return
+            host = _host(address)
+            count = self.by_address.get(host, 0)
+            if self.open_connections >= self.max_connections:
+                OVERLOADS("connections", f"more than {self.max_connections} open connections: new ones are closed")
+            elif count >= self.max_per_address:
+                OVERLOADS("address", f"more than {self.max_per_address} open connections from one address "
+                                     f"({host}): its new ones are closed")
+            else:
+                self.by_address[host] = count + 1
+                self.open_connections += 1
+                try:
+                    conn.setblocking(False)
+                    transport = _CountedTransport(self, conn, protocol_factory(), None, {"peername": address},
+                                                  server)
+                except Exception as exc:
+                    self.connection_closed(host)
+                    conn.close()
+                    self.call_exception_handler({"message": "a new connection could not be set up",
+                                                 "exception": exc})
+                else:
+                    transport._counted_as = host
+                continue
+            _reset(conn)
+            conn.close()
+
+    def connection_closed(self, host: str) -> None:
+        """A counted socket was closed."""
+        self.open_connections -= 1
+        left = self.by_address.get(host, 1) - 1
+        if left > 0:
+            self.by_address[host] = left
+        else:
+            self.by_address.pop(host, None)
+
+
+class _HeaderSweep:
+    """The deadlines of a loop's connections that owe their request headers, oldest first (each is
+    ``seconds`` long, so the order they were set is the order they fall due), and one timer for the
+    oldest. A connection whose deadline changed since (disarmed, set again) is skipped when reached."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, seconds: float) -> None:
+        self.loop = loop
+        self.seconds = seconds
+        self.due: collections.deque[tuple[float, GuardedH11]] = collections.deque()
+        self.timer: asyncio.Handle | None = None
+
+    def arm(self, protocol: GuardedH11) -> None:
+        deadline = self.loop.time() + self.seconds
+        protocol._header_deadline = deadline
+        self.due.append((deadline, protocol))
+        if self.timer is None:
+            self.timer = self.loop.call_at(deadline, self.sweep)
+
+    def sweep(self) -> None:
+        self.timer = None
+        now = self.loop.time()
+        closed = 0
+        while self.due:
+            deadline, protocol = self.due[0]
+            if protocol._header_deadline != deadline:
+                self.due.popleft()  # answered, closed or set again meanwhile
+                continue
+            if deadline > now:
+                self.timer = self.loop.call_at(deadline, self.sweep)
+                return
+            if closed == CLOSE_BATCH:
+                self.timer = self.loop.call_soon(self.sweep)  # the players' messages first, then the next batch
+                return
+            self.due.popleft()
+            protocol._header_deadline = None
+            if protocol._headers_too_slow():
+                closed += 1
+
+
+_SWEEPS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[float, _HeaderSweep]] = \
+    weakref.WeakKeyDictionary()
+
+
+class GuardedH11(H11Protocol):
+    """uvicorn's h11 protocol with a time limit for request headers."""
+
+    header_seconds = HEADER_SECONDS
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._header_deadline: float | None = None
+        sweeps = _SWEEPS.get(self.loop)
+        if sweeps is None:
+            sweeps = _SWEEPS[self.loop] = {}
+        sweep = sweeps.get(self.header_seconds)
+        if sweep is None:
+            sweep = sweeps[self.header_seconds] = _HeaderSweep(self.loop, self.header_seconds)
+        self._sweep = sweep
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        address = self.client[0] if self.client else "?"
-        count = self.by_address.get(address, 0) + 1
-        self.by_address[address] = count
-        self._address = address
-        if len(self.connections) > self.max_connections:
-            OVERLOADS("connections", f"more than {self.max_connections} open connections: new ones are closed")
-            transport.abort()
-        elif count > self.max_per_address:
-            OVERLOADS("address", f"more than {self.max_per_address} open connections from one address "
-                                 f"({address}): its new ones are closed")
-            transport.abort()
-        else:
-            self._arm()
+        self._sweep.arm(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
-        self._forget_address()
+        self._header_deadline = None
         super().connection_lost(exc)
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
         # the socket is the websocket protocol's from now on (its budgets: patience.server.transport.budget)
-        self._disarm()
-        self._forget_address()
+        self._header_deadline = None
         super().handle_websocket_upgrade(event)
 
-    def _forget_address(self) -> None:
-        if self._address is not None:
-            left = self.by_address.get(self._address, 1) - 1
-            if left > 0:
-                self.by_address[self._address] = left
-            else:
-                self.by_address.pop(self._address, None)
-            self._address = None
-
     def data_received(self, data: bytes) -> None:
-        if self._header_timer is None and self.conn.their_state is h11.IDLE:
-            self._arm()  # a new request on a kept-alive connection
+        if self._header_deadline is None and self.conn.their_state is h11.IDLE:
+            self._sweep.arm(self)  # a new request on a kept-alive connection
         super().data_received(data)
         if self.conn.their_state is not h11.IDLE:
-            self._disarm()  # the headers are in
+            self._header_deadline = None  # the headers are in
 
-    def _arm(self) -> None:
-        self._disarm()
-        self._header_timer = self.loop.call_later(self.header_seconds, self._headers_too_slow)
-
-    def _disarm(self) -> None:
-        if self._header_timer is not None:
-            self._header_timer.cancel()
-            self._header_timer = None
-
-    def _headers_too_slow(self) -> None:
-        self._header_timer = None
+    def _headers_too_slow(self) -> bool:
+        """Close the connection if it still owes its request headers (True when closed)."""
         if self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete) \
                 and not self.transport.is_closing():
             OVERLOADS("headers", f"request headers not complete in {self.header_seconds:g} s: connections closed")
+            sock = self.transport.get_extra_info("socket")
+            if sock is not None:
+                _reset(sock)
             self.transport.close()
+            return True
+        return False
