@@ -72,9 +72,9 @@ def test_the_sockets_of_one_address_share_its_budget() -> None:
     for _ in sockets:
         budgets.closed("203.0.113.7")
     budgets.closed("198.51.100.1")
-    assert budgets.new_game("b1") and len(budgets) == 1
+    assert budgets.new_game("b1") is None and len(budgets) == 2  # the browser and its address
     clock[0] += 61
-    assert budgets.new_game("b2") and len(budgets) == 1  # b1 forgotten
+    assert budgets.new_game("b2") is None and len(budgets) == 2  # b1 forgotten, the address's bucket new
 
 
 def test_a_socket_deep_in_debt_is_closed_with_a_reason() -> None:
@@ -96,9 +96,34 @@ def test_a_browser_starts_a_bounded_number_of_games_a_minute(client: TestClient)
     assert [m["d"].get("code") for m in codes[NEW_GAMES:]] == ["too_many_games"] * 2
     clock = [0.0]
     budgets = Budgets(new_games=2, now=lambda: clock[0])
-    assert [budgets.new_game("b") for _ in range(3)] == [True, True, False]
+    assert [budgets.new_game("b") is None for _ in range(3)] == [True, True, False]
     clock[0] += 61
-    assert budgets.new_game("b")
+    assert budgets.new_game("b") is None
+
+
+def test_an_address_starts_a_bounded_number_of_games_a_minute(client: TestClient) -> None:
+    """A script that leaves out the cookie is a new browser on every socket: its address's cap holds
+    it, refuses with the reason and changes nothing; the games come back at the address's rate."""
+    clock = [0.0]
+    budgets = Budgets(address_new_games=6, address_new_games_burst=3, now=lambda: clock[0])
+    client.app.state.router.budgets = budgets  # type: ignore[attr-defined]
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+    answers = []
+    for n in range(4):  # no cookie: a browser of its own each time
+        with client.websocket_connect("/ws") as ws:
+            ws.send_text(json.dumps({"t": "new", "d": {"game": "faecher", "seed": str(n), "cid": "p"}}))
+            answers.append(ws.receive_json())
+    assert [m["t"] for m in answers] == ["game"] * 3 + ["err"]
+    refused = answers[3]["d"]
+    assert refused["code"] == "too_many_games" and "6 new games a minute from one address" in refused["msg"]
+    assert len(hub.games) == 3 and len(budgets._games) == 3  # no game made, the new browser's count untouched
+    assert budgets.new_game("other-browser", "203.0.113.9") is None  # another address is not held
+    clock[0] += 10.0  # a game a 10 s back
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(json.dumps({"t": "new", "d": {"game": "faecher", "seed": "9", "cid": "p"}}))
+        assert ws.receive_json()["t"] == "game"
+        ws.send_text(json.dumps({"t": "new", "d": {"game": "faecher", "seed": "10", "cid": "p"}}))
+        assert ws.receive_json()["d"]["code"] == "too_many_games"
 
 
 @pytest.mark.parametrize("frame", [

@@ -3,7 +3,9 @@
 A page sends an intent a second or so; a script can send thousands. Each socket has a bucket of
 its own and shares one with the other sockets of its address; a message waits for a token from
 both before it is read further, so a flood slows the flooder (its frames wait in its own TCP
-buffer) and never the others. A browser starts at most ``NEW_GAMES`` games a minute.
+buffer) and never the others. A browser starts at most ``NEW_GAMES`` games a minute, and the
+browsers of one address (a script gets a new browser id each time it leaves out the cookie) at most
+``ADDRESS_NEW_GAMES`` a minute together, in bursts of ``ADDRESS_NEW_GAMES_BURST``.
 
 >>> bucket = TokenBucket(rate=2.0, burst=2, now=lambda: 0.0)
 >>> [bucket.take() for _ in range(4)]
@@ -16,7 +18,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-__all__ = ["ADDRESS_BURST", "ADDRESS_RATE", "NEW_GAMES", "SOCKET_BURST", "SOCKET_RATE", "Budgets", "TokenBucket"]
+__all__ = ["ADDRESS_BURST", "ADDRESS_NEW_GAMES", "ADDRESS_NEW_GAMES_BURST", "ADDRESS_RATE", "NEW_GAMES",
+           "SOCKET_BURST", "SOCKET_RATE", "Budgets", "TokenBucket"]
 
 SOCKET_RATE = 8.0  # messages a second one socket may send, on average (a quick player sends 1 or 2)
 SOCKET_BURST = 40
@@ -29,6 +32,11 @@ ADDRESS_RATE = 50.0
 ADDRESS_BURST = 250
 NEW_GAMES = 30  # games a browser may start in NEW_GAMES_WINDOW seconds
 NEW_GAMES_WINDOW = 60.0
+# New games of all the browsers of one address: a game kept in memory for half an hour each, so one
+# script with no cookie would otherwise start 5 a second. 60 a minute is two a minute for each of 30
+# players behind one NAT; the burst lets a room of 30 pages start at once.
+ADDRESS_NEW_GAMES = 60  # a minute
+ADDRESS_NEW_GAMES_BURST = 60
 MAX_WAIT = 10.0  # a socket that owes more than this many seconds of messages is closed
 
 
@@ -52,19 +60,27 @@ class TokenBucket:
     def full(self) -> bool:
         return self.tokens + (self.now() - self.at) * self.rate >= self.burst
 
+    def can_take(self) -> bool:
+        """Is a token there to take at once (no debt)?"""
+        return self.tokens + (self.now() - self.at) * self.rate >= 1.0
+
 
 class Budgets:
     """The buckets of every address with a socket open here, and the new games of every browser."""
 
     def __init__(self, socket_rate: float = SOCKET_RATE, socket_burst: int = SOCKET_BURST,
                  address_rate: float = ADDRESS_RATE, address_burst: int = ADDRESS_BURST,
-                 new_games: int = NEW_GAMES, now: Callable[[], float] = time.monotonic) -> None:
+                 new_games: int = NEW_GAMES, address_new_games: int = ADDRESS_NEW_GAMES,
+                 address_new_games_burst: int = ADDRESS_NEW_GAMES_BURST,
+                 now: Callable[[], float] = time.monotonic) -> None:
         self.socket_rate, self.socket_burst = socket_rate, socket_burst
         self.address_rate, self.address_burst = address_rate, address_burst
         self.new_games = new_games
+        self.address_new_games, self.address_new_games_burst = address_new_games, address_new_games_burst
         self.now = now
         self._addresses: dict[str, tuple[TokenBucket, int]] = {}  # address -> its bucket, sockets open
         self._games: dict[str, deque[float]] = {}  # browser -> the times of its new games in the window
+        self._address_games: dict[str, TokenBucket] = {}  # address -> its bucket of new games (not full)
         self._pruned = now()
 
     def socket(self) -> TokenBucket:
@@ -83,21 +99,32 @@ class Budgets:
         else:
             self._addresses[address] = (bucket, sockets - 1)
 
-    def new_game(self, browser: str) -> bool:
-        """Count a new game of ``browser``; False (nothing counted) past the cap."""
+    def new_game(self, browser: str, address: str = "?") -> str | None:
+        """Count a new game of ``browser`` at ``address``: None when counted, else why not (and
+        nothing counted)."""
         now = self.now()
-        times = self._games.setdefault(browser, deque())
+        times = self._games.get(browser) or deque()
         while times and times[0] <= now - NEW_GAMES_WINDOW:
             times.popleft()
         if len(times) >= self.new_games:
-            return False
+            return f"at most {self.new_games} new games in {NEW_GAMES_WINDOW:g} s: wait a little"
+        bucket = self._address_games.get(address)
+        if bucket is None:
+            bucket = TokenBucket(self.address_new_games / 60.0, self.address_new_games_burst, self.now)
+        if not bucket.can_take():
+            return f"at most {self.address_new_games} new games a minute from one address: wait a little"
+        bucket.take()
+        self._address_games[address] = bucket
         times.append(now)
-        if now - self._pruned > NEW_GAMES_WINDOW or len(self._games) > 100_000:
+        self._games[browser] = times
+        if now - self._pruned > NEW_GAMES_WINDOW or len(self._games) + len(self._address_games) > 100_000:
             self._pruned = now  # forget the browsers with no game in the window: each comes back as new
             for key in [k for k, v in self._games.items() if not v or v[-1] <= now - NEW_GAMES_WINDOW]:
                 del self._games[key]
-        return True
+            for key in [k for k, b in self._address_games.items() if b.full()]:  # as good as a new one
+                del self._address_games[key]
+        return None
 
     def __len__(self) -> int:
         """How many addresses and browsers the budgets remember (what they hold in memory)."""
-        return len(self._addresses) + len(self._games)
+        return len(self._addresses) + len(self._games) + len(self._address_games)

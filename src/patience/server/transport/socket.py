@@ -6,8 +6,8 @@ page's :class:`~patience.server.live.Connection` back to the socket.
 
 No socket can slow the others: every message waits for a token of its socket's bucket and of its
 address's (:mod:`patience.server.transport.budget`), the loop lets the other sockets run after
-each message, a browser starts a bounded number of games a minute, and a page that does not read
-what it is sent is let go (its outbox is bounded, a send that does not finish in
+each message, a browser and an address start a bounded number of games a minute, and a page that
+does not read what it is sent is let go (its outbox is bounded, a send that does not finish in
 ``SEND_SECONDS`` ends the socket).
 """
 
@@ -26,7 +26,7 @@ from patience.server.arena import Arena
 from patience.server.live import Connection
 from patience.server.protocol import NewIntent, ProtocolError, decode
 from patience.server.solo.hub import Hub
-from patience.server.transport.budget import MAX_WAIT, NEW_GAMES, NEW_GAMES_WINDOW, Budgets, TokenBucket
+from patience.server.transport.budget import MAX_WAIT, Budgets, TokenBucket
 from patience.server.web.identity import SESSION_COOKIE, accounts_of, browser_id, current_user
 
 __all__ = ["Router", "play_socket"]
@@ -71,7 +71,7 @@ async def play_socket(ws: WebSocket) -> None:
     address = ws.client.host if ws.client else "?"
     shared = router.budgets.opened(address)
     sender = asyncio.create_task(_send_all(ws, conn, closing))
-    receiver = asyncio.create_task(_receive_all(ws, conn, router, router.budgets.socket(), shared))
+    receiver = asyncio.create_task(_receive_all(ws, conn, router, router.budgets.socket(), shared, address))
     stopper = asyncio.create_task(closing.wait())
     try:
         await asyncio.wait({receiver, stopper}, return_when=asyncio.FIRST_COMPLETED)
@@ -90,7 +90,7 @@ async def play_socket(ws: WebSocket) -> None:
 
 
 async def _receive_all(ws: WebSocket, conn: Connection, router: Router, own: TokenBucket,
-                       shared: TokenBucket) -> None:
+                       shared: TokenBucket, address: str) -> None:
     while True:
         message: Message = await ws.receive()
         if message["type"] == "websocket.disconnect":
@@ -109,9 +109,11 @@ async def _receive_all(ws: WebSocket, conn: Connection, router: Router, own: Tok
         except ProtocolError as exc:
             conn.error(exc.code, str(exc), exc.ack)
             continue
-        if isinstance(intent, NewIntent) and not router.budgets.new_game(conn.browser):
-            conn.error("too_many_games", f"at most {NEW_GAMES} new games in {NEW_GAMES_WINDOW:g} s: wait a little")
-            continue
+        if isinstance(intent, NewIntent):
+            refused = router.budgets.new_game(conn.browser, address)
+            if refused is not None:
+                conn.error("too_many_games", refused)
+                continue
         try:
             await router.handle(conn, intent)
         except Exception:  # the connection and the game outlive a fault in one message
