@@ -6,8 +6,9 @@ Reloaded (untimed) at a human pace: an intent (turn the stock, or try a card on 
 every ``--think`` seconds on average, for ``--seconds`` seconds. It prints the round-trip
 latency of the intents (send to answer), p50/p99/max, and the size of what a browser downloads
 for a game page (raw and gzip as sent), with the server's memory and the machine's load average
-(the players and the server share this machine's cores). Everything stays on 127.0.0.1 and ends on
-its own.
+(the players and the server share this machine's cores). The players come from 250 loopback
+addresses (127.0.3.1–250), a few each as behind a home's NAT, so the server's budgets per address
+meet them as they would on the internet. Everything stays on loopback and ends on its own.
 
     python benchmarks/server.py                      # 1, 100 and 500 players, 10 s each
     python benchmarks/server.py --players 50 --seconds 5
@@ -35,6 +36,7 @@ from loopback import percentile, rss_mb, serving
 
 TARGET_P99_MS = 50.0
 TARGET_PAGE_KB = 300.0
+PLAYER_ADDRESSES = 250  # the players' source addresses, 127.0.3.1 and up
 
 
 @dataclass
@@ -89,7 +91,8 @@ async def run_level(url: str, players: int, seconds: float, think: float) -> Res
     stop_at = [time.monotonic() + 3600]  # set for real once everyone is connected
     tasks = []
     for i in range(players):
-        tasks.append(asyncio.create_task(player(url, i, stop_at, think, result, readies[i], go)))
+        tasks.append(asyncio.create_task(player(url, i, stop_at, think, result, readies[i], go,
+                                                 f"127.0.3.{1 + i % PLAYER_ADDRESSES}")))
         if i % 50 == 49:
             await asyncio.sleep(0.05)  # connect in waves, as real players would arrive
     await asyncio.wait_for(asyncio.gather(*(e.wait() for e in readies)), timeout=120)
