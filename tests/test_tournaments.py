@@ -15,6 +15,7 @@ from sqlalchemy import insert
 from patience.duel import Format, Match, Player
 from patience.errors import BadInputError, IllegalMoveError
 from patience.rng import new_deal_key
+from patience.server.arena.tournaments import hourly, new_tournament
 from patience.server.storage.league import finish_match, insert_match
 from patience.server.storage.store import Store, UserRow, name_key
 from patience.server.storage.tournaments import (
@@ -201,3 +202,20 @@ def test_standings_from_the_duels_with_the_fire_and_a_pause(store: Store) -> Non
     assert anna["rating"] > 1500  # the rating of the game, as the duels left it
     join_tournament(store.engine, "tour0002", "carla")  # back from the pause
     assert "carla" in {u for u, _ in free_players(store.engine, "tour0002", now)}
+
+
+def test_a_players_tournament_is_checked_before_it_is_made() -> None:
+    now = 1_800_000_000_000
+    made = new_tournament("  Evening   cup ", "faecher/standard/300", 15, 0, now, "anna", "sesame")
+    assert (made.name, made.starts_ms, made.ends_ms, made.slot) == ("Evening cup", now, now + 15 * 60_000, None)
+    assert made.password is not None and password_matches(made.password, "sesame")
+    assert new_tournament("Cup", "reloaded/standard/600", 120, now + 3_600_000, now, "anna").password is None
+    for name, fmt, minutes, start in (("Cup", "reloaded/standard/300", 14, 0), ("Cup", "reloaded/standard/300", 121, 0),
+                                      ("Cu", "reloaded/standard/300", 30, 0), ("Cup", "nope/standard/300", 30, 0),
+                                      ("Cup", "reloaded/standard/301", 30, 0),
+                                      ("Cup", "reloaded/standard/300", 30, now + 8 * 86_400_000)):
+        with pytest.raises(BadInputError):
+            new_tournament(name, fmt, minutes, start, now, "anna")
+    hours = hourly(now // 3_600_000 * 3_600_000)
+    assert {t.format for t in hours} == {"reloaded/standard/300", "faecher/standard/300", "teppich/waste/300"}
+    assert all(t.slot and t.ends_ms - t.starts_ms == 57 * 60_000 for t in hours)

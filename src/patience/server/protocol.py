@@ -622,9 +622,9 @@ class TourLine(Struct, frozen=True):
 
 class TourMsg(_Msg, frozen=True):
     """A tournament and its standings: ``state`` ``soon``, ``on`` or ``over``, with the milliseconds to
-    its start and end; ``name`` empty for one the site schedules (the page names it by its game);
-    ``locked`` when it has a password; ``by`` the name of the player who made it; for the asker: ``joined``,
-    ``paused`` and the duel they play now (``playing``)."""
+    its start and end and its length in ``minutes``; ``name`` empty for one the site schedules (the page
+    names it by its game); ``locked`` when it has a password; ``by`` the name of the player who made it;
+    for the asker: ``joined``, ``paused`` and the duel they play now (``playing``)."""
 
     T = "tour"
     id: str
@@ -633,6 +633,7 @@ class TourMsg(_Msg, frozen=True):
     state: str
     starts_in: int
     ends_in: int
+    minutes: int
     players: list[TourLine]
     scheduled: bool = False
     locked: bool = False

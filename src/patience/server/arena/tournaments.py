@@ -207,7 +207,8 @@ class Tournaments:
         now_ms = self._ms()
         me = next((line for line in players if line.id == user_id), None)
         return TourMsg(tournament.id, tournament.name, tournament.format, tournament.state(now_ms),
-                       max(0, tournament.starts_ms - now_ms), max(0, tournament.ends_ms - now_ms), players,
+                       max(0, tournament.starts_ms - now_ms), max(0, tournament.ends_ms - now_ms),
+                       round((tournament.ends_ms - tournament.starts_ms) / 60_000), players,
                        tournament.slot is not None, tournament.password is not None, by, me is not None,
                        bool(me and me.paused), me.playing if me else None)
 

@@ -51,7 +51,8 @@ export async function openPage() {
 
 /** Links between the pages (and the language switch). */
 export function navBar(container, user) {
-  const links = [["/", "nav.games"], ["/daily", "nav.daily"], ["/duel", "nav.duel"], ["/leaderboard", "nav.leaderboard"],
+  const links = [["/", "nav.games"], ["/daily", "nav.daily"], ["/duel", "nav.duel"], ["/tournament", "nav.tournaments"],
+    ["/leaderboard", "nav.leaderboard"],
     ["/matches", "nav.matches"], user ? ["/profile", "nav.profile"] : ["/account", "nav.account"]];
   container.replaceChildren(...links.map(([href, key]) => {
     const a = document.createElement("a");

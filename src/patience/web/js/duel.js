@@ -508,6 +508,13 @@ async function showResult() {
   $("#commitment").textContent = d.commitment;
   $("#to-replay").href = `/match?id=${encodeURIComponent(d.id)}`;
   renderRematch();
+  const tour = params.get("t");
+  if (tour && /^[A-Za-z0-9_-]{8,16}$/.test(tour)) { // a tournament's duel: no rematch, back to its standings
+    $("#rematch-box").hidden = true;
+    $("#to-lobby").href = `/tournament?id=${tour}`;
+    $("#to-lobby").dataset.t = "tour.back";
+    $("#to-lobby").textContent = t("tour.back");
+  }
   const verify = $("#verify");
   verify.textContent = "…";
   if (!dialog.open) dialog.showModal();

@@ -2,6 +2,7 @@
 
 import { ARENA_TEXT } from "./arena-text.js";
 import { RULES_TEXT } from "./rules-text.js";
+import { TOUR_TEXT } from "./tour-text.js";
 
 export const LANGS = { de: "Deutsch", en: "English", it: "Italiano" };
 const KEY = "patience.lang";
@@ -308,6 +309,11 @@ const TEXT = {
 for (const [code, words] of Object.entries(ARENA_TEXT)) Object.assign(TEXT[code], words);
 // and the rules of every game and variant too
 for (const [code, words] of Object.entries(RULES_TEXT)) Object.assign(TEXT[code], words);
+// and the tournaments' (their navigation link joins the others)
+for (const [code, { nav, ...words }] of Object.entries(TOUR_TEXT)) {
+  Object.assign(TEXT[code].nav, nav);
+  Object.assign(TEXT[code], words);
+}
 
 let current = pickLanguage();
 const listeners = new Set();

@@ -1,0 +1,101 @@
+// The words of arena tournaments in English, German and Italian (i18n.js merges them into its tables).
+
+export const TOUR_TEXT = {
+  en: {
+    nav: { tournaments: "Tournaments" },
+    tour: {
+      title: "Tournaments", list: "Tournaments", make: "Make a tournament", name: "Name", format: "Duel",
+      when: "When", players: "Players", minutes: "Length (15 to 120 minutes)", start: "Start (empty: now)",
+      password_optional: "Password (optional: only those who know it may join)", create: "Make the tournament",
+      sign_in_make: "Sign in to make a tournament", hourly: "Hourly {game}", none: "No tournament to show.",
+      soon: "starts {time}", on: "going on, ends {time}", over: "over, ended {time}",
+      starts_in: "Starts in {time}", ends_in: "Ends in {time}", ended: "This tournament is over: the final standings.",
+      facts: "{format} · {minutes} min · by {by}", facts_site: "{format} · {minutes} min · held by the site",
+      locked: "needs a password",
+      rules: "Each player is paired again as soon as their duel ends, with the closest free player by points and " +
+        "rating (never the same opponent twice in a row). A win scores 2, a draw 1, a loss 0; after two wins in a " +
+        "row each win scores double (×2) until a loss. Ratings change with each duel as usual.",
+      join: "Join", password: "Password", pause: "Pause", resume: "Come back", sign_in: "Sign in to join",
+      joined: "You are in: keep this page open and you will be paired as soon as someone is free.",
+      paused: "You have paused: you are not paired until you come back.",
+      playing: "Your duel is going on.", to_duel: "Go to your duel",
+      rank: "#", player: "Player", rating: "Rating", points: "Points", duels: "Duels", fire: "on fire: the next win scores double",
+      paused_tag: "paused", watch: "watch", back: "Back to the tournament",
+      duel_title: "{result} against {opponent}: {points} points (replay)",
+      result: { w: "Won", d: "Draw", l: "Lost" },
+      err: {
+        no_such_tournament: "There is no such tournament.", tour_over: "This tournament is over.",
+        bad_password: "That is not this tournament's password.", not_joined: "You have not joined this tournament.",
+        sign_in: "Sign in first.", bad_tournament: "The tournament could not be made: {msg}",
+        failed: "That did not work: try again.",
+      },
+    },
+  },
+  de: {
+    nav: { tournaments: "Turniere" },
+    tour: {
+      title: "Turniere", list: "Turniere", make: "Ein Turnier anlegen", name: "Name", format: "Duell",
+      when: "Wann", players: "Spieler", minutes: "Dauer (15 bis 120 Minuten)", start: "Beginn (leer: sofort)",
+      password_optional: "Passwort (freiwillig: nur wer es kennt, kann teilnehmen)", create: "Turnier anlegen",
+      sign_in_make: "Melde dich an, um ein Turnier anzulegen", hourly: "Stündliches Turnier: {game}",
+      none: "Kein Turnier vorhanden.",
+      soon: "beginnt {time}", on: "läuft, endet {time}", over: "beendet {time}",
+      starts_in: "Beginnt in {time}", ends_in: "Endet in {time}", ended: "Dieses Turnier ist vorbei: der Endstand.",
+      facts: "{format} · {minutes} Min. · von {by}", facts_site: "{format} · {minutes} Min. · veranstaltet von der Seite",
+      locked: "mit Passwort",
+      rules: "Sobald sein Duell endet, bekommt jeder Spieler einen neuen Gegner: den freien Spieler, der ihm nach " +
+        "Punkten und Wertung am nächsten ist (nie zweimal hintereinander denselben). Ein Sieg zählt 2 Punkte, ein " +
+        "Unentschieden 1, eine Niederlage 0; nach zwei Siegen in Folge zählt jeder Sieg doppelt (×2), bis zur " +
+        "nächsten Niederlage. Die Wertung ändert sich mit jedem Duell wie sonst auch.",
+      join: "Teilnehmen", password: "Passwort", pause: "Pause", resume: "Weiterspielen",
+      sign_in: "Zum Teilnehmen anmelden",
+      joined: "Du bist dabei: Lass diese Seite offen, dann bekommst du einen Gegner, sobald jemand frei ist.",
+      paused: "Du machst Pause: Du bekommst keinen Gegner, bis du weiterspielst.",
+      playing: "Dein Duell läuft.", to_duel: "Zu deinem Duell",
+      rank: "Nr.", player: "Spieler", rating: "Wertung", points: "Punkte", duels: "Duelle",
+      fire: "in Serie: der nächste Sieg zählt doppelt", paused_tag: "Pause", watch: "zuschauen",
+      back: "Zurück zum Turnier",
+      duel_title: "{result} gegen {opponent}: {points} Punkte (Wiederholung)",
+      result: { w: "Gewonnen", d: "Unentschieden", l: "Verloren" },
+      err: {
+        no_such_tournament: "Dieses Turnier gibt es nicht.", tour_over: "Dieses Turnier ist vorbei.",
+        bad_password: "Das ist nicht das Passwort dieses Turniers.",
+        not_joined: "Du nimmst an diesem Turnier nicht teil.", sign_in: "Melde dich zuerst an.",
+        bad_tournament: "Das Turnier konnte nicht angelegt werden: {msg}",
+        failed: "Das hat nicht geklappt: Versuch es noch einmal.",
+      },
+    },
+  },
+  it: {
+    nav: { tournaments: "Tornei" },
+    tour: {
+      title: "Tornei", list: "Tornei", make: "Crea un torneo", name: "Nome", format: "Sfida",
+      when: "Quando", players: "Giocatori", minutes: "Durata (da 15 a 120 minuti)", start: "Inizio (vuoto: subito)",
+      password_optional: "Password (facoltativa: può partecipare solo chi la conosce)", create: "Crea il torneo",
+      sign_in_make: "Accedi per creare un torneo", hourly: "Torneo orario: {game}", none: "Nessun torneo da mostrare.",
+      soon: "inizia {time}", on: "in corso, finisce {time}", over: "concluso {time}",
+      starts_in: "Inizia tra {time}", ends_in: "Finisce tra {time}", ended: "Questo torneo è concluso: la classifica finale.",
+      facts: "{format} · {minutes} min · di {by}", facts_site: "{format} · {minutes} min · organizzato dal sito",
+      locked: "con password",
+      rules: "Appena finisce la sua sfida, ogni giocatore ne inizia un'altra con il giocatore libero più vicino per " +
+        "punti e punteggio Elo (mai lo stesso avversario due volte di seguito). Una vittoria vale 2 punti, un " +
+        "pareggio 1, una sconfitta 0; dopo due vittorie di fila ogni vittoria vale doppio (×2) fino alla prossima " +
+        "sconfitta. Il punteggio Elo cambia a ogni sfida come sempre.",
+      join: "Partecipa", password: "Password", pause: "Pausa", resume: "Riprendi", sign_in: "Accedi per partecipare",
+      joined: "Sei dentro: tieni aperta questa pagina e avrai un avversario appena qualcuno è libero.",
+      paused: "Sei in pausa: non avrai avversari finché non riprendi.",
+      playing: "La tua sfida è in corso.", to_duel: "Vai alla tua sfida",
+      rank: "N.", player: "Giocatore", rating: "Elo", points: "Punti", duels: "Sfide",
+      fire: "in serie: la prossima vittoria vale doppio", paused_tag: "in pausa", watch: "guarda",
+      back: "Torna al torneo",
+      duel_title: "{result} contro {opponent}: {points} punti (replay)",
+      result: { w: "Vinta", d: "Pareggio", l: "Persa" },
+      err: {
+        no_such_tournament: "Questo torneo non esiste.", tour_over: "Questo torneo è concluso.",
+        bad_password: "Non è la password di questo torneo.", not_joined: "Non partecipi a questo torneo.",
+        sign_in: "Prima accedi.", bad_tournament: "Non è stato possibile creare il torneo: {msg}",
+        failed: "Non ha funzionato: riprova.",
+      },
+    },
+  },
+};

@@ -1,0 +1,94 @@
+"""A tournament in a real browser: a player makes one with the page's form, joins it, is paired with a
+scripted player as soon as both are in, plays the duel on the duel page, comes back to the standings with
+the duel's points linking to its replay; the pages in German and Italian; and axe-core finds no serious
+violation on the list, the form and the standings."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from typing import Any
+
+import pytest
+from browser_accounts import sign_up
+from playwright.sync_api import expect
+from test_browser_access import serious
+
+from arena_processes import Player
+
+pytestmark = pytest.mark.slow
+
+FORMAT = "faecher/standard/300"
+
+
+def scripted_opponent(player: Player, tournament_id: str, out: dict[str, Any]) -> None:
+    """Join the tournament, then lose the first duel: a wrong move (charged in Der Fächer), then give up."""
+    try:
+        player.open()
+        player.send("tour", {"id": tournament_id})
+        player.send("tjoin", {"id": tournament_id})
+        player.until(lambda m: m["t"] == "tour" and m["d"]["joined"])
+        out["match"] = player.until(lambda m: m["t"] == "duel", timeout=30)["d"]["id"]
+        player.intent("move", src="fs", dst="v1", n=1)
+        player.intent("giveup")
+    except BaseException as exc:
+        out["error"] = exc
+
+
+def test_make_join_and_play_a_tournament_duel(page: Any, base_url: str, shot: Any) -> None:
+    tag = secrets.token_hex(3)
+    sign_up(page, base_url, f"anna{tag}", f"Anna{tag}", then="/tournament")
+    expect(page.locator("#tour-list tr").first).to_be_visible()  # the site's hourly tournaments are listed
+    assert serious(page) == []
+    form = page.locator("#tour-make")
+    form.locator("#make-name").fill(f"Evening cup {tag}")
+    form.locator("#make-format").select_option(FORMAT)
+    form.locator("#make-minutes").fill("15")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url("**/tournament?id=*")
+    tournament_id = page.url.split("id=")[1]
+    expect(page.locator("#tour-name")).to_have_text(f"Evening cup {tag}")
+    expect(page.locator("#tour-clock")).to_contain_text("Ends in 1")
+    page.locator("#tour-join").click()
+    expect(page.locator("#tour-msg")).to_contain_text("You are in")
+    expect(page.locator("#tour-pause")).to_be_visible()
+
+    bruno = Player(base_url, f"bruno{tag}")
+    out: dict[str, Any] = {}
+    thread = threading.Thread(target=scripted_opponent, args=(bruno, tournament_id, out))
+    thread.start()
+    page.wait_for_url("**/duel?m=*", timeout=20_000)  # paired: the duel page
+    thread.join(timeout=40)
+    assert "error" not in out, repr(out.get("error"))
+    page.locator("#giveup").click()
+    page.locator("#confirm-yes").click()
+    expect(page.locator("#result-title")).to_have_text("You won!")
+    expect(page.locator("#rematch-box")).to_be_hidden()  # no rematch in a tournament
+    back = page.locator("#to-lobby")
+    expect(back).to_have_text("Back to the tournament")
+    back.click()
+    page.wait_for_url(f"**/tournament?id={tournament_id}")
+    mine = page.locator(f'#tour-rows tr[data-id="{bruno.user_id}"]')
+    expect(mine).to_be_visible()
+    first = page.locator("#tour-rows tr").first
+    expect(first.locator(".tour-points")).to_have_text("2")
+    duel = first.locator(".tour-duels a").first
+    expect(duel).to_have_attribute("href", f"/match?id={out['match']}")
+    expect(duel).to_have_attribute("aria-label", f"Won against {bruno.login.title()}: 2 points (replay)")
+    expect(mine.locator(".tour-points")).to_have_text("0")
+    shot(page, "tournament-standings")
+    assert serious(page) == []
+    # a pause, then back in; the page in German and Italian
+    page.locator("#tour-pause").click()
+    expect(page.locator("#tour-join")).to_have_text("Come back")
+    page.goto(f"{base_url}/tournament?id={tournament_id}&lang=de")
+    expect(page.locator("#tour-join")).to_have_text("Weiterspielen")
+    expect(first.locator(".tour-duels a").first).to_have_attribute(
+        "aria-label", f"Gewonnen gegen {bruno.login.title()}: 2 Punkte (Wiederholung)")
+    page.locator("#tour-join").click()
+    expect(page.locator("#tour-msg")).to_contain_text("Du bist dabei")
+    page.goto(f"{base_url}/tournament?lang=it")
+    expect(page.locator("#page-title")).to_have_text("Tornei")
+    expect(page.locator(f'#tour-list a[href="/tournament?id={tournament_id}"]')).to_be_visible()
+    page.goto(f"{base_url}/tournament?lang=en")
+    bruno.close()
