@@ -257,3 +257,52 @@ def test_workers_share_one_port_and_one_arena(postgres_url: str, arena_redis: st
             player.close()
     finally:
         server.stop()
+
+
+def test_an_intent_sent_again_to_another_process_is_not_played_twice(two: tuple[ServeProcess, ServeProcess]) -> None:
+    """A page whose answer was lost reconnects through another process and sends its intent again: the
+    process that took the game over answers it as the first one did (the answer was written with the
+    move), and the stock is not turned twice; even after that process is killed with SIGKILL."""
+    one, other = two
+    http = httpx.Client(base_url=one.url)
+    http.get("/")  # the browser's cookie
+    cookie = {"Cookie": "; ".join(f"{k}={v}" for k, v in http.cookies.items())}
+
+    def answer(ws: Any, ack: int) -> dict[str, Any]:
+        while True:
+            msg = json.loads(ws.recv(timeout=15))
+            if msg["d"].get("ack") == ack:
+                return msg  # type: ignore[no-any-return]
+
+    def draw(ws: Any, ack: int) -> dict[str, Any]:
+        ws.send(json.dumps({"t": "stock", "d": {"ack": ack}}))
+        return answer(ws, ack)
+
+    def join(ws: Any, game_id: str, seen: int) -> dict[str, Any]:
+        ws.send(json.dumps({"t": "join", "d": {"id": game_id, "v": seen, "cid": "page"}}))
+        while True:
+            msg = json.loads(ws.recv(timeout=20))
+            if msg["t"] in ("game", "err"):
+                return msg  # type: ignore[no-any-return]
+
+    with connect(f"ws://127.0.0.1:{one.port}/ws", additional_headers=cookie) as first:
+        first.send(json.dumps({"t": "new", "d": {"game": "reloaded", "seed": "9", "cid": "page"}}))
+        game_id = json.loads(first.recv(timeout=10))["d"]["id"]
+        answers = [draw(first, ack) for ack in (1, 2, 3)]
+    assert [a["t"] for a in answers] == ["ev"] * 3 and moves_of(answers[2]) == 3
+    with connect(f"ws://127.0.0.1:{other.port}/ws", additional_headers=cookie) as second:
+        moved = join(second, game_id, answers[1]["d"]["v"])  # the page never saw the answer to ack 3
+        assert moved["t"] == "game" and moves_of(moved) == 3 and moved["d"]["v"] >= answers[2]["d"]["v"]
+        second.send(json.dumps({"t": "stock", "d": {"ack": 3}}))  # sent again
+        assert answer(second, 3) == answers[2]  # the same answer, not a second draw
+        second.send(json.dumps({"t": "stock", "d": {"ack": 2}}))
+        assert answer(second, 2)["d"]["code"] == "stale_ack"  # older: refused, never carried out
+        fourth = draw(second, 4)
+        assert fourth["t"] == "ev" and moves_of(fourth) == 4
+    other.kill()
+    with connect(f"ws://127.0.0.1:{one.port}/ws", additional_headers=cookie) as back:
+        again = join(back, game_id, 0)  # after the dead process's lease lapses
+        assert again["t"] == "game" and moves_of(again) == 4
+        back.send(json.dumps({"t": "stock", "d": {"ack": 4}}))
+        assert answer(back, 4) == fourth
+        assert moves_of(draw(back, 5)) == 5

@@ -147,3 +147,19 @@ def test_statistics_per_variant_with_wins_helped_by_a_hint_apart(store: Store,
     # the hints are kept: the game comes back with them
     loaded = store.load_game("v-4")
     assert loaded is not None and loaded.hints == 2
+
+
+def test_a_pages_last_intent_is_kept_with_its_game_and_never_goes_back(store: Store) -> None:
+    from patience.server.storage.store import write_acks
+
+    store.save_games([saved("g-acks", None)])
+    with store.engine.begin() as connection:  # one batch: two intents of one page, one of another
+        write_acks(connection, [("g-acks", "page", 4, 9, b'{"t":"ev","v":9}'), ("g-acks", "page", 5, 11, b'{"v":11}'),
+                                ("g-acks", "tab2", 1, 10, b'{"v":10}')])
+    with store.engine.begin() as connection:  # an older ack that arrives late changes nothing
+        write_acks(connection, [("g-acks", "page", 3, 7, b'{"v":7}')])
+    loaded = store.load_game("g-acks")
+    assert loaded is not None and loaded.acks == {"page": (5, 11, b'{"v":11}'), "tab2": (1, 10, b'{"v":10}')}
+    store.save_games([saved("g-none", None)])
+    none = store.load_game("g-none")
+    assert none is not None and none.acks == {}

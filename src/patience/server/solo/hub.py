@@ -95,6 +95,7 @@ class LiveGame:
         self.version = 0
         self.events: list[bytes] = []  # events[i] is version first_version + i
         self.first_version = 1
+        self.known_from = 0  # a page that has seen a later version than this is caught up with events
         self.replies: OrderedDict[tuple[str, int], bytes] = OrderedDict()
         self.last_ack: dict[str, int] = {}
         self.conns: set[Connection] = set()
@@ -303,7 +304,7 @@ class LiveGame:
 
     def catch_up(self, conn: Connection, seen: int) -> None:
         """Send what ``conn`` missed since version ``seen``: the events if kept, else the whole game."""
-        if 0 < seen <= self.version and seen + 1 >= self.first_version:
+        if self.known_from < seen <= self.version and seen + 1 >= self.first_version:
             for data in self.events[seen + 1 - self.first_version:]:
                 conn.send(data)
         else:
@@ -386,7 +387,16 @@ def restore(saved: SavedGame, now: Now) -> LiveGame:
     if game.secret:
         game.label = saved.seed  # as the games table shows it (day:YYYY-MM-DD)
     game.hints = saved.hints
-    game.saved_version = 0
+    # each page's last intent, as the process that played it wrote it with its move: sent again, it
+    # gets the same answer and is not played twice. The versions go on from the last one written;
+    # a page that has seen one of them (or one never written) gets the whole game when it joins.
+    for cid, (ack, version, reply) in saved.acks.items():
+        game.last_ack[cid] = ack
+        game.replies[(cid, ack)] = reply
+        game.version = max(game.version, version)
+    game.first_version = game.version + 1
+    game.known_from = game.version
+    game.saved_version = game.version
     return game
 
 
@@ -555,6 +565,10 @@ class Hub:
             return
         log_now = game.session.log
         logged, version = len(log_now), game.version
+        # the intent's answer goes with its move: another process that takes the game over answers
+        # the intent sent again with it (patience.server.storage.store.GameAckRow)
+        reply = game.replies.get((conn.cid, intent.ack))
+        acks = [(game.id, conn.cid, intent.ack, version, reply)] if reply is not None else []
         # a game not in the database yet, or ended, is written whole (its record holds every action, and
         # its end counts in the statistics at once); else one small row an action, the saver rewrites the
         # record now and then. A deal of the day's row also takes its figures at each action: the day's
@@ -562,13 +576,13 @@ class Hub:
         whole = game.saved_version < 0 or game.session.is_over
         try:
             if whole:
-                await self.writer.write(games=[game.saved()])
+                await self.writer.write(games=[game.saved()], acks=acks)
             else:
                 session = game.session
                 figures = [(game.id, session.elapsed_ms(), session.moves_made, session.score)] if game.secret else []
                 await self.writer.write(game_moves=[(game.id, seq, entry.to_dict()) for seq, entry
                                                     in enumerate(log_now[game.logged:], start=game.logged)],
-                                        figures=figures)
+                                        figures=figures, acks=acks)
         except Exception:
             if self.games.get(game.id) is game:
                 del self.games[game.id]

@@ -57,9 +57,9 @@ from patience.errors import PatienceError
 from patience.games import GAMES
 
 __all__ = [
-    "ArenaLock", "Base", "BrowserRow", "DealStockRow", "GameMoveRow", "GameRow", "GameStats", "SavedGame", "Store",
-    "StoreError", "alembic_config", "database_url", "make_engine", "metadata", "name_key", "sqlite_url",
-    "write_figures", "write_games", "write_moves",
+    "ArenaLock", "Base", "BrowserRow", "DealStockRow", "GameAckRow", "GameMoveRow", "GameRow", "GameStats",
+    "SavedGame", "Store", "StoreError", "alembic_config", "database_url", "make_engine", "metadata", "name_key",
+    "sqlite_url", "write_acks", "write_figures", "write_games", "write_moves",
 ]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -112,6 +112,20 @@ class GameMoveRow(Base):
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)  # its place in the log
     action: Mapped[str] = mapped_column(Text)  # JSON: the record's action ({"m", "t", "illegal"?})
+
+
+class GameAckRow(Base):
+    """The last intent a page (its client id) had carried out in a solo game, written with the move
+    (migration 0010): the ack, the game's version after it and the answer sent. Another process that
+    takes the game over answers the intent sent again with it instead of playing it twice."""
+
+    __tablename__ = "game_acks"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    cid: Mapped[str] = mapped_column(String(40), primary_key=True)
+    ack: Mapped[int] = mapped_column(BigInteger)
+    version: Mapped[int] = mapped_column(Integer)
+    reply: Mapped[str] = mapped_column(Text)  # the answer's JSON, as sent
 
 
 
@@ -331,6 +345,8 @@ class SavedGame:
     score: int
     outcome: str | None
     hints: int = 0  # hints the player asked for in this game
+    # the last intent each page had carried out: client id -> (ack, version after it, the answer sent)
+    acks: dict[str, tuple[int, int, bytes]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -455,6 +471,9 @@ class Store:
             later = db.scalars(select(GameMoveRow.action).where(GameMoveRow.game_id == game_id,
                                                                 GameMoveRow.seq >= known).order_by(GameMoveRow.seq))
             saved.record.setdefault("actions", []).extend(json.loads(text) for text in later)
+            for cid, ack, version, reply in db.execute(select(GameAckRow.cid, GameAckRow.ack, GameAckRow.version,
+                                                              GameAckRow.reply).where(GameAckRow.game_id == game_id)):
+                saved.acks[cid] = (ack, version, reply.encode())
             return saved
 
     def unfinished(self, browser_id: str, limit: int = 10) -> list[SavedGame]:
@@ -566,6 +585,29 @@ def write_moves(connection: Connection, moves: Iterable[tuple[str, int, dict[str
             for game_id, seq, action in moves]
     if rows:
         connection.execute(_append_moves(connection.dialect.name), rows)
+
+
+def write_acks(connection: Connection, acks: Iterable[tuple[str, str, int, int, bytes]]) -> None:
+    """Set the last intent carried out for pages of solo games (game id, client id, ack, the game's
+    version after it, the answer sent) on ``connection``; a later ack only, whatever the order."""
+    latest: dict[tuple[str, str], tuple[int, int, bytes]] = {}
+    for game_id, cid, ack, version, reply in acks:  # one row a page in one statement
+        if (game_id, cid) not in latest or ack > latest[game_id, cid][0]:
+            latest[game_id, cid] = (ack, version, reply)
+    rows = [{"game_id": game_id, "cid": cid, "ack": ack, "version": version, "reply": reply.decode()}
+            for (game_id, cid), (ack, version, reply) in latest.items()]
+    if rows:
+        connection.execute(_set_acks(connection.dialect.name), rows)
+
+
+@functools.cache
+def _set_acks(dialect: str) -> Any:
+    table = GameAckRow.__table__
+    upsert = _insert_for(dialect, table)
+    new = upsert.excluded
+    return upsert.on_conflict_do_update(index_elements=["game_id", "cid"],
+                                        set_={"ack": new.ack, "version": new.version, "reply": new.reply},
+                                        where=new.ack > table.c.ack)
 
 
 @functools.cache

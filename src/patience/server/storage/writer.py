@@ -15,7 +15,7 @@ import anyio
 from sqlalchemy.exc import OperationalError
 
 from patience.server.storage.league import MoveRow, insert_moves
-from patience.server.storage.store import SavedGame, Store, write_figures, write_games, write_moves
+from patience.server.storage.store import SavedGame, Store, write_acks, write_figures, write_games, write_moves
 
 __all__ = ["CHECKPOINT_SECONDS", "GATHER_SECONDS", "GroupWriter"]
 
@@ -35,6 +35,7 @@ class _Job:
     figures: list[tuple[str, int, int, int]]
     after: list[Callable[[Any], None]]
     done: asyncio.Future[None]
+    acks: list[tuple[str, str, int, int, bytes]]
 
 
 class GroupWriter:
@@ -60,13 +61,15 @@ class GroupWriter:
     async def write(self, moves: Iterable[tuple[str, MoveRow]] = (), *, before: Iterable[Callable[[Any], None]] = (),
                     games: Iterable[SavedGame] = (), game_moves: Iterable[tuple[str, int, dict[str, Any]]] = (),
                     figures: Iterable[tuple[str, int, int, int]] = (),
-                    after: Iterable[Callable[[Any], None]] = ()) -> None:
+                    after: Iterable[Callable[[Any], None]] = (),
+                    acks: Iterable[tuple[str, str, int, int, bytes]] = ()) -> None:
         """Durable when this returns: ``moves`` (match id, move row), ``games`` (solo games whole),
         ``game_moves`` (solo game id, place in its log, the action), ``figures`` (solo game id, time
-        played, moves, score: a game going on as its row shows it), and what ``before`` and ``after``
-        write on the batch's connection."""
+        played, moves, score: a game going on as its row shows it), ``acks`` (solo game id, client id,
+        ack, version, answer: the last intent of a page), and what ``before`` and ``after`` write on the
+        batch's connection."""
         job = _Job(list(before), list(moves), list(games), list(game_moves), list(figures), list(after),
-                   asyncio.get_running_loop().create_future())
+                   asyncio.get_running_loop().create_future(), list(acks))
         self._jobs.append(job)
         if self._running:
             self._wake.set()
@@ -139,6 +142,7 @@ class GroupWriter:
                 for work in job.before:
                     work(connection)
             write_moves(connection, [row for job in jobs for row in job.game_moves])
+            write_acks(connection, [row for job in jobs for row in job.acks])
             write_figures(connection, [row for job in jobs for row in job.figures])  # in queue order: the last wins
             insert_moves(connection, [row for job in jobs for row in job.moves])
             for job in jobs:
