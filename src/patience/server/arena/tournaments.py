@@ -117,16 +117,26 @@ class Tournaments:
         """Called by the arena's clock: the schedule, the pairing (``pairer``: this process holds the
         arena's pairing lease) and the standings of the tournaments shown here."""
         now = time.monotonic()
+        due = []
         if self.schedule and now - self._scheduled_at >= SCHEDULE_SECONDS:
             self._scheduled_at = now
-            await self.make_schedule()
+            due.append(self.make_schedule)
         if pairer and now - self._paired_at >= PAIR_SECONDS:
             self._paired_at = now
-            await self.pair()
+            due.append(self.pair)
         if self.pages and now - self._told_at >= TELL_SECONDS:
             self._told_at = now
-            for tournament_id in list(self.pages):
-                await self.tell(tournament_id)
+            due.append(self.tell_all)
+        for work in due:
+            try:
+                await work()
+            except Exception as exc:  # the database is away: the matches' clocks go on, this is tried again
+                said = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+                log.warning("tournaments: %s failed: %s", work.__name__, said)
+
+    async def tell_all(self) -> None:
+        for tournament_id in list(self.pages):
+            await self.tell(tournament_id)
 
     async def make_schedule(self) -> None:
         hour = self._ms() // 3_600_000 * 3_600_000

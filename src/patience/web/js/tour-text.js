@@ -10,7 +10,7 @@ export const TOUR_TEXT = {
       sign_in_make: "Sign in to make a tournament", hourly: "Hourly {game}", none: "No tournament to show.",
       soon: "starts {time}", on: "going on, ends {time}", over: "over, ended {time}",
       starts_in: "Starts in {time}", ends_in: "Ends in {time}", ended: "This tournament is over: the final standings.",
-      facts: "{format} · {minutes} min · by {by}", facts_site: "{format} · {minutes} min · held by the site",
+      facts: "{format} · {minutes} minutes in all · by {by}", facts_site: "{format} · {minutes} minutes in all · held by the site",
       locked: "needs a password",
       rules: "Each player is paired again as soon as their duel ends, with the closest free player by points and " +
         "rating (never the same opponent twice in a row). A win scores 2, a draw 1, a loss 0; after two wins in a " +
@@ -41,7 +41,8 @@ export const TOUR_TEXT = {
       none: "Kein Turnier vorhanden.",
       soon: "beginnt {time}", on: "läuft, endet {time}", over: "beendet {time}",
       starts_in: "Beginnt in {time}", ends_in: "Endet in {time}", ended: "Dieses Turnier ist vorbei: der Endstand.",
-      facts: "{format} · {minutes} Min. · von {by}", facts_site: "{format} · {minutes} Min. · veranstaltet von der Seite",
+      facts: "{format} · insgesamt {minutes} Min. · von {by}",
+      facts_site: "{format} · insgesamt {minutes} Min. · veranstaltet von der Seite",
       locked: "mit Passwort",
       rules: "Sobald sein Duell endet, bekommt jeder Spieler einen neuen Gegner: den freien Spieler, der ihm nach " +
         "Punkten und Wertung am nächsten ist (nie zweimal hintereinander denselben). Ein Sieg zählt 2 Punkte, ein " +
@@ -75,7 +76,7 @@ export const TOUR_TEXT = {
       sign_in_make: "Accedi per creare un torneo", hourly: "Torneo orario: {game}", none: "Nessun torneo da mostrare.",
       soon: "inizia {time}", on: "in corso, finisce {time}", over: "concluso {time}",
       starts_in: "Inizia tra {time}", ends_in: "Finisce tra {time}", ended: "Questo torneo è concluso: la classifica finale.",
-      facts: "{format} · {minutes} min · di {by}", facts_site: "{format} · {minutes} min · organizzato dal sito",
+      facts: "{format} · {minutes} min in tutto · di {by}", facts_site: "{format} · {minutes} min in tutto · organizzato dal sito",
       locked: "con password",
       rules: "Appena finisce la sua sfida, ogni giocatore ne inizia un'altra con il giocatore libero più vicino per " +
         "punti e punteggio Elo (mai lo stesso avversario due volte di seguito). Una vittoria vale 2 punti, un " +

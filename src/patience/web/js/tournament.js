@@ -184,7 +184,7 @@ function renderList() {
     if (entry.locked) name.append(" ", el("span", { className: "small", textContent: `(${t("tour.locked")})` }));
     tr.insertCell().textContent = formatName(entry.format);
     tr.insertCell().textContent = when(entry);
-    tr.insertCell().textContent = String(entry.players);
+    Object.assign(tr.insertCell(), { className: "tour-players", textContent: String(entry.players) });
   }
   if (!list.tournaments.length) {
     const cell = rows.insertRow().insertCell();
