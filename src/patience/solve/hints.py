@@ -16,8 +16,14 @@
   in the order a careful player prefers (a card turned up; before the first redeal the stock,
   which shows a card and commits nothing; a card to a foundation, the waste's card onto the
   tableau, a run that frees a card, the stock, a card back from a foundation), and the first
-  that keeps every deal won that the position wins is taken at once. When every deal is proved
-  lost, there is no hint. A card to
+  that keeps every deal won that the position wins is taken at once. Once every talon card was
+  seen, the moves weighed are whole *lines* instead: the moves up to the next face-down card
+  turned up (or the win), which touch no unseen card before their last move and so are the same
+  in every sampled deal; the hint is the first move of the line after which most deals are won
+  (shorter lines first, the first that keeps every deal won at once). A move that commits a card
+  (the waste's card onto the tableau, a King into a gap) is then worth only what the one line of
+  play it starts is worth, not what each deal's own best line after it is worth ("strategy
+  fusion", which made such moves look safe). When every deal is proved lost, there is no hint. A card to
   its foundation that no other card can ever need (the solvers' "safe" move) is the hint
   without any search, and a move back into a position the game was in already is never
   suggested (no circles through the stock or between two piles). (:mod:`patience.solve.auto` plays
@@ -51,6 +57,8 @@ SAMPLE_NODES = 1_500  # positions each may search in the core (about 5 ms)
 _MAX_PLAY = 1_500  # moves a hint player makes at most in one game
 _WALK_BACK = 400  # how far back in a game a hint looks for positions it was in
 _LOOK_FIRST = True  # before the first redeal, turn the stock rather than commit a card (see _candidates)
+LINE_DEPTH = 4  # moves of a line up to the next card turned up, at most
+LINE_MOST = 60  # lines a hint weighs, at most
 
 
 def hint(target: Any, *, budget_s: float = 1.0) -> Move | None:
@@ -314,6 +322,10 @@ def _reloaded_hint(state: Reloaded, deadline: float) -> Move | None:
         if all(status is Status.UNWINNABLE for status in found):
             return None  # every deal that fits what was seen is lost: no move is of any use
         return candidates[0]  # no deal won within the budget: the careful player's choice
+    if not _unseen_in_stock(state):
+        planned = _line_hint(state, worlds, visited, deadline)
+        if planned is not None:
+            return planned
     best, best_won = candidates[0], -1
     for move in candidates:
         if time.perf_counter() >= deadline:
@@ -328,3 +340,100 @@ def _reloaded_hint(state: Reloaded, deadline: float) -> Move | None:
         if won == len(worlds):
             break
     return best
+
+
+def _unseen_in_stock(state: Reloaded) -> bool:
+    """Are there stock cards the player has not seen yet (the first pass is not through)?"""
+    return state.passes_used == 1 and bool(state.stock)
+
+
+# What the core found for a sampled deal after a line, by the core's key (which holds the
+# face-down cards, so one sample's answer never stands for another's).
+_LINE_WON: dict[Any, bool] = {}
+
+
+def _line_won(core: Any, deadline: float) -> bool:
+    key = core.key()
+    known = _LINE_WON.get(key)
+    if known is not None:
+        return known
+    if core.is_won():
+        return True
+    found = core.solve(seconds=max(0.001, deadline - time.perf_counter()), nodes=SAMPLE_NODES, memory_mb=8.0)
+    won = found["status"] == "won"
+    if found["status"] == "unknown" and found["reason"] != "nodes":
+        return won  # cut by the time cap: not remembered
+    if len(_LINE_WON) >= _WON_MAX:
+        _LINE_WON.clear()
+    _LINE_WON[key] = won
+    return won
+
+
+def _lines(core: Any, down: list[int]) -> list[list[Any]]:
+    """The core's lines of moves from ``core`` that end where a face-down card turns up, the game
+    is won, or after ``LINE_DEPTH`` moves; before their last move they touch no unseen card, so
+    they are the same lines in every sampled deal. Shorter lines first."""
+    lines: list[list[Any]] = []
+    seen = {core.key()}
+
+    def walk(line: list[Any]) -> None:
+        for move in core.moves():
+            if len(lines) >= LINE_MOST:
+                return
+            core.play(move)
+            line.append(move)
+            if core.is_won() or core.state()[1] != down or len(line) >= LINE_DEPTH:
+                lines.append(line[:])
+            elif core.key() not in seen:
+                seen.add(core.key())
+                walk(line)
+            line.pop()
+            core.undo()
+
+    walk([])
+    lines.sort(key=len)
+    return lines
+
+
+def _line_hint(state: Reloaded, worlds: list[Reloaded], visited: set[Any], deadline: float) -> Move | None:
+    """Once every talon card was seen: the first move of the line up to the next card turned up
+    after which most sampled deals are won (see step 2 of the module docstring), or None when
+    there is no such line (the candidates' search answers then)."""
+    from patience.solve.klondike import abstract_to_moves, core_position
+
+    cores = [core_position(w) for w in worlds]
+    down = list(state.down)
+    if cores[0].state()[1] != down:
+        return None  # the safe moves the core makes at once turned a card up: the deals part there
+    prefix = list(cores[0].initial_auto)  # safe talon cards: the same in every deal
+    lines = _lines(cores[0], down)
+    fresh: dict[Any, bool] = {}  # does a line's first move (and every draw for it) lead to new positions?
+    for move in {line[0] for line in lines}:
+        s = state.copy()
+        fresh[move] = True
+        for m in abstract_to_moves(state, [*prefix, move]):
+            s._apply(m)
+            fresh[move] = fresh[move] and s.key() not in visited
+    best: list[Any] | None = None
+    best_won = -1
+    for line in lines:
+        if not fresh[line[0]]:
+            continue
+        if best is not None and time.perf_counter() >= deadline:
+            break
+        won = 0
+        for n, core in enumerate(cores):
+            if won + len(cores) - n <= best_won:
+                break  # it cannot beat the best line any more
+            for move in line:
+                core.play(move)
+            won += _line_won(core, deadline)
+            for _ in line:
+                core.undo()
+        if won > best_won:
+            best, best_won = line, won
+        if won == len(cores):
+            break  # the first line that keeps every deal won (shorter lines commit fewer cards)
+    if best is None:
+        return None
+    return abstract_to_moves(state, [*prefix, best[0]])[0]
