@@ -123,7 +123,8 @@ async def half_open(port: int, number: int, stop_at: float, tally: Tally) -> Non
             writer.write(b"GET / HTTP/1.1\r\nhost: x\r\n")
             while time.monotonic() < stop_at:
                 try:
-                    got = await asyncio.wait_for(reader.read(100), timeout=2.0)
+                    async with asyncio.timeout(2.0):  # no task a wait: the attacker's own CPU stays small
+                        got = await reader.read(100)
                 except TimeoutError:
                     writer.write(b"x")
                     continue
