@@ -25,6 +25,7 @@ import time
 from typing import Any
 
 import anyio
+import msgspec
 
 from patience.duel import FORMATS, Format
 from patience.errors import BadInputError
@@ -99,7 +100,7 @@ class Tournaments:
         self.schedule = schedule
         self.pages: dict[str, set[Connection]] = {}  # tournament id -> pages here that show it
         self.shown: dict[str, str] = {}  # page id -> the tournament it shows
-        self.sent: dict[str, bytes] = {}  # page id -> the last standings it got
+        self.sent: dict[str, tuple[Any, ...]] = {}  # page id -> what the last standings it got showed
         self._paired_at = 0.0
         self._told_at = 0.0
         self._scheduled_at = -SCHEDULE_SECONDS
@@ -232,14 +233,18 @@ class Tournaments:
         snapshot = await self._snapshot(tournament_id)
         if snapshot is None:
             return
+        tournament, players, _ = snapshot
+        # what every page's view has in common, but the clocks (which the pages count down themselves)
+        shared = hash((tournament.state(self._ms()), msgspec.json.encode(players)))
         for conn in [only] if only is not None else list(self.pages.get(tournament_id, ())):
             if conn.dropped:
                 continue  # forgotten when the arena hears it has gone
-            data = encode(self._message(snapshot, conn.user.id if conn.user is not None else None))
-            if only is None and _same(self.sent.get(conn.id), data):
+            message = self._message(snapshot, conn.user.id if conn.user is not None else None)
+            seen = (shared, message.joined, message.paused, message.playing)
+            if only is None and self.sent.get(conn.id) == seen:
                 continue
-            self.sent[conn.id] = data
-            conn.send(data)
+            self.sent[conn.id] = seen
+            conn.send(encode(message))
 
     def _forget(self, conn: Connection) -> None:
         shown = self.shown.pop(conn.id, None)
@@ -302,13 +307,3 @@ class Tournaments:
         if page is not None and json.loads(page)["peer"] == conn.id:
             await self.bus.hdel(f"tour_pages:{shown}", conn.user.id)
 
-
-def _same(before: bytes | None, now: bytes) -> bool:
-    """The same standings as the page has, but for the clocks (which the page counts down itself)?"""
-    if before is None:
-        return False
-    a, b = json.loads(before)["d"], json.loads(now)["d"]
-    for d in (a, b):
-        d.pop("starts_in", None)
-        d.pop("ends_in", None)
-    return bool(a == b)
