@@ -189,3 +189,32 @@ def _positions(state: Reloaded, moves: list[Move]) -> list[Reloaded]:
         s.push(move)
         out.append(s.copy())
     return out
+
+
+def test_a_line_is_the_same_in_every_sampled_deal() -> None:
+    """Once the talon was seen, the hint weighs lines up to the next card turned up: each line is
+    a line of the core's moves in every sampled deal and turns nothing up before its last move,
+    so a player can play it without knowing which deal is the real one."""
+    from patience.solve.hints import _lines
+    from patience.solve.klondike import core_position
+
+    state = Reloaded.deal(40)
+    while state.stock:
+        state.push(DRAW)
+    state.push(REDEAL)
+    deals = [core_position(w) for w in visible_deals(state, 6)]
+    lines = _lines(core_position(visible_deals(state, 1)[0]), list(state.down))
+    assert lines and [len(line) for line in lines] == sorted(len(line) for line in lines)
+    turned = 0
+    for line in lines:
+        for core in deals:
+            for k, move in enumerate(line):
+                assert move in core.moves()
+                core.play(move)
+                if k < len(line) - 1:
+                    assert core.state()[1] == list(state.down)
+            turned += core.state()[1] != list(state.down)
+            for _ in line:
+                core.undo()
+    assert turned
+    assert hint(state) in state.legal_moves()
