@@ -11,6 +11,7 @@ import { $, applyText, confirmDialog, formatTime, points, showUndo, signed, toas
 
 const params = new URLSearchParams(location.search);
 const INTENTS = new Set(["move", "stock", "undo", "giveup"]);
+const TOUR_BACK_SECONDS = 8; // after a tournament's duel, back to its standings (and the next pairing)
 
 const view = {
   user: null,
@@ -509,12 +510,7 @@ async function showResult() {
   $("#to-replay").href = `/match?id=${encodeURIComponent(d.id)}`;
   renderRematch();
   const tour = params.get("t");
-  if (tour && /^[A-Za-z0-9_-]{8,16}$/.test(tour)) { // a tournament's duel: no rematch, back to its standings
-    $("#rematch-box").hidden = true;
-    $("#to-lobby").href = `/tournament?id=${tour}`;
-    $("#to-lobby").dataset.t = "tour.back";
-    $("#to-lobby").textContent = t("tour.back");
-  }
+  if (tour && /^[A-Za-z0-9_-]{8,16}$/.test(tour)) backToTournament(tour, d.id);
   const verify = $("#verify");
   verify.textContent = "…";
   if (!dialog.open) dialog.showModal();
@@ -526,6 +522,42 @@ async function showResult() {
   } catch {
     verify.textContent = `${t("duel.commitment")}: ${end.seed}${end.nonce ? `, nonce ${end.nonce}` : ""}`;
   }
+}
+
+/** A tournament's duel has ended: no rematch; back to the tournament's standings, where the next pairing
+ * comes, by itself after a few seconds unless the player stays to look at the result. */
+function backToTournament(tour, matchId) {
+  $("#rematch-box").hidden = true;
+  const back = $("#to-lobby");
+  back.href = `/tournament?id=${tour}`;
+  back.dataset.t = "tour.back";
+  back.textContent = t("tour.back");
+  if (view.tourBack === matchId) return; // shown again (a language change, a reconnect): one countdown
+  view.tourBack = matchId;
+  let left = TOUR_BACK_SECONDS;
+  const note = document.createElement("p");
+  note.className = "facts";
+  note.id = "tour-next";
+  note.setAttribute("aria-live", "polite");
+  const stay = document.createElement("button");
+  stay.type = "button";
+  stay.className = "btn solid";
+  stay.id = "tour-stay";
+  stay.textContent = t("tour.stay");
+  const say = () => (note.firstChild.textContent = `${t("tour.back_in", { n: left })} `);
+  note.append("", stay);
+  say();
+  $("#rematch-box").after(note);
+  const timer = setInterval(() => {
+    left -= 1;
+    if (left > 0) return say();
+    clearInterval(timer);
+    if (view.duel && view.duel.id === matchId) location.href = back.href;
+  }, 1000);
+  stay.addEventListener("click", () => {
+    clearInterval(timer);
+    note.remove();
+  });
 }
 
 // -- rematch -------------------------------------------------------------------------------------

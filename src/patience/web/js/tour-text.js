@@ -21,6 +21,7 @@ export const TOUR_TEXT = {
       playing: "Your duel is going on.", to_duel: "Go to your duel",
       rank: "#", player: "Player", rating: "Rating", points: "Points", duels: "Duels", fire: "on fire: the next win scores double",
       paused_tag: "paused", watch: "watch", back: "Back to the tournament",
+      back_in: "Back to the tournament for your next duel in {n} s.", stay: "Stay here",
       duel_title: "{result} against {opponent}: {points} points (replay)",
       result: { w: "Won", d: "Draw", l: "Lost" },
       err: {
@@ -55,7 +56,7 @@ export const TOUR_TEXT = {
       playing: "Dein Duell läuft.", to_duel: "Zu deinem Duell",
       rank: "Nr.", player: "Spieler", rating: "Wertung", points: "Punkte", duels: "Duelle",
       fire: "in Serie: der nächste Sieg zählt doppelt", paused_tag: "Pause", watch: "zuschauen",
-      back: "Zurück zum Turnier",
+      back: "Zurück zum Turnier", back_in: "In {n} s zurück zum Turnier, zum nächsten Duell.", stay: "Hierbleiben",
       duel_title: "{result} gegen {opponent}: {points} Punkte (Wiederholung)",
       result: { w: "Gewonnen", d: "Unentschieden", l: "Verloren" },
       err: {
@@ -88,7 +89,7 @@ export const TOUR_TEXT = {
       playing: "La tua sfida è in corso.", to_duel: "Vai alla tua sfida",
       rank: "N.", player: "Giocatore", rating: "Elo", points: "Punti", duels: "Sfide",
       fire: "in serie: la prossima vittoria vale doppio", paused_tag: "in pausa", watch: "guarda",
-      back: "Torna al torneo",
+      back: "Torna al torneo", back_in: "Tra {n} s si torna al torneo per la prossima sfida.", stay: "Resta qui",
       duel_title: "{result} contro {opponent}: {points} punti (replay)",
       result: { w: "Vinta", d: "Pareggio", l: "Persa" },
       err: {
