@@ -18,7 +18,7 @@ with warnings.catch_warnings():  # the test client's note about its HTTP library
     warnings.filterwarnings("ignore", message=".*httpx.*")
     from starlette.testclient import TestClient
 
-__all__ = ["FakeTime", "TestClient", "mentioned_cards"]
+__all__ = ["FakeTime", "TestClient", "at_a_scripts_pace", "mentioned_cards"]
 
 
 class FakeTime:
@@ -29,6 +29,16 @@ class FakeTime:
 
     def __call__(self) -> float:
         return self.t
+
+
+def at_a_scripts_pace(app: Any) -> None:
+    """Let the sockets that ``app`` (started) opens from now on send as fast as a script: a test that
+    plays whole games is not held to a page's pace, 8 messages a second a socket and 50 an address
+    (that pace is tests/test_server_flood.py's)."""
+    from patience.server.transport.budget import Budgets
+
+    fast = 1_000_000
+    app.state.router.budgets = Budgets(socket_rate=fast, socket_burst=fast, address_rate=fast, address_burst=fast)
 
 
 _DISPLAY = re.compile(r"(10|[2-9AJQK])([♠♥♦♣])")

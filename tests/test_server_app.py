@@ -18,7 +18,7 @@ import msgspec
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
-from helpers import FakeTime, TestClient, mentioned_cards
+from helpers import FakeTime, TestClient, at_a_scripts_pace, mentioned_cards
 from patience.games import DRAW, REDEAL, get_game
 from patience.server import create_app
 from patience.server.live import OUTBOX_LIMIT, Connection
@@ -540,6 +540,7 @@ def play_whole_game(ws: Any, client: TestClient, game_id: str, seed: int, max_st
 
 @pytest.mark.parametrize("game_id", ["teppich", "reloaded", "faecher"])
 def test_no_hidden_card_is_ever_sent(client: TestClient, game_id: str) -> None:
+    at_a_scripts_pace(client.app)
     outcomes = []
     with client.websocket_connect("/ws") as ws:
         for seed in (1, 2, 3):

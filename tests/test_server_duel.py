@@ -23,7 +23,7 @@ from argon2 import PasswordHasher
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from helpers import FakeTime, TestClient, mentioned_cards
+from helpers import FakeTime, TestClient, at_a_scripts_pace, mentioned_cards
 from patience.duel import Format as DuelFormat
 from patience.duel import Match, verify_commitment, verify_match
 from patience.duel import Player as DuelPlayer
@@ -778,6 +778,7 @@ class Watch:
 
 @pytest.mark.parametrize("fmt", ["reloaded/standard/300", "faecher/standard/300", "teppich/waste/300"])
 def test_no_hidden_card_no_seed_and_no_opponent_card_is_ever_sent(app: Any, fmt: str, fake_time: FakeTime) -> None:
+    at_a_scripts_pace(app)
     for round_no in range(2):
         a, b, live = pair(app, f"p{round_no}a", f"p{round_no}b", fmt)
         watches = [Watch(a, live), Watch(b, live)]
