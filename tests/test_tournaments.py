@@ -26,6 +26,7 @@ from patience.server.storage.tournaments import (
     hash_password,
     insert_duel,
     join_tournament,
+    list_tournaments,
     make_tournament,
     password_matches,
     pause_tournament,
@@ -219,3 +220,15 @@ def test_a_players_tournament_is_checked_before_it_is_made() -> None:
     hours = hourly(now // 3_600_000 * 3_600_000)
     assert {t.format for t in hours} == {"reloaded/standard/300", "faecher/standard/300", "teppich/waste/300"}
     assert all(t.slot and t.ends_ms - t.starts_ms == 57 * 60_000 for t in hours)
+
+
+def test_the_list_shows_what_is_to_come_and_what_ended_with_players(store: Store) -> None:
+    add_users(store, "anna")
+    hour = 3_600_000
+    for n, (start, end) in enumerate([(0, hour), (hour, 2 * hour), (3 * hour, 4 * hour), (5 * hour, 6 * hour)]):
+        make_tournament(store.engine, Tournament(f"list{n:04d}", f"T{n}", "reloaded/standard/300", start, end))
+    join_tournament(store.engine, "list0001", "anna")
+    listed = list_tournaments(store.engine, 3 * hour + 1)
+    # going on and to come, soonest first; of those ended, the one anyone joined (the first had nobody)
+    assert [(t["id"], t["state"], t["players"]) for t in listed] == [
+        ("list0002", "on", 0), ("list0003", "soon", 0), ("list0001", "over", 1)]

@@ -162,8 +162,8 @@ def running_tournaments(engine: Engine, now_ms: int) -> list[Tournament]:
 
 def list_tournaments(engine: Engine, now_ms: int, *, ended_within_ms: int = 86_400_000,
                      limit: int = 50) -> list[dict[str, Any]]:
-    """Tournaments to list: those to come and going on (soonest first), then those ended lately (newest
-    first), each with how many players joined."""
+    """Tournaments to list: those to come and going on (soonest first), then those ended lately that
+    anyone joined (newest first), each with how many players joined."""
     from sqlalchemy import func
 
     table = TournamentRow.__table__
@@ -178,7 +178,7 @@ def list_tournaments(engine: Engine, now_ms: int, *, ended_within_ms: int = 86_4
         ended = connection.execute(select(table, count.label("players"), names.c.name.label("by"))
                                    .outerjoin(names, names.c.id == TournamentRow.created_by)
                                    .where(TournamentRow.ends_ms <= now_ms,
-                                          TournamentRow.ends_ms > now_ms - ended_within_ms)
+                                          TournamentRow.ends_ms > now_ms - ended_within_ms, count > 0)
                                    .order_by(TournamentRow.ends_ms.desc()).limit(limit)).all()
     return [{"id": row.id, "name": row.name, "format": row.format, "starts_ms": row.starts_ms,
              "ends_ms": row.ends_ms, "scheduled": row.slot is not None, "locked": row.password is not None,

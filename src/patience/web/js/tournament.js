@@ -191,6 +191,7 @@ function renderList() {
     cell.colSpan = 4;
     cell.textContent = t("tour.none");
   }
+  [$("#make-minutes").min, $("#make-minutes").max] = list.minutes.map(String); // the server's rule
   $("#tour-make-signin").hidden = Boolean(user);
   $("#tour-make").hidden = !user;
   const select = $("#make-format");
