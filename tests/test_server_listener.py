@@ -17,11 +17,16 @@ import pytest
 import uvicorn
 from websockets.sync.client import connect
 
-from patience.server.transport.listener import OVERLOADS, GuardedH11, GuardedLoop
+from patience.server.transport.listener import OVERLOADS, GuardedH11, GuardedLoop, HeaderGate
 
 
 class QuickGuard(GuardedH11):
     header_seconds = 0.5
+
+
+class QuickGate(HeaderGate):
+    header_seconds = 0.5
+    protocol = QuickGuard
 
 
 class SmallLoop(GuardedLoop):
@@ -43,7 +48,7 @@ async def hello(scope: Any, receive: Any, send: Any) -> None:
 def server() -> Iterator[int]:
     listening = socket.create_server(("127.0.0.1", 0))
     port = listening.getsockname()[1]
-    config = uvicorn.Config(hello, fd=listening.fileno(), loop=SmallLoop, http=QuickGuard, log_level="warning",
+    config = uvicorn.Config(hello, fd=listening.fileno(), loop=SmallLoop, http=QuickGate, log_level="warning",
                             lifespan="off")
     runner = uvicorn.Server(config)
     thread = threading.Thread(target=runner.run, daemon=True)
@@ -88,6 +93,14 @@ def test_half_open_connections_are_closed_after_the_header_time_limit(server: in
     assert len(lines) == 1 and "headers" in lines[0]
     for s in slow:
         s.close()
+
+
+def test_a_kept_alive_connection_owes_the_next_headers_in_time(server: int) -> None:
+    with socket.create_connection(("127.0.0.1", server)) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nhost: x\r\n\r\n")
+        assert s.recv(1000).startswith(b"HTTP/1.1 200")  # served, and the connection kept
+        s.sendall(b"GET / HTTP/1.1\r\nhost: x\r\n")  # the next request's headers, never finished
+        assert not closed(s, 0.2) and closed(s, 2.0)
 
 
 def test_connections_past_the_per_address_cap_are_closed_at_once(server: int,

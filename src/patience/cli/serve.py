@@ -55,7 +55,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from patience.server.app import DB_FILE, app_from_env, create_app, default_data_dir
     from patience.server.storage.store import ArenaLock, Store, StoreError, safe_url, sqlite_url
-    from patience.server.transport.listener import GuardedH11, GuardedLoop
+    from patience.server.transport.listener import GuardedLoop, HeaderGate
 
     url = args.database_url or os.environ.get(DATABASE_URL_ENV) or None
     redis_url = args.redis_url or os.environ.get(REDIS_URL_ENV) or None
@@ -109,7 +109,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {"fd": listening.fileno(), "ws_max_size": MAX_MESSAGE, "log_level": "warning",
                                "ws_ping_interval": PING_SECONDS, "ws_ping_timeout": PING_SECONDS,
                                # connection caps and a header time limit (patience.server.transport.listener)
-                               "loop": GuardedLoop, "http": GuardedH11, "h11_max_incomplete_event_size": 16 * 1024,
+                               "loop": GuardedLoop, "http": HeaderGate, "h11_max_incomplete_event_size": 16 * 1024,
                                "proxy_headers": args.forwarded_allow_ips is not None,
                                "forwarded_allow_ips": args.forwarded_allow_ips or ""}
     if args.workers > 1:

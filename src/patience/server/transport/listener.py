@@ -10,9 +10,12 @@ while the players' messages wait. Here:
   few at a time between the players' messages, and closes a connection past the caps as soon as it
   is accepted (a reset, before anything is made for it). A connection counts against its address
   until its socket is closed, a websocket included.
-- :class:`GuardedH11` (uvicorn's HTTP protocol) closes a connection whose request headers are not
-  complete in ``HEADER_SECONDS``. One timer per loop sweeps every late connection (a few at a time,
-  then the players' messages run) instead of a timer per connection.
+- :class:`HeaderGate` (the HTTP protocol ``patience serve`` hands to uvicorn) keeps a new
+  connection's bytes until its request headers are in, and only then hands it to
+  :class:`GuardedH11` (uvicorn's h11 protocol), which times the headers of the requests that follow
+  on a kept-alive connection. Either closes a connection whose request headers are not complete in
+  ``HEADER_SECONDS``. One timer per loop sweeps every late connection (a few at a time, then the
+  players' messages run) instead of a timer per connection.
 
 Each kind of overload is logged in one line when it starts and then at most once a minute with a
 count, never a line per connection.
@@ -30,13 +33,13 @@ import struct
 import time
 import weakref
 from asyncio import selector_events
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["ACCEPT_BATCH", "HEADER_SECONDS", "MAX_PER_ADDRESS", "GuardedH11", "GuardedLoop", "Overloads",
-           "max_connections"]
+__all__ = ["ACCEPT_BATCH", "HEADER_SECONDS", "MAX_PER_ADDRESS", "GuardedH11", "GuardedLoop", "HeaderGate",
+           "Overloads", "max_connections"]
 
 HEADER_SECONDS = 10.0  # from the connection (or the end of the last answer) to the end of the request headers
 MAX_PER_ADDRESS = 1024  # open connections from one address (players behind one NAT share an address)
@@ -167,6 +170,14 @@ class GuardedLoop(asyncio.SelectorEventLoop):
             self.by_address.pop(host, None)
 
 
+class _Owing(Protocol):
+    """A connection that may owe its request headers (a :class:`HeaderGate` or a :class:`GuardedH11`)."""
+
+    _header_deadline: float | None
+
+    def _headers_too_slow(self) -> bool: ...
+
+
 class _HeaderSweep:
     """The deadlines of a loop's connections that owe their request headers, oldest first (each is
     ``seconds`` long, so the order they were set is the order they fall due), and one timer for the
@@ -175,10 +186,10 @@ class _HeaderSweep:
     def __init__(self, loop: asyncio.AbstractEventLoop, seconds: float) -> None:
         self.loop = loop
         self.seconds = seconds
-        self.due: collections.deque[tuple[float, GuardedH11]] = collections.deque()
+        self.due: collections.deque[tuple[float, _Owing]] = collections.deque()
         self.timer: asyncio.Handle | None = None
 
-    def arm(self, protocol: GuardedH11) -> None:
+    def arm(self, protocol: _Owing) -> None:
         deadline = self.loop.time() + self.seconds
         protocol._header_deadline = deadline
         self.due.append((deadline, protocol))
@@ -210,6 +221,24 @@ _SWEEPS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[float, _Heade
     weakref.WeakKeyDictionary()
 
 
+def _sweep_for(loop: asyncio.AbstractEventLoop, seconds: float) -> _HeaderSweep:
+    sweeps = _SWEEPS.get(loop)
+    if sweeps is None:
+        sweeps = _SWEEPS[loop] = {}
+    sweep = sweeps.get(seconds)
+    if sweep is None:
+        sweep = sweeps[seconds] = _HeaderSweep(loop, seconds)
+    return sweep
+
+
+def _close_late(transport: asyncio.BaseTransport, seconds: float) -> None:
+    OVERLOADS("headers", f"request headers not complete in {seconds:g} s: connections closed")
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        _reset(sock)
+    transport.close()
+
+
 class GuardedH11(H11Protocol):
     """uvicorn's h11 protocol with a time limit for request headers."""
 
@@ -218,13 +247,7 @@ class GuardedH11(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._header_deadline: float | None = None
-        sweeps = _SWEEPS.get(self.loop)
-        if sweeps is None:
-            sweeps = _SWEEPS[self.loop] = {}
-        sweep = sweeps.get(self.header_seconds)
-        if sweep is None:
-            sweep = sweeps[self.header_seconds] = _HeaderSweep(self.loop, self.header_seconds)
-        self._sweep = sweep
+        self._sweep = _sweep_for(self.loop, self.header_seconds)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -250,10 +273,65 @@ class GuardedH11(H11Protocol):
         """Close the connection if it still owes its request headers (True when closed)."""
         if self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete) \
                 and not self.transport.is_closing():
-            OVERLOADS("headers", f"request headers not complete in {self.header_seconds:g} s: connections closed")
-            sock = self.transport.get_extra_info("socket")
-            if sock is not None:
-                _reset(sock)
-            self.transport.close()
+            _close_late(self.transport, self.header_seconds)
             return True
         return False
+
+
+class HeaderGate(asyncio.Protocol):
+    """What a new connection talks to until the headers of its first request are in: it keeps the
+    bytes and the deadline, and only then hands the connection to the HTTP protocol (``protocol``,
+    :class:`GuardedH11`) with what it kept. A connection that never finishes its headers costs a few
+    small objects, not an HTTP parser and the server's bookkeeping; ``patience serve`` hands it to
+    uvicorn as its HTTP protocol."""
+
+    header_seconds = HEADER_SECONDS
+    protocol: ClassVar[type[H11Protocol]] = GuardedH11
+
+    def __init__(self, config: Any, server_state: Any, app_state: dict[str, Any],
+                 _loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self._made = (config, server_state, app_state, _loop)
+        self._limit = int(config.h11_max_incomplete_event_size or 16 * 1024)
+        self._kept = bytearray()
+        self._transport: asyncio.Transport | None = None
+        self._header_deadline: float | None = None
+        self._sweep = _sweep_for(_loop or asyncio.get_event_loop(), self.header_seconds)
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport  # type: ignore[assignment]
+        self._sweep.arm(self)
+
+    def data_received(self, data: bytes) -> None:
+        kept = self._kept
+        start = max(0, len(kept) - 3)
+        kept += data
+        # the blank line that ends the headers (h11 takes a bare LF too); past the size limit the
+        # parser answers for itself
+        if kept.find(b"\n\r\n", start) >= 0 or kept.find(b"\n\n", start) >= 0 or len(kept) > self._limit:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        transport = self._transport
+        if transport is None or transport.is_closing():
+            return
+        self._header_deadline = None
+        config, server_state, app_state, loop = self._made
+        protocol = self.protocol(config=config, server_state=server_state, app_state=app_state,  # type: ignore[call-arg]
+                                 _loop=loop)
+        data, self._kept = bytes(self._kept), bytearray()
+        transport.set_protocol(protocol)
+        protocol.connection_made(transport)
+        protocol.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return None  # the client is done sending before its headers were: the connection closes
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._header_deadline = None
+        self._transport = None
+
+    def _headers_too_slow(self) -> bool:
+        if self._transport is None or self._transport.is_closing():
+            return False
+        _close_late(self._transport, self.header_seconds)
+        return True
