@@ -6,34 +6,39 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import insert
 
+import test_server_duel
 from patience.duel import Format, Match, Player
 from patience.errors import BadInputError, IllegalMoveError
 from patience.rng import new_deal_key
-from patience.server.arena.tournaments import hourly, new_tournament
+from patience.server.arena.tournaments import check_password, hourly, new_tournament
 from patience.server.storage.league import finish_match, insert_match
 from patience.server.storage.store import Store, UserRow, name_key
 from patience.server.storage.tournaments import (
     CLAIM_LAPSE_MS,
     Tournament,
     claim_pair,
+    find_tournament,
     free_players,
-    hash_password,
     insert_duel,
     join_tournament,
     list_tournaments,
     make_tournament,
-    password_matches,
     pause_tournament,
+    players_of,
     standings,
 )
 from patience.session import ManualClock
 from patience.tournament import Entrant, check_minutes, duel_points, on_fire, pair_free
+from test_server_duel import Page, person, post
+
+app, seeds = test_server_duel.app, test_server_duel.seeds  # the fixtures of the duel tests
 
 results = st.lists(st.sampled_from("wdl"), max_size=30)
 
@@ -178,9 +183,8 @@ def test_a_pair_is_claimed_once_and_freed_when_its_duel_ends(store: Store) -> No
 def test_standings_from_the_duels_with_the_fire_and_a_pause(store: Store) -> None:
     add_users(store, "anna", "bruno", "carla")
     tour = make_tournament(store.engine, Tournament("tour0002", "Test", "faecher/standard/300", 0, 10**13,
-                                                    password=hash_password("sesame")))
-    assert tour.password is not None and password_matches(tour.password, "sesame")
-    assert not password_matches(tour.password, "Sesame")
+                                                    password="$argon2id$kept-as-given"))
+    assert tour.password == "$argon2id$kept-as-given"
     for user in ("anna", "bruno", "carla"):
         join_tournament(store.engine, "tour0002", user)
     play(store, "tour0002", "match-0001", "anna", "bruno", 0)
@@ -207,9 +211,11 @@ def test_standings_from_the_duels_with_the_fire_and_a_pause(store: Store) -> Non
 
 def test_a_players_tournament_is_checked_before_it_is_made() -> None:
     now = 1_800_000_000_000
-    made = new_tournament("  Evening   cup ", "faecher/standard/300", 15, 0, now, "anna", "sesame")
+    made = new_tournament("  Evening   cup ", "faecher/standard/300", 15, 0, now, "anna")
     assert (made.name, made.starts_ms, made.ends_ms, made.slot) == ("Evening cup", now, now + 15 * 60_000, None)
-    assert made.password is not None and password_matches(made.password, "sesame")
+    assert check_password("sesame") == "sesame" and check_password("") == ""
+    with pytest.raises(BadInputError):
+        check_password("x" * 101)
     assert new_tournament("Cup", "reloaded/standard/600", 120, now + 3_600_000, now, "anna").password is None
     for name, fmt, minutes, start in (("Cup", "reloaded/standard/300", 14, 0), ("Cup", "reloaded/standard/300", 121, 0),
                                       ("Cu", "reloaded/standard/300", 30, 0), ("Cup", "nope/standard/300", 30, 0),
@@ -232,3 +238,33 @@ def test_the_list_shows_what_is_to_come_and_what_ended_with_players(store: Store
     # going on and to come, soonest first; of those ended, the one anyone joined (the first had nobody)
     assert [(t["id"], t["state"], t["players"]) for t in listed] == [
         ("list0002", "on", 0), ("list0003", "soon", 0), ("list0001", "over", 1)]
+
+
+def test_a_password_is_kept_as_an_argon2_hash_and_asked_for_at_joining(app: Any) -> None:
+    """Through the real app: the form makes the tournament, its password is hashed by the accounts'
+    bounded hashing (argon2id, never the password itself); a wrong one is refused with the reason and
+    joins nobody, the right one joins."""
+    anna = person(app, "anna")
+    made = post(anna, "/api/tournaments", name="Friends' cup", format="faecher/standard/300", minutes="30",
+                start_ms="0", password="sesame")
+    assert made.status_code == 200, made.text
+    tour_id = made.json()["id"]
+    engine = app.state.store.engine
+    kept = find_tournament(engine, tour_id)
+    assert kept is not None and kept.password is not None
+    assert kept.password.startswith("$argon2id$") and "sesame" not in kept.password
+    too_long = post(anna, "/api/tournaments", name="Cup", format="faecher/standard/300", minutes="30",
+                    start_ms="0", password="x" * 101)
+    assert too_long.status_code == 400 and too_long.json()["error"] == "bad_tournament"
+
+    page = Page(person(app, "bruno"), "tp")
+    page.send("tour", {"id": tour_id})
+    assert page.until(lambda m: m["t"] == "tour")["d"]["joined"] is False
+    page.send("tjoin", {"id": tour_id, "password": "Sesame"})
+    refused = page.until(lambda m: m["t"] in ("err", "tour"))
+    assert refused["t"] == "err" and refused["d"]["code"] == "bad_password"
+    assert players_of(engine, tour_id) == {}
+    page.send("tjoin", {"id": tour_id, "password": "sesame"})
+    assert page.until(lambda m: m["t"] == "tour")["d"]["joined"] is True
+    assert len(players_of(engine, tour_id)) == 1
+    page.close()

@@ -123,7 +123,7 @@ def create_app(
                 lambda: Accounts(store, bus=bus, now=wall, hasher=password_hasher))
             await accounts.start()
             deals = DealStock(store, deal_stock)
-            arena = Arena(store, bus, now=now, wall=wall, deals=deals, writer=writer)
+            arena = Arena(store, bus, now=now, wall=wall, deals=deals, writer=writer, hashing=accounts.hashing)
             await arena.start()
             app.state.store = store
             app.state.hub = hub

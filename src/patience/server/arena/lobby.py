@@ -41,6 +41,7 @@ from patience.duel import FORMATS, LIMITS, Format, Match, Player, Seeker, closes
 from patience.errors import PatienceError
 from patience.ratings import Rating
 from patience.rng import check_seed
+from patience.server.accounts import Hashing, owasp_hasher
 from patience.server.arena.dealstock import DealStock
 from patience.server.arena.matches import COUNTDOWN_SECONDS, Intent, LiveMatch, MatchClock
 from patience.server.arena.nodes import Envelope, Outbound, RemoteMatch, RemotePeer, channel_of, read_envelope
@@ -149,7 +150,9 @@ class Arena:
 
     def __init__(self, store: Store, bus: Bus | None = None, *, now: Now = time.monotonic, wall: Now = time.time,
                  deals: DealStock | None = None, writer: GroupWriter | None = None,
-                 countdown: float = COUNTDOWN_SECONDS, schedule: bool = True) -> None:
+                 countdown: float = COUNTDOWN_SECONDS, schedule: bool = True,
+                 hashing: Hashing | None = None) -> None:
+        """``hashing``: the accounts' password hashing, for tournaments' passwords (its own if None)."""
         self.store = store
         self.bus = bus if bus is not None else MemoryBus()
         self.node = self.bus.node
@@ -159,6 +162,7 @@ class Arena:
         self.writer = writer if writer is not None else GroupWriter(store)
         self.out = Outbound(self.bus)
         self.countdown = countdown  # seconds from "match found" to the start of both clocks
+        self.hashing = hashing if hashing is not None else Hashing(owasp_hasher())
         self.spectating: dict[str, tuple[str, str]] = {}  # page here -> (the match it watches, its owner)
         self.remote_watchers: dict[str, tuple[str, RemotePeer]] = {}  # page elsewhere -> (match here, the page)
         self.matches: dict[str, LiveMatch] = {}  # the matches this process owns

@@ -29,6 +29,7 @@ import msgspec
 
 from patience.duel import FORMATS, Format
 from patience.errors import BadInputError
+from patience.server.accounts import AccountError
 from patience.server.live import Connection
 from patience.server.protocol import TourAsk, TourDuel, TourJoin, TourLine, TourMsg, TourPause, encode
 from patience.server.storage.league import load_rating, names_of
@@ -37,11 +38,9 @@ from patience.server.storage.tournaments import (
     claim_pair,
     find_tournament,
     free_players,
-    hash_password,
     insert_duel,
     join_tournament,
     make_tournament,
-    password_matches,
     pause_tournament,
     players_of,
     release_claim,
@@ -64,10 +63,21 @@ AHEAD_DAYS = 7  # a tournament may be made to start at most this far ahead
 TOURNAMENT_MESSAGES = (TourAsk, TourJoin, TourPause)
 
 
+PASSWORD_LONGEST = 100
+
+
+def check_password(password: str) -> str:
+    """A tournament's password as given, checked (the empty string: none)."""
+    if len(password) > PASSWORD_LONGEST:
+        raise BadInputError(f"a password has at most {PASSWORD_LONGEST} characters")
+    return password
+
+
 def new_tournament(name: str, fmt: str, minutes: int, start_ms: int, now_ms: int, user_id: str,
-                   password: str = "") -> Tournament:
+                   password_hash: str | None = None) -> Tournament:
     """A tournament a player makes, checked: a name, a duel format, 15 to 120 minutes, a start from now
-    to a week ahead, an optional password (kept as a hash)."""
+    to a week ahead, an optional password (``password_hash``: as the accounts' hashing made it from a
+    password :func:`check_password` let through)."""
     name = " ".join(name.split())
     if not 3 <= len(name) <= NAME_LONGEST or not name.isprintable():
         raise BadInputError(f"a tournament's name has 3 to {NAME_LONGEST} characters")
@@ -76,10 +86,8 @@ def new_tournament(name: str, fmt: str, minutes: int, start_ms: int, now_ms: int
     start_ms = max(start_ms, now_ms)
     if start_ms > now_ms + AHEAD_DAYS * 86_400_000:
         raise BadInputError(f"a tournament starts within {AHEAD_DAYS} days")
-    if len(password) > 100:
-        raise BadInputError("a password has at most 100 characters")
     return Tournament(secrets.token_urlsafe(9), name, key, start_ms, start_ms + minutes * 60_000,
-                      created_by=user_id, password=hash_password(password) if password else None)
+                      created_by=user_id, password=password_hash)
 
 
 def hourly(hour_ms: int) -> list[Tournament]:
@@ -275,10 +283,16 @@ class Tournaments:
                 conn.error("tour_over", "this tournament is over")
                 return
             joined = conn.user.id in await self._run(players_of, tournament.id)
-            if (not joined and tournament.password is not None
-                    and not await anyio.to_thread.run_sync(password_matches, tournament.password, message.password)):
-                conn.error("bad_password", "that is not this tournament's password")
-                return
+            if not joined and tournament.password is not None:
+                # the accounts' hashing: a bounded number of hashes at once, the rest refused as busy
+                try:
+                    right = await self.arena.hashing.verify(tournament.password, message.password)
+                except AccountError as exc:
+                    conn.error(exc.code, str(exc))
+                    return
+                if not right:
+                    conn.error("bad_password", "that is not this tournament's password")
+                    return
             await self._run(join_tournament, tournament.id, conn.user.id)
             if self.shown.get(conn.id) != tournament.id:
                 self._forget(conn)

@@ -15,9 +15,6 @@ The standings are read from the duels and their matches' results (:func:`standin
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -32,8 +29,8 @@ from patience.server.storage.store import Base, MatchRow, RatingRow, UserRow
 from patience.tournament import DRAW, LOSS, WIN, Standing, duel_points, on_fire, rank
 
 __all__ = ["CLAIM_LAPSE_MS", "Tournament", "TournamentDuelRow", "TournamentPlayerRow", "TournamentRow", "claim_pair",
-           "find_tournament", "free_players", "hash_password", "insert_duel", "join_tournament", "list_tournaments",
-           "make_tournament", "password_matches", "pause_tournament", "release_claim", "running_tournaments",
+           "find_tournament", "free_players", "insert_duel", "join_tournament", "list_tournaments",
+           "make_tournament", "pause_tournament", "release_claim", "running_tournaments",
            "standings"]
 
 CLAIM_LAPSE_MS = 30_000  # a claimed pair whose match was never written is let go after this long
@@ -52,7 +49,7 @@ class TournamentRow(Base):
     ends_ms: Mapped[int] = mapped_column(BigInteger)
     slot: Mapped[str | None] = mapped_column(String(60), unique=True)
     created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
-    password: Mapped[str | None] = mapped_column(String(120))  # "salt$scrypt-hash", hex
+    password: Mapped[str | None] = mapped_column(String(120))  # an argon2id hash, as accounts' passwords
     made_ms: Mapped[int] = mapped_column(BigInteger)
 
     __table_args__ = (Index("ix_tournaments_ends", "ends_ms"),)
@@ -109,18 +106,6 @@ def _tournament(row: Any) -> Tournament:
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
-
-
-def hash_password(password: str) -> str:
-    salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
-    return f"{salt.hex()}${digest.hex()}"
-
-
-def password_matches(stored: str, password: str) -> bool:
-    salt, _, digest = stored.partition("$")
-    given = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), n=2**14, r=8, p=1, dklen=32)
-    return hmac.compare_digest(given.hex(), digest)
 
 
 # -- tournaments ---------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ see :mod:`patience.server.arena.tournaments`)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import anyio
 import msgspec
 from starlette.requests import Request
@@ -11,7 +13,8 @@ from starlette.responses import JSONResponse, Response
 
 from patience.duel import FORMATS, LIMITS, Format
 from patience.errors import BadInputError
-from patience.server.arena.tournaments import new_tournament
+from patience.server.accounts import AccountError
+from patience.server.arena.tournaments import check_password, new_tournament
 from patience.server.storage.tournaments import list_tournaments, make_tournament
 from patience.server.web.accounts import _form
 from patience.server.web.identity import current_user
@@ -55,12 +58,18 @@ async def tournaments_make(request: Request) -> Response:
     try:
         minutes = int(fields.get("minutes", "") or "0")
         start_ms = int(fields.get("start_ms", "") or "0")
-        made = new_tournament(fields.get("name", ""), fields.get("format", ""), minutes, start_ms, now_ms, user.id,
-                              fields.get("password", ""))
+        made = new_tournament(fields.get("name", ""), fields.get("format", ""), minutes, start_ms, now_ms, user.id)
+        password = check_password(fields.get("password", ""))
     except ValueError:
         return _error("bad_tournament", "the length and the start are whole numbers", 400)
     except BadInputError as exc:
         return _error("bad_tournament", str(exc), 400)
+    if password:
+        try:  # the accounts' hashing: off the event loop, a bounded number at once
+            made = dataclasses.replace(made, password=await request.app.state.accounts.hashing.hash(password))
+        except AccountError as exc:
+            headers = {**NO_STORE, "Retry-After": str(exc.retry_after)} if exc.retry_after else NO_STORE
+            return JSONResponse({"error": exc.code, "msg": str(exc)}, status_code=exc.status, headers=headers)
     await anyio.to_thread.run_sync(make_tournament, request.app.state.store.engine, made)
     return JSONResponse({"id": made.id, "url": f"/tournament?id={made.id}"}, headers=NO_STORE)
 
