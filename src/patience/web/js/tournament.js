@@ -213,7 +213,8 @@ async function make(e) {
   }
   const msg = $("#make-msg");
   msg.hidden = false;
-  msg.textContent = t("tour.err.bad_tournament", { msg: answer.msg || answer.error || "" });
+  msg.textContent = answer.error === "busy" ? t("tour.err.busy")
+    : t("tour.err.bad_tournament", { msg: answer.msg || answer.error || "" });
 }
 
 function render() {
