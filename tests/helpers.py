@@ -33,12 +33,13 @@ class FakeTime:
 
 def at_a_scripts_pace(app: Any) -> None:
     """Let the sockets that ``app`` (started) opens from now on send as fast as a script: a test that
-    plays whole games is not held to a page's pace, 8 messages a second a socket and 50 an address
-    (that pace is tests/test_server_flood.py's)."""
+    plays whole games is not held to a page's pace, 8 messages a second a socket and 50 an address,
+    60 new games a minute an address (that pace is tests/test_server_flood.py's)."""
     from patience.server.transport.budget import Budgets
 
     fast = 1_000_000
-    app.state.router.budgets = Budgets(socket_rate=fast, socket_burst=fast, address_rate=fast, address_burst=fast)
+    app.state.router.budgets = Budgets(socket_rate=fast, socket_burst=fast, address_rate=fast, address_burst=fast,
+                                       address_new_games=fast, address_new_games_burst=fast)
 
 
 _DISPLAY = re.compile(r"(10|[2-9AJQK])([♠♥♦♣])")
