@@ -15,7 +15,7 @@ from patience.games import DRAW, REDEAL, Move, Reloaded
 from patience.games.common import SUIT_OF_FOUNDATION
 from patience.games.reloaded import TABLEAU
 from patience.solve import Budget, Status, solve
-from patience.solve.klondike import KlondikeProblem, core_position, search_klondike
+from patience.solve.klondike import KlondikeProblem, core_position, dead_end, search_klondike
 from patience.solve.search import depth_first
 
 _PILE = {name: i for i, name in enumerate(TABLEAU)}
@@ -275,8 +275,33 @@ def test_probes_find_a_win_the_reference_order_finds_late() -> None:
 
 
 def test_probes_leave_unwinnable_deals_unwinnable() -> None:
-    # 22 is decided before any probe, 37 (about 1.6 million positions) with probes between
-    for seed in (22, 37):
+    # 22 is decided before any probe, 131 (about 1.3 million positions) with probes between
+    for seed in (22, 131):
         state = Reloaded.deal(seed)
         outcome = search_klondike(state, Budget(seconds=None, nodes=6_000_000), probes=True)
         assert outcome.status is Status.UNWINNABLE, seed
+
+
+def test_dead_ends_are_lost_by_every_legal_move() -> None:
+    # a position the relaxation calls a dead end is lost to a search of every legal move, and the
+    # compiled core finds the same dead ends (it then has no moves)
+    from test_solve import plain_search
+
+    rng = random.Random(3)
+    dead = alive = 0
+    for _ in range(150):
+        state = small_position(rng)
+        problem = KlondikeProblem(state)
+        flagged = dead_end(problem.piles, problem.down, problem.height, problem.talon)
+        assert (core_position(state).moves() == []) is (problem.moves() == []), str(state)
+        if not flagged:
+            alive += 1
+            continue
+        assert problem.moves() == []
+        assert plain_search(state, 200_000) is not True, str(state)
+        dead += 1
+    assert dead >= 3 and alive >= 100
+    # deals whose search took a million positions or more, now lost at once: a card that no
+    # order of play frees (e.g. 37, 787)
+    for seed in (1, 37, 104, 787):
+        assert search_klondike(Reloaded.deal(seed), Budget(seconds=None, nodes=10)).status is Status.UNWINNABLE

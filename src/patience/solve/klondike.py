@@ -27,6 +27,9 @@ Depth-first search with a transposition table, as in Bjarnason, Fern & Tadepalli
   the pile it would empty stays as it was), so the search keeps it "pending" and lets only
   such a use follow. A position with something pending allows a subset of the moves of the
   same position with less pending, so it is skipped when that one is in the table.
+- **Dead ends.** A position where some tableau card can never leave its place, whatever is
+  played, is lost: :func:`dead_end` finds them by a relaxation (cards, once free, stay free; its
+  docstring has the argument), and such a position has no moves.
 - **Symmetry:** the tableau piles are sorted in the key, and a King goes only to the first
   empty pile; a King that is already a pile's bottom card never moves to another empty pile.
 - **Order:** runs that turn a card face up (deeper piles first) or empty a pile, then moves
@@ -55,7 +58,8 @@ from patience.games.common import FOUNDATION_NAMES
 from patience.games.reloaded import TABLEAU, Reloaded
 from patience.solve.search import Budget, SearchOutcome, Status
 
-__all__ = ["KlondikeProblem", "abstract_to_moves", "core_position", "is_safe", "search_klondike", "solve_klondike"]
+__all__ = ["KlondikeProblem", "abstract_to_moves", "core_position", "dead_end", "is_safe", "search_klondike",
+           "solve_klondike"]
 
 _RED = (False, True, True, False)
 _OTHER_COLOUR = ((1, 2), (0, 3), (0, 3), (1, 2))
@@ -78,6 +82,54 @@ def is_safe(card: int, height: list[int]) -> bool:
         return True
     a, b = _OTHER_COLOUR[card // 13]
     return height[a] >= rank - 1 and height[b] >= rank - 1 and height[_SAME_COLOUR_OTHER[card // 13]] >= rank - 2
+
+
+def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: bytearray) -> bool:
+    """Is some tableau card unable ever to leave its place, whatever is played? Then the position
+    is lost (see the module docstring).
+
+    A relaxation in which a card, once free, stays free: cards off the tableau (talon and
+    foundations) are free from the start; a tableau card leaves its place, with the cards above
+    it, when it is face up and one of its parents is free or uncovered (a King: when another pile
+    is empty); the top card also when every lower card of its suit is free. What leaves is free.
+    In a real game, when a card first leaves its place, the cards above it have left first (or go
+    with it as a run it heads), a parent it goes onto lies uncovered or came from elsewhere, the
+    lower cards of its suit have all left their places if it goes to its foundation, and an empty
+    pile it fills has lost every card. So the cards that first leave their places, in their order,
+    leave in the relaxation too; since every rule of the relaxation only gets easier as more cards
+    are free, taking every card that can leave until none can finds the most that can ever leave.
+    """
+    free = [bool(talon[c]) or c % 13 < height[c // 13] for c in range(52)]
+    place: dict[int, tuple[int, int]] = {}
+    for i, pile in enumerate(piles):
+        for j, c in enumerate(pile):
+            place[c] = (i, j)
+    left = [len(p) for p in piles]  # the cards of each pile still in their places
+
+    def parent_free(card: int) -> bool:  # a parent is free or lies uncovered in its place
+        return any(free[q] or left[place[q][0]] == place[q][1] + 1 for q in _PARENTS[card])
+
+    changed = True
+    while changed:
+        changed = False
+        for i, pile in enumerate(piles):
+            while left[i]:
+                n, cut = left[i], -1
+                for j in range(min(down[i], n - 1), n):
+                    c = pile[j]
+                    goes = any(not left[k] for k in range(7) if k != i) if c % 13 == 12 else parent_free(c)
+                    if not goes and j == n - 1:
+                        goes = all(free[x] for x in range(c - c % 13, c))
+                    if goes:
+                        cut = j
+                        break
+                if cut < 0:
+                    break
+                for j in range(cut, n):
+                    free[pile[j]] = True
+                left[i] = cut
+                changed = True
+    return any(left)
 
 
 # Abstract moves (all tuples, first item the kind):
@@ -146,6 +198,8 @@ class KlondikeProblem:
         the moves that use it.
         """
         piles, down, height, talon = self.piles, self.down, self.height, self.talon
+        if dead_end(piles, down, height, talon):
+            return []
         top_of: dict[int, int] = {}
         first_empty = -1
         # where each card is: 1 face-up in the tableau, 2 in the talon, 3 on a foundation

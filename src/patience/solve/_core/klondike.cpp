@@ -6,8 +6,9 @@
 // heights, the stock and waste as one set of talon cards, what the last move left pending),
 // the same safe moves made without branching (settle), the same pruned and ordered moves,
 // the same key (piles folded together), the same skipping of positions whose stronger form
-// (less pending) is known. The Python module's docstring says why each rule is sound; the
-// tests compare the two move by move and node by node. What is new here is the machinery:
+// (less pending) is known, the same dead ends (positions with a card that can never leave).
+// The Python module's docstring says why each rule is sound; the tests compare the two move
+// by move and node by node. What is new here is the machinery:
 //
 // - A position key of 256 bits that holds the whole position (each face-up card: which of
 //   its two parents it lies on, or that it heads a pile; each pile's face-down count and
@@ -207,8 +208,62 @@ struct MoveList {
     void push_back(const Move& m) { items[size++] = m; }
 };
 
+// Can some card of the tableau never leave its place, whatever is played? (See the docstring of
+// KlondikeProblem.dead_end: a relaxation in which cards, once free, stay free.) Then the
+// position is lost. Cards out of the tableau (talon, foundations) count as free from the start.
+bool dead_end(const Position& p) {
+    uint64_t gone = p.talon;
+    for (int suit = 0; suit < 4; ++suit) gone |= ((uint64_t{1} << p.height[suit]) - 1) << (suit * 13);
+    int8_t pile_of[kCards], place[kCards];
+    int tops[kPiles];
+    for (int i = 0; i < kPiles; ++i) {
+        tops[i] = p.len[i];
+        for (int j = 0; j < p.len[i]; ++j) pile_of[p.cards[i][j]] = static_cast<int8_t>(i), place[p.cards[i][j]] = static_cast<int8_t>(j);
+    }
+    auto free_parent = [&](int c) {
+        for (int x = 0; x < 2; ++x) {
+            int q = R.parents[c][x];
+            if ((gone >> q) & 1 || tops[pile_of[q]] == place[q] + 1) return true;
+        }
+        return false;
+    };
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (int i = 0; i < kPiles; ++i) {
+            while (tops[i]) {
+                int n = tops[i], cut = -1;
+                for (int j = std::min<int>(p.down[i], n - 1); j < n && cut < 0; ++j) {
+                    int c = p.cards[i][j];
+                    bool moves_off;
+                    if (c % 13 == kKingRank) {
+                        moves_off = false;
+                        for (int k = 0; k < kPiles; ++k)
+                            if (k != i && !tops[k]) moves_off = true;
+                    } else {
+                        moves_off = free_parent(c);
+                    }
+                    if (!moves_off && j == n - 1) {
+                        uint64_t below = ((uint64_t{1} << (c % 13)) - 1) << (c - c % 13);
+                        moves_off = (gone & below) == below;
+                    }
+                    if (moves_off) cut = j;
+                }
+                if (cut < 0) break;
+                for (int j = cut; j < n; ++j) gone |= uint64_t{1} << p.cards[i][j];
+                tops[i] = cut;
+                changed = true;
+            }
+        }
+    }
+    for (int i = 0; i < kPiles; ++i)
+        if (tops[i]) return true;
+    return false;
+}
+
 // The moves worth trying, best first: a port of KlondikeProblem.moves() (see its docstring).
 void pruned_moves(const Position& p, MoveList& out) {
+    if (dead_end(p)) return;
     int8_t top_of[kCards];
     std::memset(top_of, -1, sizeof top_of);
     int first_empty = -1;
