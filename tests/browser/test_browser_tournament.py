@@ -1,7 +1,8 @@
-"""A tournament in a real browser: a player makes one with the page's form, joins it, is paired with a
-scripted player as soon as both are in, plays the duel on the duel page, is taken back to the standings
-after the result, with the duel's points linking to its replay; the pages in German and Italian; and
-axe-core finds no serious violation on the list, the form and the standings."""
+"""A tournament in a real browser: a player makes one with the page's form (the password field only
+when asked for), joins it (their own line marked), is paired with a scripted player as soon as both are
+in, plays the duel on the duel page (which says it is a tournament's and leads back to it), is taken back
+to the standings after the result, with the duel's points linking to its replay; the pages in German and
+Italian; and axe-core finds no serious violation on the list, the form and the standings."""
 
 from __future__ import annotations
 
@@ -44,6 +45,11 @@ def test_make_join_and_play_a_tournament_duel(page: Any, base_url: str, shot: An
     form.locator("#make-name").fill(f"Evening cup {tag}")
     form.locator("#make-format").select_option(FORMAT)
     form.locator("#make-minutes").fill("15")
+    expect(form.locator("#make-password")).to_be_hidden()  # asked for only when wanted
+    form.locator("#make-locked").check()
+    form.locator("#make-password").fill("not sent")
+    form.locator("#make-locked").uncheck()  # taken back: the tournament is open to all
+    expect(form.locator("#make-password")).to_be_hidden()
     form.locator("button[type=submit]").click()
     page.wait_for_url("**/tournament?id=*")
     tournament_id = page.url.split("id=")[1]
@@ -52,6 +58,8 @@ def test_make_join_and_play_a_tournament_duel(page: Any, base_url: str, shot: An
     page.locator("#tour-join").click()
     expect(page.locator("#tour-msg")).to_contain_text("You are in")
     expect(page.locator("#tour-pause")).to_be_visible()
+    expect(page.locator("#tour-rows tr.mine .tour-you")).to_have_text("(you)")
+    expect(page.locator('[data-t="tour.rules"]')).to_contain_text("duels still going on are played out and count")
 
     bruno = Player(base_url, f"bruno{tag}")
     out: dict[str, Any] = {}
@@ -60,6 +68,8 @@ def test_make_join_and_play_a_tournament_duel(page: Any, base_url: str, shot: An
     page.wait_for_url("**/duel?m=*", timeout=20_000)  # paired: the duel page
     thread.join(timeout=40)
     assert "error" not in out, repr(out.get("error"))
+    expect(page.locator("#variant-name")).to_contain_text("Tournament duel")
+    expect(page.locator("#home")).to_have_attribute("href", f"/tournament?id={tournament_id}")
     page.locator("#giveup").click()
     page.locator("#confirm-yes").click()
     expect(page.locator("#result-title")).to_have_text("You won!")

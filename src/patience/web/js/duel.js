@@ -10,6 +10,7 @@ import { Liveness } from "./liveness.js";
 import { $, applyText, confirmDialog, formatTime, points, showUndo, signed, toast } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
+const TOUR = /^[A-Za-z0-9_-]{8,16}$/.test(params.get("t") || "") ? params.get("t") : null; // a tournament's duel
 const INTENTS = new Set(["move", "stock", "undo", "giveup"]);
 const TOUR_BACK_SECONDS = 8; // after a tournament's duel, back to its standings (and the next pairing)
 
@@ -393,7 +394,8 @@ function showNames() {
   const d = view.duel;
   if (!d) return;
   $("#game-name").textContent = t("duel.vs", { a: me().name, b: opponent().name });
-  $("#variant-name").textContent = formatName(d.format);
+  $("#variant-name").textContent = TOUR ? `${formatName(d.format)} · ${t("tour.duel_sub")}` : formatName(d.format);
+  if (TOUR) $("#home").href = `/tournament?id=${TOUR}`; // the way back is to the tournament
   const link = $("#opp-name");
   link.textContent = `${opponent().name} (${opponent().rating}${opponent().provisional ? "?" : ""})`;
   link.href = `/profile?u=${encodeURIComponent(opponent().id)}`;
@@ -509,8 +511,7 @@ async function showResult() {
   $("#commitment").textContent = d.commitment;
   $("#to-replay").href = `/match?id=${encodeURIComponent(d.id)}`;
   renderRematch();
-  const tour = params.get("t");
-  if (tour && /^[A-Za-z0-9_-]{8,16}$/.test(tour)) backToTournament(tour, d.id);
+  if (TOUR) backToTournament(TOUR, d.id);
   const verify = $("#verify");
   verify.textContent = "…";
   if (!dialog.open) dialog.showModal();

@@ -83,6 +83,15 @@ function clockText() {
   return t("tour.ended");
 }
 
+/** After the end: who won (those sharing the first rank), and that duels still going on count. */
+function endText(d) {
+  const first = d.players.filter((line) => line.rank === 1 && line.points > 0);
+  let text = first.length ? t(first.length > 1 ? "tour.winners" : "tour.winner",
+    { names: first.map((line) => line.name).join(", "), points: first[0].points }) : "";
+  if (d.players.some((line) => line.playing)) text = `${text} ${t("tour.still_playing")}`.trim();
+  return text;
+}
+
 function renderOne() {
   const d = tour;
   $("#tour-one").hidden = false;
@@ -123,6 +132,7 @@ function renderOne() {
   }
   let note = message;
   if (!note && d.joined && d.state !== "over") note = t(d.playing ? "tour.playing" : d.paused ? "tour.paused" : "tour.joined");
+  if (!note && d.state === "over") note = endText(d);
   $("#tour-msg").hidden = !note;
   $("#tour-msg").textContent = note;
   const rows = $("#tour-rows");
@@ -130,11 +140,18 @@ function renderOne() {
   for (const line of d.players) {
     const tr = rows.insertRow();
     tr.dataset.id = line.id;
-    if (user && line.id === user.id) tr.className = "mine";
+    const mine = Boolean(user && line.id === user.id);
+    if (mine) tr.className = "mine";
     tr.insertCell().textContent = String(line.rank);
     const who = tr.insertCell();
     who.append(el("a", { href: `/profile?u=${encodeURIComponent(line.id)}`, textContent: line.name }));
-    if (line.fire) who.append(" ", el("span", { className: "tour-fire", title: t("tour.fire"), textContent: "×2" }));
+    if (mine) who.append(" ", el("span", { className: "tour-you small", textContent: `(${t("tour.you")})` }));
+    if (line.fire) {
+      const fire = el("span", { className: "tour-fire", title: t("tour.fire"), textContent: "×2" });
+      fire.setAttribute("aria-label", t("tour.fire"));
+      fire.setAttribute("role", "img");
+      who.append(" ", fire);
+    }
     if (line.paused) who.append(" ", el("span", { className: "small", textContent: `(${t("tour.paused_tag")})` }));
     Object.assign(tr.insertCell(), { className: "tour-rating", textContent: `${line.rating}${line.provisional ? "?" : ""}` });
     Object.assign(tr.insertCell(), { className: "tour-points", textContent: String(line.points) });
@@ -146,7 +163,9 @@ function renderOne() {
       link.setAttribute("aria-label", label);
       duels.append(link);
     }
-    if (line.playing) duels.append(el("a", { href: `/duel?w=${encodeURIComponent(line.playing)}`, textContent: t("tour.watch") }));
+    if (line.playing && !mine) {
+      duels.append(el("a", { href: `/duel?w=${encodeURIComponent(line.playing)}`, textContent: t("tour.watch") }));
+    }
     tr.insertCell().append(duels);
   }
   if (!d.players.length) {
@@ -182,7 +201,8 @@ function renderList() {
     const name = tr.insertCell();
     name.append(el("a", { href: `/tournament?id=${encodeURIComponent(entry.id)}`, textContent: tourName(entry) }));
     if (entry.locked) name.append(" ", el("span", { className: "small", textContent: `(${t("tour.locked")})` }));
-    tr.insertCell().textContent = formatName(entry.format);
+    name.append(el("span", { className: "small tour-format-inline", textContent: formatName(entry.format) }));
+    Object.assign(tr.insertCell(), { className: "tour-format", textContent: formatName(entry.format) });
     tr.insertCell().textContent = when(entry);
     Object.assign(tr.insertCell(), { className: "tour-players", textContent: String(entry.players) });
   }
@@ -205,7 +225,8 @@ async function make(e) {
   const start = $("#make-start").value;
   const answer = await postForm("/api/tournaments", {
     name: $("#make-name").value, format: $("#make-format").value, minutes: $("#make-minutes").value,
-    start_ms: start ? String(new Date(start).getTime()) : "0", password: $("#make-password").value,
+    start_ms: start ? String(new Date(start).getTime()) : "0",
+    password: $("#make-locked").checked ? $("#make-password").value : "",
   });
   if (answer.status === 200) {
     location.href = answer.url;
@@ -231,6 +252,12 @@ async function main() {
     net.open();
   } else {
     $("#tour-make").addEventListener("submit", make);
+    $("#make-locked").addEventListener("change", () => {
+      const on = $("#make-locked").checked;
+      $("#make-password-box").hidden = !on;
+      $("#make-password").required = on;
+      if (on) $("#make-password").focus();
+    });
     list = await fetch("/api/tournaments", { cache: "no-store" }).then((r) => r.json());
   }
   render();
