@@ -131,3 +131,24 @@ def test_open_websockets_count_against_their_address(server: int) -> None:
         sockets.pop().close()
         time.sleep(0.2)
         assert get(server).startswith(b"HTTP/1.1 200")  # a closed websocket is counted out
+
+
+def test_stopping_the_server_closes_the_connections_still_owing_their_headers() -> None:
+    listening = socket.create_server(("127.0.0.1", 0))
+    port = listening.getsockname()[1]
+    config = uvicorn.Config(hello, fd=listening.fileno(), loop=GuardedLoop, http=HeaderGate, log_level="warning",
+                            lifespan="off")
+    runner = uvicorn.Server(config)
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not runner.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with socket.create_connection(("127.0.0.1", port)) as slow:
+        slow.sendall(b"GET / HTTP/1.1\r\nhost: x\r\n")
+        time.sleep(0.1)
+        runner.should_exit = True
+        assert closed(slow, 3.0)  # at the stop, not after the 10 s header time limit
+    thread.join(10)
+    assert not thread.is_alive()
+    listening.close()

@@ -291,6 +291,7 @@ class HeaderGate(asyncio.Protocol):
     def __init__(self, config: Any, server_state: Any, app_state: dict[str, Any],
                  _loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._made = (config, server_state, app_state, _loop)
+        self._connections: set[Any] = server_state.connections  # uvicorn's, which it shuts down when it stops
         self._limit = int(config.h11_max_incomplete_event_size or 16 * 1024)
         self._kept = bytearray()
         self._transport: asyncio.Transport | None = None
@@ -299,7 +300,13 @@ class HeaderGate(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
+        self._connections.add(self)
         self._sweep.arm(self)
+
+    def shutdown(self) -> None:
+        """The server stops: a connection still owing its headers is closed at once."""
+        if self._transport is not None:
+            self._transport.close()
 
     def data_received(self, data: bytes) -> None:
         kept = self._kept
@@ -319,6 +326,7 @@ class HeaderGate(asyncio.Protocol):
         protocol = self.protocol(config=config, server_state=server_state, app_state=app_state,  # type: ignore[call-arg]
                                  _loop=loop)
         data, self._kept = bytes(self._kept), bytearray()
+        self._connections.discard(self)
         transport.set_protocol(protocol)
         protocol.connection_made(transport)
         protocol.data_received(data)
@@ -329,6 +337,7 @@ class HeaderGate(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._header_deadline = None
         self._transport = None
+        self._connections.discard(self)
 
     def _headers_too_slow(self) -> bool:
         if self._transport is None or self._transport.is_closing():
