@@ -12,6 +12,7 @@ from typing import Any
 
 import playwright.sync_api as playwright_api  # a test dependency: browser tests never skip
 import pytest
+from browser_settle import settle
 
 CHROMIUM = os.environ.get("PATIENCE_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -83,7 +84,7 @@ def shot() -> Any:
     def save(page: Any, name: str) -> Path:
         ARTIFACTS.mkdir(exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
-        page.wait_for_timeout(350)  # let the cards finish moving
+        settle(page, 350)  # let the cards finish moving
         page.screenshot(path=str(path))
         return path
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from browser_accounts import sign_up
+from browser_settle import settle
 from playwright.sync_api import expect
 
 from patience.games import get_game
@@ -25,7 +27,7 @@ AXE = Axe()
 
 def serious(page: Any) -> list[str]:
     """axe-core's serious and critical violations on the page as it is now: rule, the elements, what to fix."""
-    page.wait_for_timeout(400)  # cards and dialogs done moving
+    settle(page, 400)  # cards and dialogs done moving
     results = AXE.run(page)
     found = []
     for violation in results.response["violations"]:
@@ -54,17 +56,26 @@ PAGES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def sized_pages(browser: Any) -> Iterator[dict[str, Any]]:
+    """A page at each size, signed out, that the checks of the pages one after another load their page in."""
+    contexts = {size: browser.new_context(locale="en-US", **(PHONE if size == "phone" else DESKTOP))
+                for size in ("desktop", "phone")}
+    try:
+        yield {size: context.new_page() for size, context in contexts.items()}
+    finally:
+        for context in contexts.values():
+            context.close()
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 @pytest.mark.parametrize(("path", "ready"), PAGES)
-def test_no_serious_violation_on_any_page(browser: Any, base_url: str, size: str, path: str, ready: str) -> None:
-    context = browser.new_context(locale="en-US", **(PHONE if size == "phone" else DESKTOP))
-    page = context.new_page()
-    try:
-        page.goto(f"{base_url}{path}")
-        page.wait_for_selector(ready, state="attached")
-        assert serious(page) == []
-    finally:
-        context.close()
+def test_no_serious_violation_on_any_page(sized_pages: dict[str, Any], base_url: str, size: str, path: str,
+                                          ready: str) -> None:
+    page = sized_pages[size]
+    page.goto(f"{base_url}{path}")
+    page.wait_for_selector(ready, state="attached")
+    assert serious(page) == []
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -112,7 +123,8 @@ def test_no_serious_violation_on_the_duel_side(browser: Any, base_url: str) -> N
             expect(page.locator("#arena")).to_be_visible()
             page.wait_for_selector(".card.up")
         assert serious(bruno) == []
-        bruno.wait_for_timeout(3500)  # "match found": a countdown before the clocks start
+        for page in (bruno, anna):  # "match found": a countdown before the clocks start
+            expect(page.locator("#found")).to_be_hidden(timeout=10_000)
         for page in (bruno, anna):
             page.locator("#giveup").click()
             page.locator("#confirm-yes").click()

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 import pytest
+from browser_settle import settle
 from playwright.sync_api import expect
 
 from patience.games import Move, State, get_game
@@ -53,7 +54,7 @@ def test_a_sloppy_drag_on_the_fan_snaps_back_free(page: Any, base_url: str, shot
     seed, state, fan, reserve = fan_and_wrong_reserve()
     page.goto(f"{base_url}/play?game=faecher&seed={seed}")
     page.wait_for_selector(".card.up")
-    page.wait_for_timeout(400)
+    settle(page)
     before = fan_card(page, fan).bounding_box()
     for dx, dy in ((9, 0), (-9, 2), (14, -6)):  # towards either neighbour, a little more than a click's slip
         x, y = visible_point(page, fan)
@@ -90,7 +91,7 @@ def test_a_drifting_tap_on_the_phone_costs_nothing(browser: Any, base_url: str, 
     try:
         page.goto(f"{base_url}/play?game=faecher&seed={seed}")
         page.wait_for_selector(".card.up")
-        page.wait_for_timeout(400)
+        settle(page)
         cdp = context.new_cdp_session(page)
         for drift in (8, -8, 12):
             x, y = visible_point(page, fan)
@@ -180,7 +181,7 @@ def test_every_overlapped_card_shows_its_rank_and_suit(browser: Any, base_url: s
         page.route_web_socket(re.compile(r"/ws$"), socket)
         page.goto(f"{base_url}/play?game={game}&seed=3")
         page.wait_for_selector(f'.card[data-card="AS"][data-pile="{pile}"]')
-        page.wait_for_timeout(400)
+        settle(page)
         assert index_hidden(page, pile) == []
         shot(page, f"{game}-{size}-long-pile")
     finally:

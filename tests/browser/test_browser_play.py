@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_settle import settle
 from playwright.sync_api import expect
 
 from patience.games import Move, State, get_game
@@ -153,7 +154,7 @@ def test_an_illegal_move_goes_back_and_says_why(page: Any, base_url: str, shot: 
     expect(toast).to_be_visible()
     expect(toast).to_contain_text("cannot go on")
     shot(page, "reloaded-desktop-illegal")
-    page.wait_for_timeout(400)
+    settle(page)  # the card back where it was
     after = card(page, text).bounding_box()
     assert (round(after["x"]), round(after["y"])) == (round(before["x"]), round(before["y"]))  # it went back
     assert card(page, text).get_attribute("data-pile") == src

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import pytest
+from browser_settle import settle
 from playwright.sync_api import expect
 
 from patience.games import State, get_game
@@ -61,7 +62,7 @@ def test_a_toast_never_covers_a_card(browser: Any, base_url: str, shot: Any, siz
     try:
         page.goto(f"{base_url}/play?{query}")
         page.wait_for_selector(".card.up")
-        page.wait_for_timeout(300)
+        settle(page, 300)
         page.locator("#hint").click()
         toast = page.locator("#toast")
         expect(toast).to_be_visible()

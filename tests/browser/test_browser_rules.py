@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from browser_settle import settle
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.slow
@@ -122,7 +123,7 @@ def test_the_rules_sheet_on_a_phone(browser: Any, base_url: str, shot: Any) -> N
         sheet = page.locator("#rules")
         expect(sheet).to_be_visible()
         expect(sheet).to_contain_text("Regole: Solitaire Reloaded")
-        page.wait_for_timeout(400)  # the sheet done sliding in
+        settle(page)  # the sheet done sliding in
         box = sheet.bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
         shot(page, "play-rules-phone")
