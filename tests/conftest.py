@@ -129,8 +129,7 @@ def postgres_database() -> Iterator[URL]:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
-@pytest.fixture
-def postgres_url(postgres_database: URL) -> Iterator[str]:
+def _fresh_schema(postgres_database: URL) -> Iterator[str]:
     """A fresh, empty schema in the session's database, as a URL whose connections work in it."""
     schema = f"t_{secrets.token_hex(6)}"
     with _connect(postgres_database) as conn:
@@ -144,6 +143,18 @@ def postgres_url(postgres_database: URL) -> Iterator[str]:
             # session's database goes at the end anyway
             conn.execute("SET lock_timeout = '10s'")
             conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
+@pytest.fixture
+def postgres_url(postgres_database: URL) -> Iterator[str]:
+    """A fresh, empty schema in the session's database, as a URL whose connections work in it."""
+    yield from _fresh_schema(postgres_database)
+
+
+@pytest.fixture(scope="module")
+def module_postgres_url(postgres_database: URL) -> Iterator[str]:
+    """As ``postgres_url``, one schema for the tests of a module together (servers they share)."""
+    yield from _fresh_schema(postgres_database)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

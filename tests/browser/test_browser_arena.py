@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,13 +20,16 @@ pytestmark = pytest.mark.slow
 FORMAT = "reloaded/standard/300"
 
 
-@pytest.fixture
-def two_processes(postgres_url: str, redis_server: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
+@pytest.fixture(scope="module")
+def two_processes(module_postgres_url: str, redis_server: str,
+                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """The arena of two processes the tests of this module share (none of them stops one)."""
     arena_redis = redis_server.rsplit("/", 1)[0] + "/12"
     client = redis.Redis.from_url(arena_redis)
     client.flushdb()
     client.close()
-    procs = [ServeProcess(postgres_url, arena_redis, tmp_path, name) for name in ("one", "two")]
+    logs = tmp_path_factory.mktemp("arena")
+    procs = [ServeProcess(module_postgres_url, arena_redis, logs, name) for name in ("one", "two")]
     try:
         for proc in procs:
             proc.wait_ready()
