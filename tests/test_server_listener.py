@@ -6,6 +6,7 @@ connection."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import socket
 import threading
@@ -45,10 +46,11 @@ async def hello(scope: Any, receive: Any, send: Any) -> None:
 
 
 @pytest.fixture
-def server() -> Iterator[int]:
+def server(request: pytest.FixtureRequest) -> Iterator[int]:
     listening = socket.create_server(("127.0.0.1", 0))
     port = listening.getsockname()[1]
-    config = uvicorn.Config(hello, fd=listening.fileno(), loop=SmallLoop, http=QuickGate, log_level="warning",
+    loop = functools.partial(SmallLoop, proxies=getattr(request, "param", None))
+    config = uvicorn.Config(hello, fd=listening.fileno(), loop=loop, http=QuickGate, log_level="warning",
                             lifespan="off")
     runner = uvicorn.Server(config)
     thread = threading.Thread(target=runner.run, daemon=True)
@@ -116,6 +118,15 @@ def test_connections_past_the_per_address_cap_are_closed_at_once(server: int,
         s.close()
     time.sleep(0.2)
     assert get(server).startswith(b"HTTP/1.1 200")  # closed ones are counted out
+
+
+@pytest.mark.parametrize("server", ["10.0.0.0/8, 127.0.0.1"], indirect=True)
+def test_a_trusted_proxys_connections_are_held_by_the_cap_in_all_only(server: int) -> None:
+    held = [socket.create_connection(("127.0.0.1", server)) for _ in range(10)]  # every player behind it
+    time.sleep(0.2)
+    assert [closed(s, 0.01) for s in held] == [False] * 10
+    for s in held:
+        s.close()
 
 
 def test_open_websockets_count_against_their_address(server: int) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -109,7 +110,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {"fd": listening.fileno(), "ws_max_size": MAX_MESSAGE, "log_level": "warning",
                                "ws_ping_interval": PING_SECONDS, "ws_ping_timeout": PING_SECONDS,
                                # connection caps and a header time limit (patience.server.transport.listener)
-                               "loop": GuardedLoop, "http": HeaderGate, "h11_max_incomplete_event_size": 16 * 1024,
+                               # (a trusted proxy's address is held by the cap in all only)
+                               "loop": functools.partial(GuardedLoop, proxies=args.forwarded_allow_ips),
+                               "http": HeaderGate, "h11_max_incomplete_event_size": 16 * 1024,
                                "proxy_headers": args.forwarded_allow_ips is not None,
                                "forwarded_allow_ips": args.forwarded_allow_ips or ""}
     if args.workers > 1:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import ipaddress
 import logging
 import resource
 import socket
@@ -110,16 +111,33 @@ class _CountedTransport(selector_events._SelectorSocketTransport):
 
 class GuardedLoop(asyncio.SelectorEventLoop):
     """An event loop that takes new connections ``ACCEPT_BATCH`` at a time and closes those past the
-    caps (``max_per_address`` open from one address, ``max_connections`` in all) as soon as they are
-    accepted, with a reset and nothing made for them."""
+    caps (``max_per_address`` open from one address other than a trusted proxy's, ``max_connections``
+    in all) as soon as they are accepted, with a reset and nothing made for them."""
 
     max_per_address: ClassVar[int] = MAX_PER_ADDRESS
     max_connections: ClassVar[int] = max_connections()
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, proxies: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.by_address: dict[str, int] = {}  # open connections per address
         self.open_connections = 0
+        # behind a proxy every player comes from its address: the proxy's connections are held by the
+        # cap in all only (``proxies`` as --forwarded-allow-ips: addresses, networks or '*')
+        items = [item.strip() for item in (proxies or "").split(",") if item.strip()]
+        self.any_proxy = "*" in items
+        self.proxies = []
+        for item in items:
+            with contextlib.suppress(ValueError):  # '*', or no address (uvicorn's own check says so)
+                self.proxies.append(ipaddress.ip_network(item, strict=False))
+
+    def _proxy(self, host: str) -> bool:
+        if self.any_proxy:
+            return True
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return any(address in network for network in self.proxies)
 
     def _accept_connection(self, protocol_factory: Any, sock: Any, sslcontext: Any = None, server: Any = None,
                            backlog: int = 100, *args: Any) -> None:
@@ -139,7 +157,7 @@ class GuardedLoop(asyncio.SelectorEventLoop):
             count = self.by_address.get(host, 0)
             if self.open_connections >= self.max_connections:
                 OVERLOADS("connections", f"more than {self.max_connections} open connections: new ones are closed")
-            elif count >= self.max_per_address:
+            elif count >= self.max_per_address and not self._proxy(host):
                 OVERLOADS("address", f"more than {self.max_per_address} open connections from one address "
                                      f"({host}): its new ones are closed")
             else:
