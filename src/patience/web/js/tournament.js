@@ -75,11 +75,26 @@ function tourName(d) {
   return d.name || t("tour.hourly", { game: gameName(d.format.split("/")[0]) });
 }
 
+/** "1 point", "4 points" (``key``: tour.n_points, or tour.with_points after a verb). */
+function pointsText(n, key = "tour.n_points") {
+  return t(`${key}.${n === 1 ? "one" : "many"}`, { n });
+}
+
+/** Time left as h:mm:ss (m:ss under an hour). */
+function left(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return s < 3600 ? formatTime(ms) : `${Math.floor(s / 3600)}:${formatTime((s % 3600) * 1000).padStart(5, "0")}`;
+}
+
 function clockText() {
   if (!tour) return "";
   const since = performance.now() - tourAt;
-  if (tour.state === "soon") return t("tour.starts_in", { time: formatTime(tour.starts_in - since) });
-  if (tour.state === "on") return t("tour.ends_in", { time: formatTime(tour.ends_in - since) });
+  if (tour.state === "soon" && tour.starts_in - since > 86_400_000) {
+    const at = new Date(Date.now() + tour.starts_in - since);
+    return t("tour.starts_on", { time: at.toLocaleString(lang(), { dateStyle: "medium", timeStyle: "short" }) });
+  }
+  if (tour.state === "soon") return t("tour.starts_in", { time: left(tour.starts_in - since) });
+  if (tour.state === "on") return t("tour.ends_in", { time: left(tour.ends_in - since) });
   return t("tour.ended");
 }
 
@@ -87,7 +102,7 @@ function clockText() {
 function endText(d) {
   const first = d.players.filter((line) => line.rank === 1 && line.points > 0);
   let text = first.length ? t(first.length > 1 ? "tour.winners" : "tour.winner",
-    { names: first.map((line) => line.name).join(", "), points: first[0].points }) : "";
+    { names: first.map((line) => line.name).join(", "), points: pointsText(first[0].points, "tour.with_points") }) : "";
   if (d.players.some((line) => line.playing)) text = `${text} ${t("tour.still_playing")}`.trim();
   return text;
 }
@@ -103,6 +118,7 @@ function renderOne() {
   if (d.locked) facts += ` · ${t("tour.locked")}`;
   $("#tour-facts").textContent = facts;
   $("#tour-clock").textContent = clockText();
+  $("#tour-clock").classList.toggle("over", d.state === "over");
   const actions = $("#tour-actions");
   actions.replaceChildren();
   if (d.state !== "over") {
@@ -131,7 +147,9 @@ function renderOne() {
     }
   }
   let note = message;
-  if (!note && d.joined && d.state !== "over") note = t(d.playing ? "tour.playing" : d.paused ? "tour.paused" : "tour.joined");
+  if (!note && d.joined && d.state !== "over") {
+    note = t(d.playing ? "tour.playing" : d.paused ? "tour.paused" : d.state === "soon" ? "tour.joined_soon" : "tour.joined");
+  }
   if (!note && d.state === "over") note = endText(d);
   $("#tour-msg").hidden = !note;
   $("#tour-msg").textContent = note;
@@ -157,14 +175,18 @@ function renderOne() {
     Object.assign(tr.insertCell(), { className: "tour-points", textContent: String(line.points) });
     const duels = el("div", { className: "tour-duels" });
     for (const duel of line.duels) {
-      const label = t("tour.duel_title", { result: t(`tour.result.${duel.result}`), opponent: duel.opponent, points: duel.points });
+      const label = t("tour.duel_title", { result: t(`tour.result.${duel.result}`), opponent: duel.opponent,
+        points: pointsText(duel.points) });
       const link = el("a", { href: `/match?id=${encodeURIComponent(duel.match)}`, textContent: String(duel.points), title: label });
       link.dataset.result = duel.result;
       link.setAttribute("aria-label", label);
       duels.append(link);
     }
     if (line.playing && !mine) {
-      duels.append(el("a", { href: `/duel?w=${encodeURIComponent(line.playing)}`, textContent: t("tour.watch") }));
+      const watch = el("a", { className: "tour-watch", href: `/duel?w=${encodeURIComponent(line.playing)}`, title: t("tour.watch") },
+        el("span", { textContent: "▶", ariaHidden: "true" }), el("span", { className: "tour-watch-word", textContent: ` ${t("tour.watch")}` }));
+      watch.setAttribute("aria-label", t("tour.watch"));
+      duels.append(watch);
     }
     tr.insertCell().append(duels);
   }
