@@ -31,6 +31,7 @@ from patience.server.storage.tournaments import (
     list_tournaments,
     make_tournament,
     pause_tournament,
+    player_tournaments,
     players_of,
     standings,
 )
@@ -207,6 +208,11 @@ def test_standings_from_the_duels_with_the_fire_and_a_pause(store: Store) -> Non
     assert anna["rating"] > 1500  # the rating of the game, as the duels left it
     join_tournament(store.engine, "tour0002", "carla")  # back from the pause
     assert "carla" in {u for u, _ in free_players(store.engine, "tour0002", now)}
+    # on a player's profile: their place and points; a tournament not begun yet is not there
+    make_tournament(store.engine, Tournament("tour0003", "Later", "faecher/standard/300", 10**13, 10**13 + 1))
+    join_tournament(store.engine, "tour0003", "carla")
+    assert [(t["id"], t["state"], t["rank"], t["players"], t["points"])
+            for t in player_tournaments(store.engine, "carla", now)] == [("tour0002", "on", 2, 3, 1)]
 
 
 def test_a_players_tournament_is_checked_before_it_is_made() -> None:

@@ -1,7 +1,8 @@
 """A tournament in a real browser: a player makes one with the page's form (the password field only
 when asked for), joins it (their own line marked), is paired with a scripted player as soon as both are
 in, plays the duel on the duel page (which says it is a tournament's and leads back to it), is taken back
-to the standings after the result, with the duel's points linking to its replay; the pages in German and
+to the standings after the result, with the duel's points linking to its replay, and finds the tournament
+on their profile with their place and points; the pages in German and
 Italian; and axe-core finds no serious violation on the list, the form and the standings."""
 
 from __future__ import annotations
@@ -96,6 +97,10 @@ def test_make_join_and_play_a_tournament_duel(page: Any, base_url: str, shot: An
         "aria-label", f"Gewonnen gegen {bruno.login.title()}: 2 Punkte (Wiederholung)")
     page.locator("#tour-join").click()
     expect(page.locator("#tour-msg")).to_contain_text("Du bist dabei")
+    page.goto(f"{base_url}/profile?lang=en")  # the tournament on the player's profile, with place and points
+    played = page.locator(f'#tournaments a[href="/tournament?id={tournament_id}"]')
+    expect(played).to_contain_text(f"Evening cup {tag}")
+    expect(played).to_contain_text("place 1 of 2 so far · 2 points")
     page.goto(f"{base_url}/tournament?lang=it")
     expect(page.locator("#page-title")).to_have_text("Tornei")
     expect(page.locator(f'#tour-list a[href="/tournament?id={tournament_id}"]')).to_be_visible()

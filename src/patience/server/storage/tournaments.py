@@ -30,8 +30,8 @@ from patience.tournament import DRAW, LOSS, WIN, Standing, duel_points, on_fire,
 
 __all__ = ["CLAIM_LAPSE_MS", "Tournament", "TournamentDuelRow", "TournamentPlayerRow", "TournamentRow", "claim_pair",
            "find_tournament", "free_players", "insert_duel", "join_tournament", "list_tournaments",
-           "make_tournament", "pause_tournament", "release_claim", "running_tournaments",
-           "standings"]
+           "make_tournament", "pause_tournament", "player_tournaments", "release_claim",
+           "running_tournaments", "standings"]
 
 CLAIM_LAPSE_MS = 30_000  # a claimed pair whose match was never written is let go after this long
 
@@ -68,6 +68,8 @@ class TournamentPlayerRow(Base):
     match_id: Mapped[str | None] = mapped_column(String(24))
     claimed_ms: Mapped[int | None] = mapped_column(BigInteger)
     last_opponent: Mapped[str | None] = mapped_column(String(24))
+
+    __table_args__ = (Index("ix_tournament_players_user", "user_id", "joined_ms"),)
 
 
 class TournamentDuelRow(Base):
@@ -169,6 +171,26 @@ def list_tournaments(engine: Engine, now_ms: int, *, ended_within_ms: int = 86_4
              "ends_ms": row.ends_ms, "scheduled": row.slot is not None, "locked": row.password is not None,
              "by": row.by, "players": int(row.players), "state": _tournament(row).state(now_ms)}
             for row in [*coming, *ended]]
+
+
+def player_tournaments(engine: Engine, user_id: str, now_ms: int, *, limit: int = 10) -> list[dict[str, Any]]:
+    """The tournaments a player joined that have begun, the last joined first (at most ``limit``), each
+    with the player's place (shared places share a number), the number of players and their points."""
+    with engine.connect() as connection:
+        rows = connection.execute(select(TournamentRow.__table__).join(
+            TournamentPlayerRow, TournamentPlayerRow.tournament_id == TournamentRow.id)
+            .where(TournamentPlayerRow.user_id == user_id, TournamentRow.starts_ms <= now_ms)
+            .order_by(TournamentPlayerRow.joined_ms.desc()).limit(limit)).all()
+    out = []
+    for row in rows:
+        tournament = _tournament(row)
+        table = standings(engine, tournament)
+        mine = next(line for line in table if line["id"] == user_id)
+        out.append({"id": tournament.id, "name": tournament.name, "format": tournament.format,
+                    "starts_ms": tournament.starts_ms, "ends_ms": tournament.ends_ms,
+                    "state": tournament.state(now_ms), "rank": mine["rank"], "players": len(table),
+                    "points": mine["points"]})
+    return out
 
 
 # -- players -------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from patience.options import describe_options
 from patience.server.solo.hub import Hub
 from patience.server.storage.league import DUEL_GAMES, leaderboard, match_view, profile, recent_matches
 from patience.server.storage.store import Store
+from patience.server.storage.tournaments import player_tournaments
 from patience.server.web.identity import accounts_of, browser_id, current_user, with_cookie
 from patience.solve.rates import rates_by_variant
 
@@ -99,9 +100,12 @@ async def leaderboard_api(request: Request) -> Response:
 
 
 async def profile_api(request: Request) -> Response:
-    found = await anyio.to_thread.run_sync(profile, _store(request).engine, request.path_params["user"])
+    engine = _store(request).engine
+    found = await anyio.to_thread.run_sync(profile, engine, request.path_params["user"])
     if found is None:
         return _not_found("player")
+    found["tournaments"] = await anyio.to_thread.run_sync(
+        player_tournaments, engine, found["user"]["id"], int(request.app.state.arena.wall() * 1000))
     return JSONResponse(found, headers={"Cache-Control": "no-store"})
 
 

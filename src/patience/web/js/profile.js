@@ -1,4 +1,5 @@
-// A player's page: ratings per game with their history, duel and solo statistics, recent matches.
+// A player's page: ratings per game with their history, duel and solo statistics, recent matches, the
+// tournaments they played (their place and points, linking to the standings).
 
 import { el, formatName, gameName, openPage } from "./arena.js";
 import { lang, onLang, t } from "./i18n.js";
@@ -68,6 +69,15 @@ function render() {
   }));
   if (!data.recent.length) $("#recent").append(el("li", { textContent: t("profile.none") }));
   $("#all-matches").href = `/matches?player=${encodeURIComponent(data.user.id)}`;
+  $("#tournaments").replaceChildren(...(data.tournaments || []).map((tour) => {
+    const name = tour.name || t("tour.hourly", { game: gameName(tour.format.split("/")[0]) });
+    const day = new Date(tour.starts_ms).toLocaleDateString(lang());
+    const place = t(tour.state === "over" ? "tour.place" : "tour.place_now", { rank: tour.rank, players: tour.players });
+    const pts = t(`tour.n_points.${tour.points === 1 ? "one" : "many"}`, { n: tour.points });
+    return el("li", {}, el("a", { href: `/tournament?id=${encodeURIComponent(tour.id)}`,
+      textContent: `${name} · ${formatName(tour.format)} · ${day} · ${place} · ${pts}` }));
+  }));
+  if (!(data.tournaments || []).length) $("#tournaments").append(el("li", { textContent: t("tour.played_none") }));
   document.title = `${data.user.name} · Patience Arena`;
 }
 
