@@ -378,6 +378,7 @@ function onError(d) {
     net.raw("lobby", { cid: net.cid });
   }
   board.snapBack();
+  if (d.code === "stale_ack") return; // an intent older than one already answered: the newer answer holds
   const known = t(`duel.err.${d.code}`);
   toast(known === `duel.err.${d.code}` ? d.msg : known, "bad");
 }

@@ -148,6 +148,15 @@ function onError(d) {
     if (!view.game) setTimeout(() => (location.href = "/"), 2500);
     return;
   }
+  if (d.code === "stale_ack") {
+    // an intent older than one already answered (sent again after the game moved): the newer answer holds
+    board.snapBack();
+    return;
+  }
+  if (d.code === "too_many_games") {
+    toast(t("too_many_games"), "bad");
+    return;
+  }
   if (d.code === "moved") {
     // another window (perhaps on another server process) took the game: this page no longer shows it
     toast(t("game_moved"), "bad");
