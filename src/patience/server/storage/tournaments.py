@@ -161,7 +161,8 @@ def list_tournaments(engine: Engine, now_ms: int, *, ended_within_ms: int = 86_4
         coming = connection.execute(select(table, count.label("players"), names.c.name.label("by"))
                                     .outerjoin(names, names.c.id == TournamentRow.created_by)
                                     .where(TournamentRow.ends_ms > now_ms)
-                                    .order_by(TournamentRow.starts_ms, TournamentRow.id).limit(limit)).all()
+                                    .order_by(TournamentRow.starts_ms, TournamentRow.format, TournamentRow.id)
+                                    .limit(limit)).all()
         ended = connection.execute(select(table, count.label("players"), names.c.name.label("by"))
                                    .outerjoin(names, names.c.id == TournamentRow.created_by)
                                    .where(TournamentRow.ends_ms <= now_ms,
