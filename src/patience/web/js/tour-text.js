@@ -5,7 +5,7 @@ export const TOUR_TEXT = {
     nav: { tournaments: "Tournaments" },
     tour: {
       title: "Tournaments", list: "Tournaments", make: "Make a tournament", name: "Name", format: "Duel",
-      when: "When", players: "Players", minutes: "Length (15 to 120 minutes)", start: "Start (empty: now)",
+      when: "When", players: "Players", minutes: "Length (15 to 120 minutes)", start: "Start (leave empty: now)",
       with_password: "With a password: only those who know it may join",
       password_who: "Password (tell it to those you invite)", create: "Make the tournament",
       sign_in_make: "Sign in to make a tournament", hourly: "Hourly tournament: {game}", none: "No tournament to show.",
@@ -44,17 +44,17 @@ export const TOUR_TEXT = {
     nav: { tournaments: "Turniere" },
     tour: {
       title: "Turniere", list: "Turniere", make: "Ein Turnier anlegen", name: "Name", format: "Duell",
-      when: "Wann", players: "Spieler", minutes: "Dauer (15 bis 120 Minuten)", start: "Beginn (leer: sofort)",
+      when: "Wann", players: "Spieler", minutes: "Dauer (15 bis 120 Minuten)", start: "Beginn (leer lassen: sofort)",
       with_password: "Mit Passwort: nur wer es kennt, kann teilnehmen",
       password_who: "Passwort (sag es denen, die du einlädst)", create: "Turnier anlegen",
       sign_in_make: "Melde dich an, um ein Turnier anzulegen", hourly: "Stündliches Turnier: {game}",
       none: "Kein Turnier vorhanden.",
       soon: "Beginn: {time}", on: "läuft, Ende: {time}", over: "beendet: {time}",
-      starts_in: "Beginnt in {time}", ends_in: "Endet in {time}", ended: "Dieses Turnier ist vorbei: der Endstand.",
+      starts_in: "Beginnt in {time}", ends_in: "Endet in {time}", ended: "Dieses Turnier ist vorbei. Der Endstand:",
       facts: "{format} · {minutes} Minuten insgesamt · angelegt von {by}",
       facts_site: "{format} · {minutes} Minuten insgesamt · veranstaltet von Patience Arena",
       locked: "mit Passwort",
-      rules: "Sobald sein Duell endet, bekommt jeder Spieler einen neuen Gegner: den freien Spieler, der ihm nach " +
+      rules: "Jeder Spieler bekommt einen neuen Gegner, sobald sein Duell endet: den freien Spieler, der ihm nach " +
         "Punkten und Wertung am nächsten ist (nie zweimal hintereinander denselben). Ein Sieg zählt 2 Punkte, ein " +
         "Unentschieden 1, eine Niederlage 0; nach zwei Siegen in Folge zählt jeder Sieg doppelt (×2), bis zur " +
         "nächsten Niederlage. Die Wertung ändert sich mit jedem Duell wie sonst auch. Ist die Zeit um, beginnt kein " +
@@ -90,16 +90,16 @@ export const TOUR_TEXT = {
     nav: { tournaments: "Tornei" },
     tour: {
       title: "Tornei", list: "Tornei", make: "Crea un torneo", name: "Nome", format: "Sfida",
-      when: "Quando", players: "Giocatori", minutes: "Durata (da 15 a 120 minuti)", start: "Inizio (vuoto: subito)",
+      when: "Quando", players: "Giocatori", minutes: "Durata (da 15 a 120 minuti)", start: "Inizio (se vuoto: subito)",
       with_password: "Con password: può partecipare solo chi la conosce",
       password_who: "Password (dilla a chi inviti)", create: "Crea il torneo",
       sign_in_make: "Accedi per creare un torneo", hourly: "Torneo di ogni ora: {game}", none: "Nessun torneo da mostrare.",
       soon: "inizio: {time}", on: "in corso, fine: {time}", over: "concluso: {time}",
-      starts_in: "Inizia tra {time}", ends_in: "Finisce tra {time}", ended: "Questo torneo è concluso: la classifica finale.",
+      starts_in: "Inizia tra {time}", ends_in: "Finisce tra {time}", ended: "Questo torneo è concluso: ecco la classifica finale.",
       facts: "{format} · {minutes} minuti in tutto · creato da {by}",
       facts_site: "{format} · {minutes} minuti in tutto · organizzato da Patience Arena",
       locked: "con password",
-      rules: "Appena finisce la sua sfida, ogni giocatore ne inizia un'altra con il giocatore libero più vicino per " +
+      rules: "Ogni giocatore, appena finisce la sua sfida, ne inizia un'altra con il giocatore libero più vicino per " +
         "punti e punteggio Elo (mai lo stesso avversario due volte di seguito). Una vittoria vale 2 punti, un " +
         "pareggio 1, una sconfitta 0; dopo due vittorie di fila ogni vittoria vale doppio (×2) fino alla prossima " +
         "sconfitta. Il punteggio Elo cambia a ogni sfida come sempre. Allo scadere del tempo non inizia più nessuna " +
