@@ -2,21 +2,24 @@
 when asked for), joins it (their own line marked), is paired with a scripted player as soon as both are
 in, plays the duel on the duel page (which says it is a tournament's and leads back to it), is taken back
 to the standings after the result, with the duel's points linking to its replay, and finds the tournament
-on their profile with their place and points; the pages in German and
-Italian; and axe-core finds no serious violation on the list, the form and the standings."""
+on their profile with their place and points; the pages in German and Italian; at the end, the winner
+named; and axe-core finds no serious violation on the list, the form and the standings."""
 
 from __future__ import annotations
 
 import secrets
 import threading
+import time
 from typing import Any
 
 import pytest
 from browser_accounts import sign_up
 from playwright.sync_api import expect
+from sqlalchemy import update
 from test_browser_access import serious
 
 from arena_processes import Player
+from patience.server.storage.tournaments import TournamentRow
 
 pytestmark = pytest.mark.slow
 
@@ -37,7 +40,7 @@ def scripted_opponent(player: Player, tournament_id: str, out: dict[str, Any]) -
         out["error"] = exc
 
 
-def test_make_join_and_play_a_tournament_duel(page: Any, base_url: str, shot: Any) -> None:
+def test_make_join_and_play_a_tournament_duel(page: Any, base_url: str, server_app: Any, shot: Any) -> None:
     tag = secrets.token_hex(3)
     sign_up(page, base_url, f"anna{tag}", f"Anna{tag}", then="/tournament")
     expect(page.locator("#tour-list tr").first).to_be_visible()  # the site's hourly tournaments are listed
@@ -104,5 +107,13 @@ def test_make_join_and_play_a_tournament_duel(page: Any, base_url: str, shot: An
     page.goto(f"{base_url}/tournament?lang=it")
     expect(page.locator("#page-title")).to_have_text("Tornei")
     expect(page.locator(f'#tour-list a[href="/tournament?id={tournament_id}"]')).to_be_visible()
+    # the end, come sooner than a player could wait for: the winner is named, no one joins or pauses
+    with server_app.state.store.engine.begin() as connection:
+        connection.execute(update(TournamentRow).where(TournamentRow.id == tournament_id)
+                           .values(ends_ms=int(time.time() * 1000) - 1000))
+    page.goto(f"{base_url}/tournament?id={tournament_id}&lang=en")
+    expect(page.locator("#tour-clock")).to_have_text("This tournament is over: the final standings.")
+    expect(page.locator("#tour-msg")).to_have_text(f"Anna{tag} won the tournament with 2 points.")
+    expect(page.locator("#tour-actions button")).to_have_count(0)
     page.goto(f"{base_url}/tournament?lang=en")
     bruno.close()
