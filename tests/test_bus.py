@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from helpers import run_async
-from patience.server.bus import Bus, BusError, MemoryBus, make_bus
+from patience.server.bus import Bus, BusError, MemoryBus, make_bus, stop_tasks
 from patience.server.bus.redisbus import RedisBus
 
 Factory = Callable[[str], Awaitable[Bus]]
@@ -179,3 +179,29 @@ def test_a_wrong_or_unreachable_bus_is_a_clear_error() -> None:
         await bus.close()
 
     run_async(main)
+
+
+def test_loops_of_bus_commands_stop_when_asked(arena: Any) -> None:
+    """A server stopping cancels its loops (the clocks, the leases' renewal) and waits for their end. On
+    Redis the client may lose a cancellation that comes during a command (the command finishes, the loop
+    goes on): stop_tasks cancels again until each loop has ended, where one cancel and a gather could
+    wait for ever."""
+    async def test(make: Factory) -> None:
+        bus = await make("a")
+
+        async def clock(n: int) -> None:  # as the arena's: commands of the bus in a loop, failures said
+            while True:
+                try:
+                    await bus.acquire(f"lease:loop{n}", 5.0)
+                    await bus.holder(f"lease:loop{n}")
+                except Exception:  # pragma: no cover - said and tried again
+                    pass
+                await asyncio.sleep(0)
+
+        loops = [asyncio.create_task(clock(n)) for n in range(20)]
+        await asyncio.sleep(0.05)
+        async with asyncio.timeout(10):
+            await stop_tasks(loops, again_s=0.05)
+        assert all(task.cancelled() for task in loops)
+
+    arena(test)

@@ -40,7 +40,7 @@ from patience.server.accounts import Accounts
 from patience.server.arena import Arena
 from patience.server.arena.daily import DailyDeals
 from patience.server.arena.dealstock import DealStock
-from patience.server.bus import make_bus
+from patience.server.bus import make_bus, stop_tasks
 from patience.server.solo import Hub
 from patience.server.storage.store import ArenaLock, Store, sqlite_url
 from patience.server.storage.writer import GroupWriter
@@ -142,9 +142,7 @@ def create_app(
             try:
                 yield
             finally:
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+                await stop_tasks(tasks)  # each ends, even one whose cancellation a bus command lost
                 await arena.stop()
                 hub.tick()
                 await hub.save()

@@ -46,7 +46,7 @@ from patience.server.arena.dealstock import DealStock
 from patience.server.arena.matches import COUNTDOWN_SECONDS, Intent, LiveMatch, MatchClock
 from patience.server.arena.nodes import Envelope, Outbound, RemoteMatch, RemotePeer, channel_of, read_envelope
 from patience.server.arena.tournaments import TOURNAMENT_MESSAGES, Tournaments
-from patience.server.bus import Bus, BusError, MemoryBus
+from patience.server.bus import Bus, BusError, MemoryBus, stop_tasks
 from patience.server.live import Connection, Now, Peer
 from patience.server.protocol import (
     AcceptIntent,
@@ -202,9 +202,7 @@ class Arena:
 
     async def stop(self) -> None:
         """Leave the arena: let go of every lease, so that other processes take the matches at once."""
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await stop_tasks(self._tasks)
         await self.writer.flush()
         for match_id, token in list(self.leases.items()):
             with contextlib.suppress(Exception):

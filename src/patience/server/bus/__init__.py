@@ -26,10 +26,10 @@ memory. Several processes, on one machine or many, share a Redis server: :class:
 
 from __future__ import annotations
 
-from patience.server.bus.base import Bus, BusError, Handler, node_name
+from patience.server.bus.base import Bus, BusError, Handler, node_name, stop_tasks
 from patience.server.bus.memory import MemoryBus
 
-__all__ = ["Bus", "BusError", "Handler", "MemoryBus", "make_bus", "node_name"]
+__all__ = ["Bus", "BusError", "Handler", "MemoryBus", "make_bus", "node_name", "stop_tasks"]
 
 
 def make_bus(url: str | None, node: str | None = None) -> Bus:

@@ -9,11 +9,12 @@ import random
 import secrets
 import socket
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Any
 
 from patience.errors import PatienceError
 
-__all__ = ["Bus", "BusError", "Handler", "node_name"]
+__all__ = ["Bus", "BusError", "Handler", "node_name", "stop_tasks"]
 
 Handler = Callable[[bytes], None]
 """Called in the event loop with each message of a channel subscribed to."""
@@ -21,6 +22,39 @@ Handler = Callable[[bytes], None]
 
 class BusError(PatienceError):
     """The bus cannot be reached or used (a wrong URL, Redis down)."""
+
+
+async def stop_tasks(tasks: Iterable[asyncio.Task[Any]], again_s: float = 0.5) -> None:
+    """Cancel ``tasks`` and return once every one has ended.
+
+    A cancellation can be lost on the way: redis-py's asyncio client may finish a command and return
+    although its task was cancelled meanwhile, and a loop that goes on after it would keep a stopping
+    server waiting for ever. A task still running after ``again_s`` is cancelled again, at its next
+    wait, until it ends. What the tasks raised is taken (and dropped), as ``gather(return_exceptions=True)``.
+
+    >>> async def deaf() -> None:  # loses its first cancellation, as a command of the bus may
+    ...     try:
+    ...         await asyncio.sleep(10)
+    ...     except asyncio.CancelledError:
+    ...         pass
+    ...     await asyncio.sleep(10)
+    >>> async def demo() -> bool:
+    ...     task = asyncio.create_task(deaf())
+    ...     await asyncio.sleep(0)
+    ...     await stop_tasks([task], again_s=0.01)
+    ...     return task.cancelled()
+    >>> asyncio.run(demo())
+    True
+    """
+    every = list(tasks)
+    pending = {task for task in every if not task.done()}
+    while pending:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=again_s)
+    for task in every:
+        if not task.cancelled():
+            task.exception()
 
 
 def node_name() -> str:
