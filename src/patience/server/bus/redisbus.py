@@ -20,7 +20,7 @@ from collections import defaultdict
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from patience.server.bus.base import Bus, BusError, Handler
+from patience.server.bus.base import Bus, BusError, Handler, stop_tasks
 
 __all__ = ["RedisBus"]
 
@@ -103,9 +103,7 @@ class RedisBus(Bus):
 
     async def close(self) -> None:
         if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader
+            await stop_tasks([self._reader])  # its read of the channels may lose a first cancellation
         with contextlib.suppress(Exception):
             await self._pubsub.aclose()
         with contextlib.suppress(Exception):
