@@ -8,6 +8,7 @@ import { commitmentText, el, formatName, openPage, sha256 } from "./arena.js";
 import { onLang, say, t } from "./i18n.js";
 import { Liveness } from "./liveness.js";
 import { $, applyText, confirmDialog, formatTime, points, showUndo, signed, toast } from "./ui.js";
+import { randomId } from "./net.js";
 
 const params = new URLSearchParams(location.search);
 const TOUR = /^[A-Za-z0-9_-]{8,16}$/.test(params.get("t") || "") ? params.get("t") : null; // a tournament's duel
@@ -35,12 +36,6 @@ const view = {
 const CODE = /^[A-Za-z0-9_-]{8,24}$/;
 
 // -- the connection: versions, acks, reconnecting ------------------------------------------------
-
-function randomId() {
-  const bytes = new Uint8Array(12);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"[b & 63]).join("");
-}
 
 const net = {
   ws: null,

@@ -5,7 +5,8 @@ import { Liveness } from "./liveness.js";
 
 const INTENTS = new Set(["move", "stock", "undo", "giveup"]);
 
-function randomId() {
+/** A page's id (12 URL-safe characters): its acks and events are told apart from other pages'. */
+export function randomId() {
   const bytes = new Uint8Array(12);
   crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"[b & 63]).join("");

@@ -5,6 +5,7 @@
 import { el, formatName, gameName, openPage, postForm } from "./arena.js";
 import { lang, onLang, t } from "./i18n.js";
 import { $, applyText, formatTime } from "./ui.js";
+import { randomId } from "./net.js";
 
 const params = new URLSearchParams(location.search);
 const ID = /^[A-Za-z0-9_-]{8,16}$/.test(params.get("id") || "") ? params.get("id") : null;
@@ -13,12 +14,6 @@ let tour = null; // the last "tour" message
 let tourAt = 0; // performance.now() when it came
 let message = "";
 let list = null;
-
-function randomId() {
-  const bytes = new Uint8Array(12);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"[b & 63]).join("");
-}
 
 // -- one tournament, live on the websocket -------------------------------------------------------
 
