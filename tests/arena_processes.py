@@ -15,11 +15,12 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import httpx
+import redis
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
@@ -80,6 +81,30 @@ class ServeProcess:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
         self._log.close()
+
+
+def fresh_redis(redis_server: str, db: int) -> str:
+    """The address of database ``db`` of the test Redis at ``redis_server``, emptied (each module of
+    multi-process tests has one of its own)."""
+    url = redis_server.rsplit("/", 1)[0] + f"/{db}"
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    client.close()
+    return url
+
+
+@contextlib.contextmanager
+def serving(database_url: str, redis_url: str, folder: Path,
+            names: Sequence[str] = ("one", "two")) -> Iterator[list[ServeProcess]]:
+    """``patience serve`` processes of one arena, ready; stopped at the end whatever happened."""
+    procs = [ServeProcess(database_url, redis_url, folder, name) for name in names]
+    try:
+        for proc in procs:
+            proc.wait_ready()
+        yield procs
+    finally:
+        for proc in procs:
+            proc.stop()
 
 
 class Player:

@@ -16,7 +16,7 @@ import httpx
 import pytest
 import redis
 
-from arena_processes import Player, ServeProcess, free_port
+from arena_processes import Player, ServeProcess, free_port, fresh_redis
 
 pytestmark = pytest.mark.slow
 
@@ -29,10 +29,7 @@ def proxied(postgres_url: str, redis_server: str, tmp_path: Path) -> Iterator[tu
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if nginx is None:
         pytest.fail("nginx is not installed: apt-get install -y nginx (scripts/test does)", pytrace=False)
-    arena_redis = redis_server.rsplit("/", 1)[0] + "/10"
-    client = redis.Redis.from_url(arena_redis)
-    client.flushdb()
-    client.close()
+    arena_redis = fresh_redis(redis_server, 10)
     procs = [ServeProcess(postgres_url, arena_redis, tmp_path, name) for name in ("one", "two")]
     port = free_port()
     upstreams = "\n        ".join(f"server 127.0.0.1:{p.port} max_fails=1 fail_timeout=3s;" for p in procs)

@@ -24,7 +24,7 @@ import pytest
 import redis
 from websockets.sync.client import connect
 
-from arena_processes import Player, ServeProcess
+from arena_processes import Player, ServeProcess, fresh_redis, serving
 from patience.duel import verify_match
 
 pytestmark = pytest.mark.slow
@@ -35,23 +35,13 @@ FORMAT = "reloaded/standard/300"
 @pytest.fixture
 def arena_redis(redis_server: str) -> str:
     """A Redis database of this test alone (its keys; channels are named by process)."""
-    url = redis_server.rsplit("/", 1)[0] + "/9"
-    client = redis.Redis.from_url(url)
-    client.flushdb()
-    client.close()
-    return url
+    return fresh_redis(redis_server, 9)
 
 
 @pytest.fixture
 def two(postgres_url: str, arena_redis: str, tmp_path: Path) -> Iterator[tuple[ServeProcess, ServeProcess]]:
-    procs = [ServeProcess(postgres_url, arena_redis, tmp_path, name) for name in ("one", "two")]
-    try:
-        for proc in procs:
-            proc.wait_ready()
-        yield procs[0], procs[1]
-    finally:
-        for proc in procs:
-            proc.stop()
+    with serving(postgres_url, arena_redis, tmp_path) as (one, two):
+        yield one, two
 
 
 def moves_of(msg: dict[str, Any]) -> int:

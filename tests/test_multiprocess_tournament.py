@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 
-from arena_processes import Player, ServeProcess
+from arena_processes import Player, ServeProcess, fresh_redis, serving
 from patience.server.storage.store import Store
 from patience.server.storage.tournaments import Tournament, make_tournament
 from patience.tournament import duel_points
@@ -32,18 +31,8 @@ LENGTH_S = 32.0
 
 @pytest.fixture
 def two(postgres_url: str, redis_server: str, tmp_path: Path) -> Iterator[tuple[ServeProcess, ServeProcess]]:
-    url = redis_server.rsplit("/", 1)[0] + "/14"
-    client = redis.Redis.from_url(url)
-    client.flushdb()
-    client.close()
-    procs = [ServeProcess(postgres_url, url, tmp_path, name) for name in ("one", "two")]
-    try:
-        for proc in procs:
-            proc.wait_ready()
-        yield procs[0], procs[1]
-    finally:
-        for proc in procs:
-            proc.stop()
+    with serving(postgres_url, fresh_redis(redis_server, 14), tmp_path) as (one, two):
+        yield one, two
 
 
 def play_tournament(player: Player, tournament_id: str, wrong: int, out: dict[str, Any]) -> None:

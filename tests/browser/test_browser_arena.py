@@ -9,11 +9,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import redis
 from playwright.sync_api import expect
 from test_browser_duel import sign_up
 
-from arena_processes import ServeProcess
+from arena_processes import fresh_redis, serving
 
 pytestmark = pytest.mark.slow
 
@@ -24,19 +23,8 @@ FORMAT = "reloaded/standard/300"
 def two_processes(module_postgres_url: str, redis_server: str,
                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """The arena of two processes the tests of this module share (none of them stops one)."""
-    arena_redis = redis_server.rsplit("/", 1)[0] + "/12"
-    client = redis.Redis.from_url(arena_redis)
-    client.flushdb()
-    client.close()
-    logs = tmp_path_factory.mktemp("arena")
-    procs = [ServeProcess(module_postgres_url, arena_redis, logs, name) for name in ("one", "two")]
-    try:
-        for proc in procs:
-            proc.wait_ready()
-        yield procs[0].url, procs[1].url
-    finally:
-        for proc in procs:
-            proc.stop()
+    with serving(module_postgres_url, fresh_redis(redis_server, 12), tmp_path_factory.mktemp("arena")) as (one, two):
+        yield one.url, two.url
 
 
 def test_two_browsers_on_two_processes_play_a_duel_to_its_result(browser: Any, two_processes: tuple[str, str],
