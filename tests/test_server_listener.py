@@ -45,12 +45,12 @@ async def hello(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"ok"})
 
 
-@pytest.fixture
-def server(request: pytest.FixtureRequest) -> Iterator[int]:
+@contextlib.contextmanager
+def serving_hello(loop: Any, http: Any) -> Iterator[tuple[int, uvicorn.Server, threading.Thread]]:
+    """The hello app under uvicorn with ``loop`` and ``http``, on a thread: its port, the server (set
+    ``should_exit`` to stop it) and the thread; stopped at the end."""
     listening = socket.create_server(("127.0.0.1", 0))
-    port = listening.getsockname()[1]
-    loop = functools.partial(SmallLoop, proxies=getattr(request, "param", None))
-    config = uvicorn.Config(hello, fd=listening.fileno(), loop=loop, http=QuickGate, log_level="warning",
+    config = uvicorn.Config(hello, fd=listening.fileno(), loop=loop, http=http, log_level="warning",
                             lifespan="off")
     runner = uvicorn.Server(config)
     thread = threading.Thread(target=runner.run, daemon=True)
@@ -58,10 +58,19 @@ def server(request: pytest.FixtureRequest) -> Iterator[int]:
     deadline = time.monotonic() + 10
     while not runner.started and time.monotonic() < deadline:
         time.sleep(0.01)
-    yield port
-    runner.should_exit = True
-    thread.join(10)
-    listening.close()
+    try:
+        yield listening.getsockname()[1], runner, thread
+    finally:
+        runner.should_exit = True
+        thread.join(10)
+        listening.close()
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest) -> Iterator[int]:
+    loop = functools.partial(SmallLoop, proxies=getattr(request, "param", None))
+    with serving_hello(loop, QuickGate) as (port, _, _):
+        yield port
 
 
 def get(port: int) -> bytes:
@@ -145,21 +154,11 @@ def test_open_websockets_count_against_their_address(server: int) -> None:
 
 
 def test_stopping_the_server_closes_the_connections_still_owing_their_headers() -> None:
-    listening = socket.create_server(("127.0.0.1", 0))
-    port = listening.getsockname()[1]
-    config = uvicorn.Config(hello, fd=listening.fileno(), loop=GuardedLoop, http=HeaderGate, log_level="warning",
-                            lifespan="off")
-    runner = uvicorn.Server(config)
-    thread = threading.Thread(target=runner.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not runner.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    with socket.create_connection(("127.0.0.1", port)) as slow:
-        slow.sendall(b"GET / HTTP/1.1\r\nhost: x\r\n")
-        time.sleep(0.1)
-        runner.should_exit = True
-        assert closed(slow, 3.0)  # at the stop, not after the 10 s header time limit
-    thread.join(10)
-    assert not thread.is_alive()
-    listening.close()
+    with serving_hello(GuardedLoop, HeaderGate) as (port, runner, thread):
+        with socket.create_connection(("127.0.0.1", port)) as slow:
+            slow.sendall(b"GET / HTTP/1.1\r\nhost: x\r\n")
+            time.sleep(0.1)
+            runner.should_exit = True
+            assert closed(slow, 3.0)  # at the stop, not after the 10 s header time limit
+        thread.join(10)
+        assert not thread.is_alive()
