@@ -184,27 +184,43 @@ def test_a_process_stopped_on_purpose_hands_its_matches_over_at_once(two: tuple[
     assert handed_over_s < 4  # well before a lease would lapse by itself
 
 
+# -- a solo page's websocket -------------------------------------------------------------------
+
+
+def browser_cookie(server: ServeProcess) -> dict[str, str]:
+    """The header of a new browser's cookie, as the server gave it."""
+    with httpx.Client(base_url=server.url) as http:
+        http.get("/")
+        return {"Cookie": "; ".join(f"{k}={v}" for k, v in http.cookies.items())}
+
+
+def answer(ws: Any, ack: int) -> dict[str, Any]:
+    """The answer to the intent ``ack`` (what comes before it is passed over)."""
+    while True:
+        msg = json.loads(ws.recv(timeout=15))
+        if msg["d"].get("ack") == ack:
+            return msg  # type: ignore[no-any-return]
+
+
+def draw(ws: Any, ack: int) -> dict[str, Any]:
+    ws.send(json.dumps({"t": "stock", "d": {"ack": ack}}))
+    return answer(ws, ack)
+
+
+def join(ws: Any, game_id: str, seen: int = 0) -> dict[str, Any]:
+    """Show solo game ``game_id`` on this page, whose last version seen is ``seen``: the game, or an error."""
+    ws.send(json.dumps({"t": "join", "d": {"id": game_id, "v": seen, "cid": "page"}}))
+    while True:
+        msg = json.loads(ws.recv(timeout=20))
+        if msg["t"] in ("game", "err"):
+            return msg  # type: ignore[no-any-return]
+
+
 def test_a_solo_game_goes_on_at_whichever_process_its_page_reaches(two: tuple[ServeProcess, ServeProcess]) -> None:
     """A solo game is played by one process at a time (its lease): a page that comes back through
     another process takes the game along, every acknowledged move with it, even after a kill -9."""
     one, other = two
-    http = httpx.Client(base_url=one.url)
-    http.get("/")  # the browser's cookie
-    cookie = {"Cookie": "; ".join(f"{k}={v}" for k, v in http.cookies.items())}
-
-    def draw(ws: Any, ack: int) -> dict[str, Any]:
-        ws.send(json.dumps({"t": "stock", "d": {"ack": ack}}))
-        while True:
-            msg = json.loads(ws.recv(timeout=15))
-            if msg["d"].get("ack") == ack:
-                return msg  # type: ignore[no-any-return]
-
-    def join(ws: Any, game_id: str) -> dict[str, Any]:
-        ws.send(json.dumps({"t": "join", "d": {"id": game_id, "v": 0, "cid": "page"}}))
-        while True:
-            msg = json.loads(ws.recv(timeout=20))
-            if msg["t"] in ("game", "err"):
-                return msg  # type: ignore[no-any-return]
+    cookie = browser_cookie(one)
 
     with connect(f"ws://127.0.0.1:{one.port}/ws", additional_headers=cookie) as first:
         first.send(json.dumps({"t": "new", "d": {"game": "reloaded", "seed": "9", "cid": "page"}}))
@@ -254,26 +270,7 @@ def test_an_intent_sent_again_to_another_process_is_not_played_twice(two: tuple[
     process that took the game over answers it as the first one did (the answer was written with the
     move), and the stock is not turned twice; even after that process is killed with SIGKILL."""
     one, other = two
-    http = httpx.Client(base_url=one.url)
-    http.get("/")  # the browser's cookie
-    cookie = {"Cookie": "; ".join(f"{k}={v}" for k, v in http.cookies.items())}
-
-    def answer(ws: Any, ack: int) -> dict[str, Any]:
-        while True:
-            msg = json.loads(ws.recv(timeout=15))
-            if msg["d"].get("ack") == ack:
-                return msg  # type: ignore[no-any-return]
-
-    def draw(ws: Any, ack: int) -> dict[str, Any]:
-        ws.send(json.dumps({"t": "stock", "d": {"ack": ack}}))
-        return answer(ws, ack)
-
-    def join(ws: Any, game_id: str, seen: int) -> dict[str, Any]:
-        ws.send(json.dumps({"t": "join", "d": {"id": game_id, "v": seen, "cid": "page"}}))
-        while True:
-            msg = json.loads(ws.recv(timeout=20))
-            if msg["t"] in ("game", "err"):
-                return msg  # type: ignore[no-any-return]
+    cookie = browser_cookie(one)
 
     with connect(f"ws://127.0.0.1:{one.port}/ws", additional_headers=cookie) as first:
         first.send(json.dumps({"t": "new", "d": {"game": "reloaded", "seed": "9", "cid": "page"}}))
