@@ -201,6 +201,7 @@ def test_standings_from_the_duels_with_the_fire_and_a_pause(store: Store) -> Non
     assert [(row["rank"], row["points"], row["rating"]) for row in table[1:]] == [(2, 1, 1500), (2, 1, 1500)]
     anna = table[0]
     assert [d["points"] for d in anna["duels"]] == [2, 2, 4] and anna["fire"]
+    assert [d["double"] for d in anna["duels"]] == [False, False, True]  # the third: a win on fire
     assert [d["opponent"] for d in anna["duels"]] == ["Bruno", "Carla", "Bruno"]
     assert all(row["playing"] is None for row in table)
     carla = next(row for row in table if row["name"] == "Carla")
@@ -244,6 +245,10 @@ def test_the_list_shows_what_is_to_come_and_what_ended_with_players(store: Store
     # going on and to come, soonest first; of those ended, the one anyone joined (the first had nobody)
     assert [(t["id"], t["state"], t["players"]) for t in listed] == [
         ("list0002", "on", 0), ("list0003", "soon", 0), ("list0001", "over", 1)]
+    assert all("joined" not in t for t in listed)  # signed out: nobody's
+    # for a signed-in player: the ones they joined
+    assert [(t["id"], t["joined"]) for t in list_tournaments(store.engine, 3 * hour + 1, user_id="anna")] == [
+        ("list0002", False), ("list0003", False), ("list0001", True)]
 
 
 def test_a_password_is_kept_as_an_argon2_hash_and_asked_for_at_joining(app: Any) -> None:
@@ -275,3 +280,7 @@ def test_a_password_is_kept_as_an_argon2_hash_and_asked_for_at_joining(app: Any)
     assert page.until(lambda m: m["t"] == "err" or (m["t"] == "tour" and m["d"]["joined"]))["t"] == "tour"
     assert len(players_of(engine, tour_id)) == 1
     page.close()
+    # the list marks the tournaments the asker joined: Bruno's, not Anna's (who made it but is not in it)
+    for who, joined in ((page.client, True), (anna, False)):
+        listed = who.get("/api/tournaments").json()["tournaments"]
+        assert next(t for t in listed if t["id"] == tour_id)["joined"] is joined

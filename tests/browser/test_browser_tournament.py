@@ -77,6 +77,9 @@ def test_make_join_and_play_a_tournament_duel(page: Any, base_url: str, server_a
     page.locator("#giveup").click()
     page.locator("#confirm-yes").click()
     expect(page.locator("#result-title")).to_have_text("You won!")
+    # the tournament points the duel earned each player, as the server's standings say
+    expect(page.locator('#result-rows tr[data-side="you"] .result-tour')).to_have_text("+2 points")
+    expect(page.locator('#result-rows tr[data-side="opp"] .result-tour')).to_have_text("+0 points")
     expect(page.locator("#rematch-box")).to_be_hidden()  # no rematch in a tournament
     expect(page.locator("#to-lobby")).to_have_text("Back to the tournament")
     expect(page.locator("#tour-next")).to_contain_text("Back to the tournament for your next duel in")
@@ -107,6 +110,10 @@ def test_make_join_and_play_a_tournament_duel(page: Any, base_url: str, server_a
     page.goto(f"{base_url}/tournament?lang=it")
     expect(page.locator("#page-title")).to_have_text("Tornei")
     expect(page.locator(f'#tour-list a[href="/tournament?id={tournament_id}"]')).to_be_visible()
+    # the list marks the tournaments this player joined, and only those
+    joined = page.locator("#tour-list tr", has=page.locator(f'a[href="/tournament?id={tournament_id}"]'))
+    expect(joined.locator(".tour-joined")).to_have_text("partecipi")
+    expect(page.locator("#tour-list .tour-joined")).to_have_count(1)
     # the end, come sooner than a player could wait for: the winner is named, no one joins or pauses
     with server_app.state.store.engine.begin() as connection:
         connection.execute(update(TournamentRow).where(TournamentRow.id == tournament_id)

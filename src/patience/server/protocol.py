@@ -596,12 +596,14 @@ class WatchMsg(_Msg, frozen=True):
 
 class TourDuel(Struct, frozen=True):
     """A finished duel of a tournament player: the match (its replay: ``/match?id=``), the opponent's
-    name, the result (``w``, ``d``, ``l``) and the points it scored."""
+    name, the result (``w``, ``d``, ``l``), the points it scored and whether they were doubled (a win
+    on fire)."""
 
     match: str
     opponent: str
     result: str
     points: int
+    double: bool = False
 
 
 class TourLine(Struct, frozen=True):

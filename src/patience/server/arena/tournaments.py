@@ -217,7 +217,8 @@ class Tournaments:
             by = (await self._run(names_of, [tournament.created_by])).get(tournament.created_by)
         players = [TourLine(line["rank"], line["id"], line["name"], line["rating"], line["provisional"],
                             line["points"], line["fire"], line["paused"], line["playing"],
-                            [TourDuel(d["match"], d["opponent"], d["result"], d["points"]) for d in line["duels"]])
+                            [TourDuel(d["match"], d["opponent"], d["result"], d["points"], d["double"])
+                             for d in line["duels"]])
                    for line in lines]
         return tournament, players, by
 

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from patience.ratings import PROVISIONAL_DEVIATION
 from patience.server.storage.store import Base, MatchRow, RatingRow, UserRow
-from patience.tournament import DRAW, LOSS, WIN, Standing, duel_points, on_fire, rank
+from patience.tournament import DRAW, LOSS, POINTS, WIN, Standing, duel_points, on_fire, rank
 
 __all__ = ["CLAIM_LAPSE_MS", "Tournament", "TournamentDuelRow", "TournamentPlayerRow", "TournamentRow", "claim_pair",
            "find_tournament", "free_players", "insert_duel", "join_tournament", "list_tournaments",
@@ -148,9 +148,10 @@ def running_tournaments(engine: Engine, now_ms: int) -> list[Tournament]:
 
 
 def list_tournaments(engine: Engine, now_ms: int, *, ended_within_ms: int = 86_400_000,
-                     limit: int = 50) -> list[dict[str, Any]]:
+                     limit: int = 50, user_id: str | None = None) -> list[dict[str, Any]]:
     """Tournaments to list: those to come and going on (soonest first), then those ended lately that
-    anyone joined (newest first), each with how many players joined."""
+    anyone joined (newest first), each with how many players joined; with ``user_id`` (a signed-in
+    player), each says whether that player ``joined`` it."""
     from sqlalchemy import func
 
     table = TournamentRow.__table__
@@ -168,10 +169,19 @@ def list_tournaments(engine: Engine, now_ms: int, *, ended_within_ms: int = 86_4
                                    .where(TournamentRow.ends_ms <= now_ms,
                                           TournamentRow.ends_ms > now_ms - ended_within_ms, count > 0)
                                    .order_by(TournamentRow.ends_ms.desc()).limit(limit)).all()
-    return [{"id": row.id, "name": row.name, "format": row.format, "starts_ms": row.starts_ms,
+        mine: set[str] = set()
+        if user_id is not None and (coming or ended):
+            mine = set(connection.execute(select(TournamentPlayerRow.tournament_id).where(
+                TournamentPlayerRow.user_id == user_id,
+                TournamentPlayerRow.tournament_id.in_([row.id for row in [*coming, *ended]]))).scalars())
+    listed = [{"id": row.id, "name": row.name, "format": row.format, "starts_ms": row.starts_ms,
              "ends_ms": row.ends_ms, "scheduled": row.slot is not None, "locked": row.password is not None,
              "by": row.by, "players": int(row.players), "state": _tournament(row).state(now_ms)}
-            for row in [*coming, *ended]]
+              for row in [*coming, *ended]]
+    if user_id is not None:
+        for item in listed:
+            item["joined"] = item["id"] in mine
+    return listed
 
 
 def player_tournaments(engine: Engine, user_id: str, now_ms: int, *, limit: int = 10) -> list[dict[str, Any]]:
@@ -287,7 +297,7 @@ def _result(winner: int | None, side: int) -> str:
 def standings(engine: Engine, tournament: Tournament) -> list[dict[str, Any]]:
     """Every player of a tournament in the order of the standings: rank, name, rating in the game,
     points, on fire, paused, the duel going on, and each finished duel (match, opponent, result,
-    points) in the order they ended."""
+    points, ``double`` when it was a win on fire) in the order they ended."""
     game = tournament.format.split("/", 1)[0]
     players = TournamentPlayerRow.__table__
     with engine.connect() as connection:
@@ -320,6 +330,7 @@ def standings(engine: Engine, tournament: Tournament) -> list[dict[str, Any]]:
         results = tuple(d["result"] for d in lines[row.user_id])
         for duel, points in zip(lines[row.user_id], duel_points(results), strict=True):
             duel["points"] = points
+            duel["double"] = points > POINTS[duel["result"]]  # a win on fire
         rating = 1500.0 if row.rating is None else float(row.rating)
         table.append(Standing(row.user_id, rating, results))
     info = {row.user_id: row for row in people}

@@ -5,6 +5,7 @@ see :mod:`patience.server.arena.tournaments`)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import anyio
 import msgspec
@@ -35,9 +36,12 @@ def _now_ms(request: Request) -> int:
 
 async def tournaments_api(request: Request) -> Response:
     """``GET /api/tournaments``: the tournaments to come and going on, then those ended in the last day;
-    the duel formats and the lengths a new one may have."""
+    the duel formats and the lengths a new one may have; for a signed-in player, whether they ``joined``
+    each."""
     now_ms = _now_ms(request)
-    listed = await anyio.to_thread.run_sync(list_tournaments, request.app.state.store.engine, now_ms)
+    user = await current_user(request)
+    listed = await anyio.to_thread.run_sync(functools.partial(
+        list_tournaments, request.app.state.store.engine, now_ms, user_id=user.id if user is not None else None))
     formats = [Format(game, variant, limit).key for game, variants in FORMATS.items() for variant in variants
                for limit in LIMITS]
     return JSONResponse({"tournaments": listed, "formats": formats, "minutes": [MIN_MINUTES, MAX_MINUTES],

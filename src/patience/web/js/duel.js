@@ -31,6 +31,7 @@ const view = {
   rematch: null, // {state, by} of the finished match's rematch
   watch: null, // the last "watch" message (spectating)
   watchAt: 0,
+  tourPoints: null, // {id, found}: the tournament points the finished duel earned each side
 };
 
 const CODE = /^[A-Za-z0-9_-]{8,24}$/;
@@ -507,7 +508,11 @@ async function showResult() {
   $("#commitment").textContent = d.commitment;
   $("#to-replay").href = `/match?id=${encodeURIComponent(d.id)}`;
   renderRematch();
-  if (TOUR) backToTournament(TOUR, d.id);
+  if (TOUR) {
+    backToTournament(TOUR, d.id);
+    if (view.tourPoints && view.tourPoints.id === d.id) renderTourPoints(); // shown again: as read
+    else tourPoints(TOUR, d);
+  }
   const verify = $("#verify");
   verify.textContent = "…";
   if (!dialog.open) dialog.showModal();
@@ -518,6 +523,46 @@ async function showResult() {
     verify.dataset.ok = String(digest === d.commitment);
   } catch {
     verify.textContent = `${t("duel.commitment")}: ${end.seed}${end.nonce ? `, nonce ${end.nonce}` : ""}`;
+  }
+}
+
+/** The tournament points the duel earned each player, as the tournament's standings say (read again a
+ * few times while the finished duel is not in them yet). */
+async function tourPoints(tour, d, tries = 4) {
+  let standings = null;
+  try {
+    const answer = await fetch(`/api/tournaments/${encodeURIComponent(tour)}`, { cache: "no-store" });
+    if (answer.ok) standings = await answer.json();
+  } catch {
+    standings = null;
+  }
+  const found = [0, 1].map((side) => {
+    const line = standings && standings.players.find((p) => p.id === d.players[side].id);
+    return line ? line.duels.find((duel) => duel.match === d.id) : undefined;
+  });
+  if (found.some((duel) => !duel)) {
+    if (tries > 1 && view.duel && view.duel.id === d.id) setTimeout(() => tourPoints(tour, d, tries - 1), 1000);
+    return;
+  }
+  view.tourPoints = { id: d.id, found };
+  renderTourPoints();
+}
+
+function renderTourPoints() {
+  const got = view.tourPoints;
+  if (!got || !view.duel || got.id !== view.duel.id) return;
+  for (const side of [0, 1]) {
+    const row = $(`#result-rows tr[data-side="${side === view.duel.you ? "you" : "opp"}"]`);
+    if (!row) continue;
+    let note = row.querySelector(".result-tour");
+    if (!note) {
+      note = document.createElement("span");
+      note.className = "result-how result-tour";
+      row.cells[0].append(note);
+    }
+    const duel = got.found[side];
+    const earned = t(`tour.earned.${duel.points === 1 ? "one" : "many"}`, { n: duel.points });
+    note.textContent = duel.double ? t("tour.doubled", { points: earned }) : earned;
   }
 }
 

@@ -217,6 +217,7 @@ function renderList() {
     tr.dataset.state = entry.state;
     const name = tr.insertCell();
     name.append(el("a", { href: `/tournament?id=${encodeURIComponent(entry.id)}`, textContent: tourName(entry) }));
+    if (entry.joined) name.append(" ", el("span", { className: "tour-joined", textContent: t("tour.joined_tag") }));
     if (entry.locked) name.append(" ", el("span", { className: "small", textContent: `(${t("tour.locked")})` }));
     name.append(el("span", { className: "small tour-format-inline", textContent: formatName(entry.format) }));
     Object.assign(tr.insertCell(), { className: "tour-format", textContent: formatName(entry.format) });
