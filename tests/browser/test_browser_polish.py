@@ -122,6 +122,18 @@ def won_carpet() -> tuple[int, State]:
     raise AssertionError("no won deal in range")
 
 
+def play_up_by_keys(page: Any, state: State) -> None:
+    """Play the carpet of ``state`` to its end on the page as a keyboard player does (focus the card, F),
+    each card waited for on its foundation; ``state`` follows."""
+    while moves := state.legal_moves():
+        move = moves[0]
+        text = state.piles()[move.src][0][0].text
+        page.locator(f'.card[data-card="{text}"]').focus()
+        page.keyboard.press("f")
+        state.push(move)
+        page.wait_for_selector(f'.card[data-card="{text}"][data-pile="f{text[-1].lower()}"]', state="attached")
+
+
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
 def test_a_win_is_celebrated_unless_less_motion_was_asked(browser: Any, base_url: str, shot: Any, motion: str) -> None:
     seed, state = won_carpet()
@@ -130,13 +142,7 @@ def test_a_win_is_celebrated_unless_less_motion_was_asked(browser: Any, base_url
     try:
         page.goto(f"{base_url}/play?game=teppich&rows=5&cols=6&seed={seed}")
         page.wait_for_selector(".card.up")
-        while moves := state.legal_moves():
-            move = moves[0]
-            text = state.piles()[move.src][0][0].text
-            page.locator(f'.card[data-card="{text}"]').focus()
-            page.keyboard.press("f")
-            state.push(move)
-            page.wait_for_selector(f'.card[data-card="{text}"][data-pile="f{text[-1].lower()}"]', state="attached")
+        play_up_by_keys(page, state)
         page.wait_for_timeout(250)
         moving = page.evaluate("document.getAnimations().filter((a) => a.playState === 'running').length")
         if motion == "reduce":

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
-from test_browser_polish import won_carpet  # a won 5 × 6 carpet deal, by the engine
+from test_browser_polish import play_up_by_keys, won_carpet  # a won 5 × 6 carpet deal, by the engine
 
 pytestmark = pytest.mark.slow
 
@@ -29,13 +29,7 @@ def test_a_win_with_a_hint_counts_apart_in_its_variant(browser: Any, base_url: s
         page.wait_for_selector(".card.up")
         page.keyboard.press("h")  # one hint: the win that follows counts apart
         expect(page.locator(".mark-hint").first).to_be_attached()
-        while moves := state.legal_moves():
-            move = moves[0]
-            text = state.piles()[move.src][0][0].text
-            page.locator(f'.card[data-card="{text}"]').focus()
-            page.keyboard.press("f")
-            state.push(move)
-            page.wait_for_selector(f'.card[data-card="{text}"][data-pile="f{text[-1].lower()}"]', state="attached")
+        play_up_by_keys(page, state)
         expect(page.locator("#end")).to_be_visible(timeout=10_000)
         expect(page.locator("#end-stats-title")).to_have_text("Statistics: Carpet · 5 × 6 carpet")
         expect(page.locator("#end-stats dd").first).to_have_text("1")
