@@ -67,7 +67,7 @@ def test_saving_twice_updates_one_row_and_the_end_is_kept(store: Store) -> None:
 def test_statistics_count_finished_games_and_streaks(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     # games end one after the other; saved within one millisecond, their order would be the database's choice
     clock = iter(range(1_000_000, 2_000_000, 10))
-    monkeypatch.setattr("patience.server.storage.store._now_ms", lambda: next(clock))
+    monkeypatch.setattr("patience.server.storage.store.now_ms", lambda: next(clock))
     outcomes = ["won", "won", "no_moves", "won", "won", "won", "given_up", "won"]
     for i, outcome in enumerate(outcomes):
         store.save_games([saved(f"game-{i:04}", outcome, score=10 * i)])
@@ -122,7 +122,7 @@ def test_a_finished_game_comes_back_finished() -> None:
 def test_statistics_per_variant_with_wins_helped_by_a_hint_apart(store: Store,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     clock = iter(range(1_000_000, 2_000_000, 10))
-    monkeypatch.setattr("patience.server.storage.store._now_ms", lambda: next(clock))
+    monkeypatch.setattr("patience.server.storage.store.now_ms", lambda: next(clock))
     games = [  # variant, outcome, score, hints
         ("4x5", "no_moves", 12, 0), ("4x5", "won", 52, 0), ("4x5", "no_moves", 9, 0),
         ("waste", "won", 52, 0), ("waste", "won", 52, 2), ("waste", "no_moves", 30, 0), ("waste", "won", 52, 0),

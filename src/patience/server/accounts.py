@@ -54,6 +54,7 @@ from patience.server.storage.store import (
     UserBrowserRow,
     UserRow,
     name_key,
+    now_ms,
 )
 
 __all__ = ["SESSION_DAYS", "AccountError", "Accounts", "Hashing", "RateLimiter", "User", "owasp_hasher"]
@@ -247,10 +248,6 @@ def _taken(exc: IntegrityError, user: User) -> AccountError:
     return AccountError("login_taken", f"the login name {user.login!r} is taken", 409)
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -337,7 +334,7 @@ class Accounts:
             return db.scalar(select(UserRow.id).where(UserRow.login == login)) is not None
 
     def _insert_user(self, user: User, digest: str, browser: str | None) -> None:
-        now = _now_ms()
+        now = now_ms()
         try:
             with Session(self.store.engine) as db, db.begin():
                 if db.scalar(select(UserRow.id).where(UserRow.login == user.login)) is not None:
@@ -404,7 +401,7 @@ class Accounts:
     def _signed_in(self, user: User, login_key: str, browser: str | None, rehashed: str | None,
                    old_token: str | None) -> None:
         self.by_login.forget(login_key)
-        now = _now_ms()
+        now = now_ms()
         with Session(self.store.engine) as db, db.begin():
             if rehashed is not None:
                 db.get(UserRow, user.id).password_hash = rehashed  # type: ignore[union-attr]
@@ -415,7 +412,7 @@ class Accounts:
 
     def _new_session(self, user_id: str) -> str:
         token = secrets.token_urlsafe(32)
-        now = _now_ms()
+        now = now_ms()
         with Session(self.store.engine) as db, db.begin():
             db.add(AuthSessionRow(token_hash=_token_hash(token), user_id=user_id, created_ms=now,
                                   expires_ms=now + SESSION_DAYS * 86_400_000))
@@ -465,7 +462,7 @@ class Accounts:
             row = db.execute(select(UserRow.id, UserRow.login, UserRow.name, AuthSessionRow.expires_ms)
                              .join(AuthSessionRow, AuthSessionRow.user_id == UserRow.id)
                              .where(AuthSessionRow.token_hash == _token_hash(token))).first()
-        if row is None or row.expires_ms < _now_ms():
+        if row is None or row.expires_ms < now_ms():
             return None
         return User(row.id, row.login, row.name)
 

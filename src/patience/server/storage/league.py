@@ -8,7 +8,6 @@ writer, which runs each batch in one transaction (see :class:`patience.server.st
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +32,7 @@ from patience.server.storage.store import (
     UserRow,
     game_stats,
     name_key,
+    now_ms,
 )
 from patience.session import ManualClock
 from patience.session import Session as GameSession
@@ -58,10 +58,6 @@ class MoveRow:
     t_ms: int
     cid: str | None = None
     ack: int | None = None
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def _upsert(connection: Connection, table: Any) -> Any:
@@ -90,7 +86,7 @@ def insert_match(connection: Connection, match: Match) -> None:
         "id": match.id, "game": match.game, "variant": match.format.variant_name, "limit_s": match.format.limit_s,
         "options": json.dumps(match.options, sort_keys=True), "seed": str(match.seed), "nonce": match.nonce,
         "commitment": match.commitment, "proved": match.proved, "player_a": a.id, "player_b": b.id,
-        "rating_a": rating_text(a.rating), "rating_b": rating_text(b.rating), "state": "live", "created_ms": _now_ms(),
+        "rating_a": rating_text(a.rating), "rating_b": rating_text(b.rating), "state": "live", "created_ms": now_ms(),
     }])
 
 
@@ -103,7 +99,7 @@ def insert_moves(connection: Connection, rows: Iterable[tuple[str, MoveRow]]) ->
 
 def finish_match(connection: Connection, match: Match, result: MatchResult, after: tuple[Rating, Rating]) -> None:
     """The end of a match: its result and record, both new ratings and their history lines."""
-    now = _now_ms()
+    now = now_ms()
     connection.execute(update(MatchRow).where(MatchRow.id == match.id).values(
         state="over", ended_ms=now, winner=result.winner, score_a=result.scores[0], score_b=result.scores[1],
         final_a=result.finals[0], final_b=result.finals[1], outcome_a=result.outcomes[0],

@@ -59,7 +59,7 @@ from patience.games import GAMES
 __all__ = [
     "ArenaLock", "Base", "BrowserRow", "DealStockRow", "GameAckRow", "GameMoveRow", "GameRow", "GameStats",
     "SavedGame", "Store", "StoreError", "alembic_config", "database_url", "make_engine", "metadata", "name_key",
-    "sqlite_url", "write_acks", "write_figures", "write_games", "write_moves",
+    "now_ms", "sqlite_url", "write_acks", "write_figures", "write_games", "write_moves",
 ]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -390,7 +390,8 @@ def alembic_config(url: str) -> Any:
     return config
 
 
-def _now_ms() -> int:
+def now_ms() -> int:
+    """The wall clock in milliseconds since the epoch, as rows keep their times."""
     return int(time.time() * 1000)
 
 
@@ -538,7 +539,7 @@ def write_games(connection: Connection, games: Iterable[SavedGame]) -> None:
     batch = list(games)
     if not batch:
         return
-    now = _now_ms()
+    now = now_ms()
     browsers = [{"id": b, "created_ms": now} for b in sorted({g.browser_id for g in batch})]
     rows = [{
         "id": g.id, "browser_id": g.browser_id, "game": g.game, "variant": g.variant, "seed": g.seed,
@@ -569,7 +570,7 @@ def write_figures(connection: Connection, figures: Iterable[tuple[str, int, int,
     """Set the time played, moves and score of solo games going on (game id, ms, moves, score) on
     ``connection``, their records left as they are: a row that must show a game as it stands now (the
     deal of the day's board) without its record rewritten at every move."""
-    now = _now_ms()
+    now = now_ms()
     rows = [{"gid": game_id, "g_ms": ms, "g_moves": moves, "g_score": score, "g_now": now}
             for game_id, ms, moves, score in figures]
     if rows:

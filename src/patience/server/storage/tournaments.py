@@ -15,7 +15,6 @@ The standings are read from the duels and their matches' results (:func:`standin
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +24,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from patience.ratings import PROVISIONAL_DEVIATION
-from patience.server.storage.store import Base, MatchRow, RatingRow, UserRow
+from patience.server.storage.store import Base, MatchRow, RatingRow, UserRow, now_ms
 from patience.tournament import DRAW, LOSS, POINTS, WIN, Standing, duel_points, on_fire, rank
 
 __all__ = ["CLAIM_LAPSE_MS", "Tournament", "TournamentDuelRow", "TournamentPlayerRow", "TournamentRow", "claim_pair",
@@ -106,10 +105,6 @@ def _tournament(row: Any) -> Tournament:
     return Tournament(row.id, row.name, row.format, row.starts_ms, row.ends_ms, row.slot, row.created_by, row.password)
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 # -- tournaments ---------------------------------------------------------------------------------
 
 
@@ -120,7 +115,7 @@ def make_tournament(engine: Engine, tournament: Tournament) -> Tournament:
             connection.execute(insert(TournamentRow), [{
                 "id": tournament.id, "name": tournament.name, "format": tournament.format,
                 "starts_ms": tournament.starts_ms, "ends_ms": tournament.ends_ms, "slot": tournament.slot,
-                "created_by": tournament.created_by, "password": tournament.password, "made_ms": _now_ms()}])
+                "created_by": tournament.created_by, "password": tournament.password, "made_ms": now_ms()}])
     except IntegrityError:
         if tournament.slot is None:
             raise
@@ -217,7 +212,7 @@ def join_tournament(engine: Engine, tournament_id: str, user_id: str) -> None:
             try:
                 with connection.begin_nested():
                     connection.execute(insert(TournamentPlayerRow), [{
-                        "tournament_id": tournament_id, "user_id": user_id, "joined_ms": _now_ms(), "paused": False}])
+                        "tournament_id": tournament_id, "user_id": user_id, "joined_ms": now_ms(), "paused": False}])
             except IntegrityError:  # joined at the same moment from another page: joined
                 pass
 
@@ -284,7 +279,7 @@ def release_claim(engine: Engine, tournament_id: str, match_id: str) -> None:
 def insert_duel(connection: Connection, tournament_id: str, match_id: str, a: str, b: str) -> None:
     """A tournament's duel, written in its match's transaction (run by the arena's log writer)."""
     connection.execute(insert(TournamentDuelRow), [{"match_id": match_id, "tournament_id": tournament_id,
-                                                    "player_a": a, "player_b": b, "made_ms": _now_ms()}])
+                                                    "player_a": a, "player_b": b, "made_ms": now_ms()}])
 
 
 # -- the standings -------------------------------------------------------------------------------
