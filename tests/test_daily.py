@@ -141,6 +141,7 @@ def test_one_attempt_a_day_goes_on_in_any_tab_and_is_never_played_again(app: Any
     board = ada.get("/api/daily/reloaded").json()
     assert [(e["name"], e["outcome"], e["moves"]) for e in board["entries"]] == [("Ada", "given_up", 1)]
     assert board["mine"] == 1
+    assert board["games"] == list(DAILY)  # the page's tabs
 
 
 def test_concurrent_starts_of_one_player_make_one_attempt(database_url: str) -> None:

@@ -44,6 +44,7 @@ async def daily_api(request: Request) -> Response:
         board = await daily.board(game, day)
     except BadInputError as exc:
         return _error("bad_day", str(exc), 400)
+    board["games"] = list(DAILY)  # the games that have a deal of the day, for the page's tabs
     user = await current_user(request)
     if user is not None:
         board["mine"] = next((row["rank"] for row in board["entries"] if row["user"] == user.id), None)

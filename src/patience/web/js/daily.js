@@ -5,9 +5,9 @@ import { commitmentText, el, gameName, openPage, postForm, sha256 } from "./aren
 import { onLang, t } from "./i18n.js";
 import { $, applyText, formatTime, points } from "./ui.js";
 
-const GAMES = ["reloaded", "faecher", "teppich"];
 const params = new URLSearchParams(location.search);
-let game = GAMES.includes(params.get("game")) ? params.get("game") : "reloaded";
+const FIRST = "reloaded"; // the tab shown when the address names none (the server lists the games: data.games)
+let game = /^[a-z]{1,20}$/.test(params.get("game") || "") ? params.get("game") : FIRST;
 let day = /^\d{4}-\d{2}-\d{2}$/.test(params.get("day") || "") ? params.get("day") : null;
 let user = null;
 let message = "";
@@ -37,7 +37,24 @@ async function start() {
 
 async function render() {
   applyText();
-  $("#tabs").replaceChildren(...GAMES.map((id) => {
+  const query = day ? `?day=${day}` : "";
+  const data = await fetch(`/api/daily/${game}${query}`, { cache: "no-store" }).then((r) => r.json());
+  if (data.error === "bad_game" && game !== FIRST) {
+    game = FIRST; // an address naming a game without a deal of the day
+    history.replaceState(null, "", address());
+    return render();
+  }
+  if (data.error && day) {
+    day = null; // a day the server does not show: today's instead
+    history.replaceState(null, "", address());
+    return render();
+  }
+  if (data.error) {
+    $("#daily-msg").hidden = false;
+    $("#daily-msg").textContent = t("daily.failed");
+    return;
+  }
+  $("#tabs").replaceChildren(...data.games.map((id) => {
     const tab = el("a", { className: "tab", href: `/daily?game=${id}`, textContent: gameName(id) });
     tab.setAttribute("role", "tab");
     tab.setAttribute("aria-selected", String(id === game));
@@ -50,12 +67,6 @@ async function render() {
     });
     return tab;
   }));
-  const query = day ? `?day=${day}` : "";
-  const data = await fetch(`/api/daily/${game}${query}`, { cache: "no-store" }).then((r) => r.json());
-  if (data.error) {
-    day = null;
-    return render();
-  }
   const names = t(`variants.${game}`);
   const variant = (names && names[data.variant]) || (data.variant === "standard" ? "" : data.variant);
   $("#daily-day").textContent = t("daily.day", { game: gameName(game), variant, day: data.day }).replace(" ·  · ", " · ");
