@@ -194,7 +194,8 @@ def _positions(state: Reloaded, moves: list[Move]) -> list[Reloaded]:
 def test_a_line_is_the_same_in_every_sampled_deal() -> None:
     """Once the talon was seen, the hint weighs lines up to the next card turned up: each line is
     a line of the core's moves in every sampled deal and turns nothing up before its last move,
-    so a player can play it without knowing which deal is the real one."""
+    so a player can play it without knowing which deal is the real one; lines that turn up a card
+    of a deeper pile come first."""
     from patience.solve.hints import _lines
     from patience.solve.klondike import core_position
 
@@ -204,8 +205,19 @@ def test_a_line_is_the_same_in_every_sampled_deal() -> None:
     state.push(REDEAL)
     deals = [core_position(w) for w in visible_deals(state, 6)]
     lines = _lines(core_position(visible_deals(state, 1)[0]), list(state.down))
-    assert lines and [len(line) for line in lines] == sorted(len(line) for line in lines)
+    assert lines
     turned = 0
+    order = []  # (face-down cards of the pile a line turns a card up in, or -1; its length)
+    for line in lines:
+        core = deals[0]
+        for move in line:
+            core.play(move)
+        after = core.state()[1]
+        order.append((max((d for d, a in zip(state.down, after, strict=True) if a != d), default=-1), len(line)))
+        for _ in line:
+            core.undo()
+    # a careful player's order: a card of the deepest pile first, shorter lines first among those
+    assert order == sorted(order, key=lambda r: (-r[0], r[1]))
     for line in lines:
         for core in deals:
             for k, move in enumerate(line):

@@ -20,7 +20,10 @@
   seen, the moves weighed are whole *lines* instead: the moves up to the next face-down card
   turned up (or the win), which touch no unseen card before their last move and so are the same
   in every sampled deal; the hint is the first move of the line after which most deals are won
-  (shorter lines first, the first that keeps every deal won at once). A move that commits a card
+  (lines are taken in a careful player's order: those that turn up a card of the pile with the
+  most face-down cards first, shorter lines first among them; the first that keeps every deal
+  won is taken at once: each deal is solved with every card seen, so many lines keep them all
+  won, and which of those comes first decides most hints). A move that commits a card
   (the waste's card onto the tableau, a King into a gap) is then worth only what the one line of
   play it starts is worth, not what each deal's own best line after it is worth ("strategy
   fusion", which made such moves look safe). When every deal is proved lost, there is no hint. A card to
@@ -57,8 +60,8 @@ SAMPLE_NODES = 1_500  # positions each may search in the core (about 5 ms)
 _MAX_PLAY = 1_500  # moves a hint player makes at most in one game
 _WALK_BACK = 400  # how far back in a game a hint looks for positions it was in
 _LOOK_FIRST = True  # before the first redeal, turn the stock rather than commit a card (see _candidates)
-LINE_DEPTH = 4  # moves of a line up to the next card turned up, at most
-LINE_MOST = 60  # lines a hint weighs, at most
+LINE_DEPTH = 5  # moves of a line up to the next card turned up, at most
+LINE_MOST = 120  # lines a hint weighs, at most
 
 
 def hint(target: Any, *, budget_s: float = 1.0) -> Move | None:
@@ -372,8 +375,11 @@ def _line_won(core: Any, deadline: float) -> bool:
 def _lines(core: Any, down: list[int]) -> list[list[Any]]:
     """The core's lines of moves from ``core`` that end where a face-down card turns up, the game
     is won, or after ``LINE_DEPTH`` moves; before their last move they touch no unseen card, so
-    they are the same lines in every sampled deal. Shorter lines first."""
-    lines: list[list[Any]] = []
+    they are the same lines in every sampled deal. In a careful player's order: a line that wins,
+    then lines that turn up a card of a pile with more face-down cards before those of a pile
+    with fewer (the deepest piles hold most of what is unseen and block most), shorter lines
+    first among those, and last the lines that turn nothing up."""
+    lines: list[tuple[int, list[Any]]] = []
     seen = {core.key()}
 
     def walk(line: list[Any]) -> None:
@@ -382,8 +388,13 @@ def _lines(core: Any, down: list[int]) -> list[list[Any]]:
                 return
             core.play(move)
             line.append(move)
-            if core.is_won() or core.state()[1] != down or len(line) >= LINE_DEPTH:
-                lines.append(line[:])
+            after = core.state()[1]
+            if core.is_won() or after != down or len(line) >= LINE_DEPTH:
+                if core.is_won():
+                    depth = len(down) * 13
+                else:
+                    depth = max((d for d, a in zip(down, after, strict=True) if a != d), default=-1)
+                lines.append((depth, line[:]))
             elif core.key() not in seen:
                 seen.add(core.key())
                 walk(line)
@@ -391,8 +402,8 @@ def _lines(core: Any, down: list[int]) -> list[list[Any]]:
             core.undo()
 
     walk([])
-    lines.sort(key=len)
-    return lines
+    lines.sort(key=lambda r: (-r[0], len(r[1])))
+    return [line for _, line in lines]
 
 
 def _line_hint(state: Reloaded, worlds: list[Reloaded], visited: set[Any], deadline: float) -> Move | None:
@@ -433,7 +444,7 @@ def _line_hint(state: Reloaded, worlds: list[Reloaded], visited: set[Any], deadl
         if won > best_won:
             best, best_won = line, won
         if won == len(cores):
-            break  # the first line that keeps every deal won (shorter lines commit fewer cards)
+            break  # the first line, in the careful player's order, that keeps every deal won
     if best is None:
         return None
     return abstract_to_moves(state, [*prefix, best[0]])[0]
