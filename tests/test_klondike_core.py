@@ -15,7 +15,7 @@ from patience.games import DRAW, REDEAL, Move, Reloaded
 from patience.games.common import SUIT_OF_FOUNDATION
 from patience.games.reloaded import TABLEAU
 from patience.solve import Budget, Status, solve
-from patience.solve.klondike import KlondikeProblem, core_position, dead_end, search_klondike
+from patience.solve.klondike import KlondikeProblem, core_position, dead_end, is_safe, search_klondike
 from patience.solve.search import depth_first
 
 _PILE = {name: i for i, name in enumerate(TABLEAU)}
@@ -305,3 +305,33 @@ def test_dead_ends_are_lost_by_every_legal_move() -> None:
     # order of play frees (e.g. 37, 787)
     for seed in (1, 37, 104, 787):
         assert search_klondike(Reloaded.deal(seed), Budget(seconds=None, nodes=10)).status is Status.UNWINNABLE
+
+
+@pytest.mark.slow
+def test_cards_that_could_come_back_go_up_and_come_back_as_needed() -> None:
+    # end games with runs built on the tableau: tops that could go to their foundations and come
+    # back go up at once, and cards come back from the foundations (several before one is used);
+    # the core and the reference decide them as a search of every legal move does
+    from test_solve import plain_search
+
+    rng = random.Random(4)
+    decided = {Status.WON: 0, Status.UNWINNABLE: 0}
+    for _ in range(1000):
+        state = small_position(rng)
+        for _ in range(rng.randint(1, 6)):  # build a few runs
+            runs = [m for m in state.legal_moves() if m.dst[0] == "t" and m.src[0] == "t"]
+            if runs:
+                state._apply(rng.choice(runs))
+        state = Reloaded.from_position(state.position())
+        problem = KlondikeProblem(state)
+        if not any(m[0] == "tf" and not is_safe(int(state.tableau[m[1]][-1]), list(state.height))
+                   for m in problem.initial_auto[:1]):
+            continue
+        truth = plain_search(state, 200_000)
+        if truth is None:
+            continue
+        want = Status.WON if truth else Status.UNWINNABLE
+        assert search_klondike(state, Budget(seconds=None, nodes=3_000_000)).status is want, str(state)
+        assert depth_first(KlondikeProblem(state), Budget(seconds=None, nodes=300_000)).status is want, str(state)
+        decided[want] += 1
+    assert decided[Status.WON] >= 10 and decided[Status.UNWINNABLE] >= 3, decided

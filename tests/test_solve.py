@@ -332,6 +332,11 @@ KLONDIKE_HARD = [
     "reloaded | fs:AS,2S,3S,4S,5S,6S,7S,8S,9S,10S,JS,QS fh:AH,2H,3H,4H,5H,6H,7H,8H,9H,10H,JH "
     "fd:AD,2D,3D,4D,5D,6D fc:AC,2C,3C,4C,5C,6C,7C,8C,9C,10C,JC,QC,KC t1:KS t2:7d,jd,8d,10D t3:- t4:- "
     "t5:KH t6:- t7:- s:- w:9D,KD,QD,QH",
+    # the Q♥ laid on the K♠ goes up at once (it could come back), and to win it comes back with
+    # the J♥, 10♣ and 9♣: several cards back from two foundations before one of them is used
+    "reloaded | fs:AS,2S,3S,4S,5S,6S,7S fh:AH,2H,3H,4H,5H,6H,7H,8H,9H,10H,JH fd:AD,2D,3D,4D,5D "
+    "fc:AC,2C,3C,4C,5C,6C,7C,8C,9C,10C,JC,QC,KC t1:qd,qs,10s,9D t2:KS t3:7d,kh,9s,8d,JD t4:6D "
+    "t5:8s,10d,js,kd,QH t6:- t7:- s:- w:-",
 ]
 
 

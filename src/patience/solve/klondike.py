@@ -17,6 +17,12 @@ Depth-first search with a transposition table, as in Bjarnason, Fern & Tadepalli
   which frees nothing. (The usual rule, without the second condition, is not safe here,
   because cards may come back from the foundations: a 6♠ brought back onto a 7♥ can take a
   5♦ off a face-down card.)
+- **Moves to the foundations that can be taken back** are made at once as well: a tableau
+  top card that may go to its foundation and lies on a face-up card of its pile. The position
+  after it and the one before are each one move from the other (the card can come straight
+  back onto the card it lay on, which it uncovered), so one is won exactly when the other is,
+  and the search keeps only the one with the card on its foundation. This is done only
+  when nothing is pending (see the pending moves below).
 - **Moves back from a foundation** are tried only for cards that are not safe (the others
   could carry nothing useful), and last.
 - **Moves that only prepare are made just in time.** A talon card is put onto the tableau,
@@ -25,8 +31,18 @@ Depth-first search with a transposition table, as in Bjarnason, Fern & Tadepalli
   a King moved into the empty pile. In any winning line such a move can wait until just
   before its use (until then it only covers its target, and the card it would uncover or
   the pile it would empty stays as it was), so the search keeps it "pending" and lets only
-  such a use follow. A position with something pending allows a subset of the moves of the
-  same position with less pending, so it is skipped when that one is in the table.
+  such a use follow. Likewise a card brought back from a foundation waits for its first use
+  (BACK): a card laid on it, or the card under it on its foundation coming back (another card
+  back); if it instead goes on elsewhere it could have come straight there, and if it goes back
+  up the two moves undo each other; until then it only covers its target. Several may have to
+  come back before one of them is used (a 9♣ needs the 10♣ above it off its foundation and a
+  red 10 to lie on), so any card back may follow one, and so may a move that leaves pending a
+  card the foundation card under it could come onto (its use may be that card: the cards above
+  come back first, and the move waits until just before its use). While anything is pending, no
+  card goes up by the rule above: the cards brought back stay until they are used. A position
+  with something pending allows a subset of the moves of the same position with less pending,
+  so it is skipped when that one is in the table (but for BACK, with nothing pending cards
+  would go up).
 - **Dead ends.** A position where some tableau card can never leave its place, whatever is
   played, is lost: :func:`dead_end` finds them by a relaxation (cards, once free, stay free; its
   docstring has the argument), and such a position has no moves.
@@ -141,8 +157,10 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
 
 # What a move that only prepares leaves pending (see the module docstring): the next move
 # must lay a card on the talon card just placed (COVER), use the face-up card a run left
-# (USE: lay a card on it or play it to its foundation), or bring a King into an empty pile (KING).
-COVER, USE, KING = 1, 2, 3
+# (USE: lay a card on it or play it to its foundation), bring a King into an empty pile (KING),
+# or, after a card brought back from a foundation (BACK), lay a card on it, bring back another
+# or leave pending a card that the foundation card under it could come onto.
+COVER, USE, KING, BACK = 1, 2, 3, 4
 
 
 class KlondikeProblem:
@@ -155,7 +173,7 @@ class KlondikeProblem:
         self.talon = bytearray(52)
         for card in (*state.stock, *state.waste):
             self.talon[card] = 1
-        self.pending: tuple[int, int, int] | None = None  # (COVER/USE/KING, pile, card)
+        self.pending: tuple[int, int, int] | None = None  # (COVER/USE/KING/BACK, pile, card)
         self._undo: list[Any] = []
         self.auto_log: list[list[tuple[Any, ...]]] = []  # the safe moves each play made
         self.initial_auto = self._settle()
@@ -173,8 +191,8 @@ class KlondikeProblem:
     def stronger_keys(self) -> tuple[Hashable, ...]:
         """Keys of this position with less pending (more moves allowed): nothing pending, and
         for a talon card to cover, that card to use (cover it or play it to its foundation)."""
-        if self.pending is None:
-            return ()
+        if self.pending is None or self.pending[0] == BACK:
+            return ()  # BACK: with nothing pending, cards would go back up to the foundations
         kind, pile, card = self.pending
         self.pending = None
         plain = self.key()
@@ -313,7 +331,22 @@ class KlondikeProblem:
         if kind == KING:  # only Kings go to empty piles
             return [m for m in moves if m[0] in ("tt", "st", "ft") and not piles[m[2]]]
         return [m for m in moves if (m[0] in ("tt", "st", "ft") and m[2] == pile)
-                or (kind == USE and m == ("tf", pile))]
+                or (kind == USE and m == ("tf", pile)) or (kind == BACK and (m[0] == "ft" or self._under_back(m)))]
+
+    def _under_back(self, move: tuple[Any, ...]) -> bool:
+        """After a card brought back from a foundation: does ``move`` leave pending a card that the
+        foundation card under it could come onto?"""
+        assert self.pending is not None
+        card = self.pending[2]
+        if card % 13 == 0:
+            return False
+        if move[0] == "st":
+            return move[1] in _PARENTS[card - 1]
+        if move[0] != "tt":
+            return False
+        _, i, _, n = move
+        pile = self.piles[i]
+        return n < len(pile) - self.down[i] and pile[-n - 1] in _PARENTS[card - 1]
 
     def _king_at_bottom(self, king: int) -> bool:
         """Is ``king`` the bottom card of a pile with nothing face down (it needs no empty pile)?"""
@@ -336,6 +369,8 @@ class KlondikeProblem:
                 self.pending = (USE, i, piles[i][-n - 1])
             elif n == len(piles[i]):
                 self.pending = (KING, i, -1)
+        elif kind == "ft":
+            self.pending = (BACK, move[2], move[1] * 13 + height[move[1]] - 1)
         if kind == "tf":
             i = move[1]
             card = piles[i].pop()
@@ -360,10 +395,6 @@ class KlondikeProblem:
             height[suit] -= 1
             piles[k].append(suit * 13 + height[suit])
         self.auto_log.append(self._settle())
-        if self.pending is not None and self.pending[0] != KING:
-            _, pile, card = self.pending
-            if not piles[pile] or piles[pile][-1] != card:
-                self.pending = None  # the safe moves played the card left for use
 
     def undo(self) -> None:
         self.piles, self.down, self.height, self.talon, self.pending = self._undo.pop()
@@ -376,7 +407,9 @@ class KlondikeProblem:
             self.down[i] -= 1
 
     def _settle(self) -> list[tuple[Any, ...]]:
-        """Make every safe move to the foundations; return them (see the module docstring)."""
+        """Make every safe move to the foundations, and, when nothing is pending, every move of a
+        tableau top card to its foundation that can be taken back (it lies on a face-up card);
+        return them (see the module docstring)."""
         piles, height, talon = self.piles, self.height, self.talon
         made: list[tuple[Any, ...]] = []
         changed = True
@@ -397,13 +430,19 @@ class KlondikeProblem:
                 for i in range(7):
                     pile = piles[i]
                     if pile and pile[-1] == card:
-                        if is_safe(card, height):
+                        back = len(pile) - 1 > self.down[i] and self.pending is None
+                        if back or is_safe(card, height):
                             pile.pop()
                             height[suit] += 1
                             self._flip(i)
                             made.append(("tf", i))
                             changed = True
                         break
+            if self.pending is not None and self.pending[0] != KING:
+                _, pile, card = self.pending
+                if not piles[pile] or piles[pile][-1] != card:
+                    self.pending = None  # the safe moves played the card left for use
+                    changed = True
         return made
 
 

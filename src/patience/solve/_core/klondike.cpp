@@ -4,9 +4,10 @@
 // It is a port of patience.solve.klondike.KlondikeProblem and of the depth-first search of
 // patience.solve.search: the same position (piles with their face-down counts, foundation
 // heights, the stock and waste as one set of talon cards, what the last move left pending),
-// the same safe moves made without branching (settle), the same pruned and ordered moves,
-// the same key (piles folded together), the same skipping of positions whose stronger form
-// (less pending) is known, the same dead ends (positions with a card that can never leave).
+// the same safe (and reversible) moves to the foundations made without branching (settle), the
+// same pruned and ordered moves, the same key (piles folded together), the same skipping of
+// positions whose stronger form (less pending) is known, the same dead ends (positions with a
+// card that can never leave).
 // The Python module's docstring says why each rule is sound; the tests compare the two move
 // by move and node by node. What is new here is the machinery:
 //
@@ -106,9 +107,11 @@ struct Position {
 };
 
 // What a move that only prepares leaves pending (as in KlondikeProblem): the next move must
-// lay a card on the talon card just placed, use the face-up card a run left (lay a card on
-// it or play it to its foundation), or bring a King into an empty pile.
-constexpr uint8_t kCover = 1, kUse = 2, kKing = 3;
+// lay a card on the talon card just placed, use the face-up card a run left (lay a card on it
+// or play it to its foundation), bring a King into an empty pile, or, after a card brought back
+// from a foundation (kBack), lay a card on it or bring back another or leave pending a card that
+// the foundation card under it could come onto.
+constexpr uint8_t kCover = 1, kUse = 2, kKing = 3, kBack = 4;
 
 bool is_safe(int card, const uint8_t* height) {
     int rank = card % 13 + 1;
@@ -122,7 +125,9 @@ inline void flip(Position& p, int i) {
     if (p.len[i] && p.down[i] == p.len[i]) --p.down[i];
 }
 
-// Make every safe move to the foundations (as KlondikeProblem._settle); append them to *made.
+// Make every safe move to the foundations, and, when nothing is pending, every move of a tableau
+// top card to its foundation that can be taken back (it lies on a face-up card), as
+// KlondikeProblem._settle; append them to *made.
 template <class Out>
 void settle(Position& p, Out* made) {
     bool changed = true;
@@ -143,7 +148,8 @@ void settle(Position& p, Out* made) {
             }
             for (int i = 0; i < kPiles; ++i) {
                 if (p.len[i] && p.cards[i][p.len[i] - 1] == card) {
-                    if (is_safe(card, p.height)) {
+                    bool back = p.len[i] - 1 > p.down[i] && !p.pending;
+                    if (back || is_safe(card, p.height)) {
                         --p.len[i];
                         ++p.height[suit];
                         flip(p, i);
@@ -154,9 +160,11 @@ void settle(Position& p, Out* made) {
                 }
             }
         }
+        if ((p.pending == kCover || p.pending == kUse || p.pending == kBack) && p.top(p.pending_pile) != p.pending_card) {
+            p.pending = 0;  // the safe moves played the card left for use
+            changed = true;
+        }
     }
-    if ((p.pending == kCover || p.pending == kUse) && p.top(p.pending_pile) != p.pending_card)
-        p.pending = 0;  // the safe moves played the card left for use
 }
 
 // Play a move (assumed legal), without the safe moves that follow.
@@ -169,6 +177,8 @@ void apply(Position& p, const Move& m) {
             p.pending = kUse, p.pending_pile = m.a, p.pending_card = p.cards[m.a][p.len[m.a] - m.n - 1];
         else if (m.n == p.len[m.a])
             p.pending = kKing, p.pending_pile = m.a, p.pending_card = 0;
+    } else if (m.kind == FT) {
+        p.pending = kBack, p.pending_pile = m.b, p.pending_card = static_cast<uint8_t>(m.a * 13 + p.height[m.a] - 1);
     }
     switch (m.kind) {
         case TF: {
@@ -396,13 +406,23 @@ void pruned_moves(const Position& p, MoveList& out) {
         }
     }
     if (p.pending) {  // keep the moves that do what is pending
+        // after a card back from a foundation: does the move leave pending a card that the
+        // foundation card under it could come onto?
+        auto under_back = [&](const Move& m) {
+            int x = p.pending_card - 1;
+            if (p.pending_card % 13 == 0) return false;
+            if (m.kind == ST) return fits_on(x, m.a);
+            if (m.kind != TT || m.n >= p.len[m.a] - p.down[m.a]) return false;
+            return fits_on(x, p.cards[m.a][p.len[m.a] - m.n - 1]);
+        };
         int kept = 0;
         for (int x = 0; x < out.size; ++x) {
             const Move& m = out.items[x];
             bool onto = m.kind == TT || m.kind == ST || m.kind == FT;
             bool keep = p.pending == kKing ? onto && p.len[m.b] == 0
                                            : (onto && m.b == p.pending_pile) ||
-                                                 (p.pending == kUse && m.kind == TF && m.a == p.pending_pile);
+                                                 (p.pending == kUse && m.kind == TF && m.a == p.pending_pile) ||
+                                                 (p.pending == kBack && (m.kind == FT || under_back(m)));
             if (keep) out.items[kept++] = m;
         }
         out.size = kept;
@@ -447,7 +467,7 @@ std::vector<Move> legal_moves(const Position& p) {
 
 // w[0..1]: two bits a card (face-up cards only: 1 or 2 lies on its first or second parent, 3
 // heads the face-up part of a pile) and the foundation heights at bits 104..119 of the pair;
-// w[2]: three bits a pile, its face-down count, and at bits 24..31 what is pending (its kind
+// w[2]: three bits a pile, its face-down count, and at bits 24..32 what is pending (its kind
 // and, but for kKing, its card). The card lying on a pile's face-down cards needs no room:
 // within one search the face-down cards never move, and the card on the first d of them is
 // always the root's card at place d of that pile (it leaves only by turning the card under it
@@ -478,7 +498,7 @@ Key key_of(const Position& p) {
         key.w[2] |= static_cast<uint64_t>(d) << (3 * i);
     }
     for (int suit = 0; suit < 4; ++suit) key.w[1] |= static_cast<uint64_t>(p.height[suit]) << (40 + 4 * suit);
-    if (p.pending) key.w[2] |= (uint64_t{p.pending} | uint64_t{p.pending == kKing ? 0u : p.pending_card} << 2) << kPendingShift;
+    if (p.pending) key.w[2] |= (uint64_t{p.pending} | uint64_t{p.pending == kKing ? 0u : p.pending_card} << 3) << kPendingShift;
     return key;
 }
 
@@ -703,17 +723,18 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
     MoveList list;
     auto known = [&](const Key& k, uint64_t h) { return path.contains(k, h) || lost.contains(k, h); };
     // a position with something pending is skipped when the same position with less pending
-    // (so every move it has, and more) is known: nothing pending, or a card to use, not only to cover
+    // (so every move it has, and more) is known: nothing pending, or a card to use, not only to
+    // cover (not for kBack: with nothing pending, cards would go back to the foundations)
     auto stronger = [](const Key& key, uint8_t kind) {
         Key k = key;
-        k.w[2] &= ~(uint64_t{3} << kPendingShift);
+        k.w[2] &= ~(uint64_t{7} << kPendingShift);
         if (kind == kUse) k.w[2] |= uint64_t{kUse} << kPendingShift;
         if (kind != kUse) k.w[2] &= kPendingClear;
         return k;
     };
     auto seen = [&](const Child& c) {
         if (known(c.key, c.hash)) return true;
-        if (!c.pos.pending) return false;
+        if (!c.pos.pending || c.pos.pending == kBack) return false;
         Key plain = stronger(c.key, 0);
         if (known(plain, hash_of(plain))) return true;
         if (c.pos.pending != kCover) return false;
@@ -745,7 +766,7 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
             c.key = key_of(c.pos);
             c.hash = hash_of(c.key);
             lost.prefetch(c.hash);
-            if (c.pos.pending) {
+            if (c.pos.pending && c.pos.pending != kBack) {
                 Key plain = stronger(c.key, 0);
                 lost.prefetch(hash_of(plain));
             }
