@@ -22,7 +22,9 @@ Depth-first search with a transposition table, as in Bjarnason, Fern & Tadepalli
   after it and the one before are each one move from the other (the card can come straight
   back onto the card it lay on, which it uncovered), so one is won exactly when the other is,
   and the search keeps only the one with the card on its foundation. This is done only
-  when nothing is pending (see the pending moves below).
+  when nothing is pending (see the pending moves below), or for the very card that is pending
+  as a talon card to cover or a card to use (going up is then one of its uses, or the same as
+  playing it from the talon to its foundation).
 - **Moves back from a foundation** are tried only for cards that are not safe (the others
   could carry nothing useful), and last.
 - **Moves that only prepare are made just in time.** A talon card is put onto the tableau,
@@ -39,7 +41,7 @@ Depth-first search with a transposition table, as in Bjarnason, Fern & Tadepalli
   red 10 to lie on), so any card back may follow one, and so may a move that leaves pending a
   card the foundation card under it could come onto (its use may be that card: the cards above
   come back first, and the move waits until just before its use). While anything is pending, no
-  card goes up by the rule above: the cards brought back stay until they are used. A position
+  other card goes up by the rule above: the cards brought back stay until they are used. A position
   with something pending allows a subset of the moves of the same position with less pending,
   so it is skipped when that one is in the table (but for BACK, with nothing pending cards
   would go up).
@@ -407,9 +409,9 @@ class KlondikeProblem:
             self.down[i] -= 1
 
     def _settle(self) -> list[tuple[Any, ...]]:
-        """Make every safe move to the foundations, and, when nothing is pending, every move of a
-        tableau top card to its foundation that can be taken back (it lies on a face-up card);
-        return them (see the module docstring)."""
+        """Make every safe move to the foundations, and every move of a tableau top card to its
+        foundation that can be taken back (it lies on a face-up card) when nothing is pending or it
+        is the card to cover or use; return them (see the module docstring)."""
         piles, height, talon = self.piles, self.height, self.talon
         made: list[tuple[Any, ...]] = []
         changed = True
@@ -430,7 +432,8 @@ class KlondikeProblem:
                 for i in range(7):
                     pile = piles[i]
                     if pile and pile[-1] == card:
-                        back = len(pile) - 1 > self.down[i] and self.pending is None
+                        back = len(pile) - 1 > self.down[i] and (
+                            self.pending is None or (self.pending[0] in (COVER, USE) and self.pending[1] == i))
                         if back or is_safe(card, height):
                             pile.pop()
                             height[suit] += 1

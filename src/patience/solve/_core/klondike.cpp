@@ -125,9 +125,9 @@ inline void flip(Position& p, int i) {
     if (p.len[i] && p.down[i] == p.len[i]) --p.down[i];
 }
 
-// Make every safe move to the foundations, and, when nothing is pending, every move of a tableau
-// top card to its foundation that can be taken back (it lies on a face-up card), as
-// KlondikeProblem._settle; append them to *made.
+// Make every safe move to the foundations, and every move of a tableau top card to its
+// foundation that can be taken back (it lies on a face-up card) when nothing is pending or it is
+// the card to cover or use, as KlondikeProblem._settle; append them to *made.
 template <class Out>
 void settle(Position& p, Out* made) {
     bool changed = true;
@@ -148,7 +148,8 @@ void settle(Position& p, Out* made) {
             }
             for (int i = 0; i < kPiles; ++i) {
                 if (p.len[i] && p.cards[i][p.len[i] - 1] == card) {
-                    bool back = p.len[i] - 1 > p.down[i] && !p.pending;
+                    bool back = p.len[i] - 1 > p.down[i] &&
+                                (!p.pending || ((p.pending == kCover || p.pending == kUse) && p.pending_pile == i));
                     if (back || is_safe(card, p.height)) {
                         --p.len[i];
                         ++p.height[suit];
