@@ -307,6 +307,39 @@ def test_dead_ends_are_lost_by_every_legal_move() -> None:
         assert search_klondike(Reloaded.deal(seed), Budget(seconds=None, nodes=10)).status is Status.UNWINNABLE
 
 
+def _end_game(text: str) -> Reloaded:
+    """A position written as ``pile:card,card ...`` (lower case: face down; ``-``: empty)."""
+    piles = {name: [] for name in (*TABLEAU, "s", "w")}
+    for part in text.split():
+        name, cards = part.split(":")
+        piles[name] = [] if cards == "-" else cards.split(",")
+    return Reloaded.from_position({"game": "reloaded", "piles": piles, "counters": {"passes": 1}})
+
+
+def test_dead_ends_count_a_parent_off_the_tableau_only_where_it_can_lie() -> None:
+    # lost: the J♦ can leave only for a black Queen, and neither can lie in the tableau while
+    # both red Kings stay face down under the J♦ (the 10♦ under them keeps it off its foundation)
+    lost = _end_game("fs:AS,2S,3S,4S,5S,6S,7S,8S,9S,10S,JS fh:AH,2H,3H,4H,5H,6H,7H,8H,9H,10H,JH,QH "
+                     "fd:AD,2D,3D,4D,5D,6D,7D,8D,9D fc:AC,2C,3C,4C,5C,6C,7C,8C,9C,10C,JC "
+                     "t1:10d,kd,kh,JD t2:- s:qs,ks,qc,kc,qd")
+    # won: the Q♠ could go up, but the J♦ needs it where it lies (once the Q♦ has left it for
+    # the K♣ brought back into an empty pile)
+    won = _end_game("fs:AS,2S,3S,4S,5S,6S,7S,8S,9S,10S,JS fh:AH,2H,3H,4H,5H,6H,7H,8H,9H "
+                    "fd:AD,2D,3D,4D,5D fc:AC,2C,3C,4C,5C,6C,7C,8C,9C,10C,JC,QC,KC "
+                    "t1:ks,qs,qd,6d,10H t2:8d,kh,kd,jh,JD t3:10d,QH t4:9d,7D t5:- t6:- t7:-")
+    from test_solve import plain_search
+
+    for state, truth in ((lost, False), (won, True)):
+        assert plain_search(state, 200_000) is truth
+        problem = KlondikeProblem(state)
+        assert dead_end(problem.piles, problem.down, problem.height, problem.talon) is not truth
+        assert (core_position(state).moves() == []) is not truth
+        want = Status.WON if truth else Status.UNWINNABLE
+        assert search_klondike(state, Budget(seconds=None, nodes=100_000)).status is want
+    # deal 414 was lost only after 18 million positions: a Queen in the talon counted as a base
+    assert search_klondike(Reloaded.deal(414), Budget(seconds=None, nodes=1_000_000)).status is Status.UNWINNABLE
+
+
 @pytest.mark.slow
 def test_cards_that_could_come_back_go_up_and_come_back_as_needed() -> None:
     # end games with runs built on the tableau: tops that could go to their foundations and come

@@ -46,7 +46,8 @@ Depth-first search with a transposition table, as in Bjarnason, Fern & Tadepalli
   so it is skipped when that one is in the table (but for BACK, with nothing pending cards
   would go up).
 - **Dead ends.** A position where some tableau card can never leave its place, whatever is
-  played, is lost: :func:`dead_end` finds them by a relaxation (cards, once free, stay free; its
+  played, is lost: :func:`dead_end` finds them by a relaxation (cards, once free, stay free, and
+  a card off the tableau carries others only once it could lie in the tableau itself; its
   docstring has the argument), and such a position has no moves.
 - **Symmetry:** the tableau piles are sorted in the key, and a King goes only to the first
   empty pile; a King that is already a pile's bottom card never moves to another empty pile.
@@ -108,7 +109,7 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
 
     A relaxation in which a card, once free, stays free: cards off the tableau (talon and
     foundations) are free from the start; a tableau card leaves its place, with the cards above
-    it, when it is face up and one of its parents is free or uncovered (a King: when another pile
+    it, when it is face up and one of its parents counts (see below; a King: when another pile
     is empty); the top card also when every lower card of its suit is free. What leaves is free.
     In a real game, when a card first leaves its place, the cards above it have left first (or go
     with it as a run it heads), a parent it goes onto lies uncovered or came from elsewhere, the
@@ -116,6 +117,15 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
     pile it fills has lost every card. So the cards that first leave their places, in their order,
     leave in the relaxation too; since every rule of the relaxation only gets easier as more cards
     are free, taking every card that can leave until none can finds the most that can ever leave.
+
+    A card off the tableau may carry others only where it can lie in the tableau: a parent counts
+    when every card above it in its pile is free (it lies uncovered in its place, or has left it),
+    or when it is off the tableau and *placed*: one of its own parents counts (a King: a pile is
+    empty). In a real game a card is laid on a parent that lies uncovered in its place (so every
+    card that lay above it there has left) or that was laid in the tableau before, on a parent or,
+    a King, in an empty pile; so, by induction on the moves, every parent a real card is laid on
+    counts in the relaxation. (A Queen in the talon is no base for a Jack while both Kings stay
+    face down.)
     """
     free = [bool(talon[c]) or c % 13 < height[c // 13] for c in range(52)]
     place: dict[int, tuple[int, int]] = {}
@@ -123,13 +133,21 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
         for j, c in enumerate(pile):
             place[c] = (i, j)
     left = [len(p) for p in piles]  # the cards of each pile still in their places
+    placed = [False] * 52  # the cards that count as parents
+    for pile in piles:
+        if pile:
+            placed[pile[-1]] = True
 
-    def parent_free(card: int) -> bool:  # a parent is free or lies uncovered in its place
-        return any(free[q] or left[place[q][0]] == place[q][1] + 1 for q in _PARENTS[card])
+    def parent_free(card: int) -> bool:
+        return placed[_PARENTS[card][0]] or placed[_PARENTS[card][1]]
 
     changed = True
     while changed:
         changed = False
+        for c in range(52):
+            if free[c] and not placed[c] and c not in place:
+                placed[c] = any(not left[k] for k in range(7)) if c % 13 == 12 else parent_free(c)
+                changed = changed or placed[c]
         for i, pile in enumerate(piles):
             while left[i]:
                 n, cut = left[i], -1
@@ -145,6 +163,8 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
                     break
                 for j in range(cut, n):
                     free[pile[j]] = True
+                for j in range(max(cut - 1, 0), n):
+                    placed[pile[j]] = True
                 left[i] = cut
                 changed = True
     return any(left)

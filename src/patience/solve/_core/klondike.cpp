@@ -225,22 +225,34 @@ struct MoveList {
 bool dead_end(const Position& p) {
     uint64_t gone = p.talon;
     for (int suit = 0; suit < 4; ++suit) gone |= ((uint64_t{1} << p.height[suit]) - 1) << (suit * 13);
+    const uint64_t off = gone;  // the cards off the tableau
     int8_t pile_of[kCards], place[kCards];
     int tops[kPiles];
     for (int i = 0; i < kPiles; ++i) {
         tops[i] = p.len[i];
         for (int j = 0; j < p.len[i]; ++j) pile_of[p.cards[i][j]] = static_cast<int8_t>(i), place[p.cards[i][j]] = static_cast<int8_t>(j);
     }
-    auto free_parent = [&](int c) {
-        for (int x = 0; x < 2; ++x) {
-            int q = R.parents[c][x];
-            if ((gone >> q) & 1 || tops[pile_of[q]] == place[q] + 1) return true;
-        }
-        return false;
-    };
+    // placed: the cards that count as parents: a tableau card once every card above it is gone, a
+    // card off the tableau once one of its own parents counts (a King: a pile is empty). See the
+    // docstring of KlondikeProblem.dead_end for why this is sound.
+    uint64_t placed = 0;
+    for (int i = 0; i < kPiles; ++i)
+        if (p.len[i]) placed |= uint64_t{1} << p.cards[i][p.len[i] - 1];
+    auto free_parent = [&](int c) { return (((placed >> R.parents[c][0]) | (placed >> R.parents[c][1])) & 1) != 0; };
     bool changed = true;
     while (changed) {
         changed = false;
+        for (uint64_t rest = off & ~placed; rest; rest &= rest - 1) {
+            int c = __builtin_ctzll(rest);
+            bool ok = false;
+            if (c % 13 == kKingRank) {
+                for (int k = 0; k < kPiles; ++k)
+                    if (!tops[k]) ok = true;
+            } else {
+                ok = free_parent(c);
+            }
+            if (ok) placed |= uint64_t{1} << c, changed = true;
+        }
         for (int i = 0; i < kPiles; ++i) {
             while (tops[i]) {
                 int n = tops[i], cut = -1;
@@ -262,6 +274,7 @@ bool dead_end(const Position& p) {
                 }
                 if (cut < 0) break;
                 for (int j = cut; j < n; ++j) gone |= uint64_t{1} << p.cards[i][j];
+                for (int j = std::max(cut - 1, 0); j < n; ++j) placed |= uint64_t{1} << p.cards[i][j];
                 tops[i] = cut;
                 changed = true;
             }
