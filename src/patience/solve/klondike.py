@@ -118,14 +118,18 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
     leave in the relaxation too; since every rule of the relaxation only gets easier as more cards
     are free, taking every card that can leave until none can finds the most that can ever leave.
 
-    A card off the tableau may carry others only where it can lie in the tableau: a parent counts
-    when every card above it in its pile is free (it lies uncovered in its place, or has left it),
-    or when it is off the tableau and *placed*: one of its own parents counts (a King: a pile is
-    empty). In a real game a card is laid on a parent that lies uncovered in its place (so every
-    card that lay above it there has left) or that was laid in the tableau before, on a parent or,
-    a King, in an empty pile; so, by induction on the moves, every parent a real card is laid on
-    counts in the relaxation. (A Queen in the talon is no base for a Jack while both Kings stay
-    face down.)
+    A parent counts only where a card could be laid on it. A tableau card counts when it is its
+    pile's top, or when the cards above it are free and the card right on it could have left it
+    by a move of its own: onto its other parent (if that counts), to its foundation (every lower
+    card of its suit free) or, a King, into another pile that is empty. (Free cards above it may
+    have left only with it, as a run: it is still covered.) A card off the tableau counts once one
+    of its own parents counts (a King: once a pile is empty). In a real game a card is laid on a
+    parent that lies uncovered, so the card that lay right on it in its pile has left it by a move
+    of its own (a move of a run headed lower down would have taken the parent along), or that was
+    laid in the tableau before, on a parent or, a King, in an empty pile; so, by induction on the
+    moves, every parent a real card is laid on counts in the relaxation. (A Queen in the talon is
+    no base for a Jack while both red Kings stay face down; a Queen whose Jack can go nowhere else
+    is no base for the other Jack.)
     """
     free = [bool(talon[c]) or c % 13 < height[c // 13] for c in range(52)]
     place: dict[int, tuple[int, int]] = {}
@@ -149,6 +153,16 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
                 placed[c] = any(not left[k] for k in range(7)) if c % 13 == 12 else parent_free(c)
                 changed = changed or placed[c]
         for i, pile in enumerate(piles):
+            for j in range(max(left[i] - 1, 0), len(pile) - 1):
+                q, x = pile[j], pile[j + 1]
+                if not placed[q]:
+                    if x % 13 == 12:
+                        placed[q] = any(not left[k] for k in range(7) if k != i)
+                    else:
+                        placed[q] = (any(placed[y] for y in _PARENTS[x] if y != q)
+                                     or all(free[y] for y in range(x - x % 13, x)))
+                    changed = changed or placed[q]
+        for i, pile in enumerate(piles):
             while left[i]:
                 n, cut = left[i], -1
                 for j in range(min(down[i], n - 1), n):
@@ -163,8 +177,6 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
                     break
                 for j in range(cut, n):
                     free[pile[j]] = True
-                for j in range(max(cut - 1, 0), n):
-                    placed[pile[j]] = True
                 left[i] = cut
                 changed = True
     return any(left)

@@ -232,9 +232,11 @@ bool dead_end(const Position& p) {
         tops[i] = p.len[i];
         for (int j = 0; j < p.len[i]; ++j) pile_of[p.cards[i][j]] = static_cast<int8_t>(i), place[p.cards[i][j]] = static_cast<int8_t>(j);
     }
-    // placed: the cards that count as parents: a tableau card once every card above it is gone, a
-    // card off the tableau once one of its own parents counts (a King: a pile is empty). See the
-    // docstring of KlondikeProblem.dead_end for why this is sound.
+    // placed: the cards that count as parents: a tableau card when it is the top, or when the cards
+    // above it are gone and the card right on it could leave it by a move of its own (onto its
+    // other parent, to its foundation, a King into another empty pile); a card off the tableau once
+    // one of its own parents counts (a King: a pile is empty). See the docstring of
+    // KlondikeProblem.dead_end for why this is sound.
     uint64_t placed = 0;
     for (int i = 0; i < kPiles; ++i)
         if (p.len[i]) placed |= uint64_t{1} << p.cards[i][p.len[i] - 1];
@@ -252,6 +254,23 @@ bool dead_end(const Position& p) {
                 ok = free_parent(c);
             }
             if (ok) placed |= uint64_t{1} << c, changed = true;
+        }
+        for (int i = 0; i < kPiles; ++i) {
+            for (int j = std::max(tops[i] - 1, 0); j < p.len[i] - 1; ++j) {
+                int q = p.cards[i][j], x = p.cards[i][j + 1];
+                if ((placed >> q) & 1) continue;
+                bool ok = false;
+                if (x % 13 == kKingRank) {
+                    for (int k = 0; k < kPiles; ++k)
+                        if (k != i && !tops[k]) ok = true;
+                } else {
+                    for (int y = 0; y < 2; ++y)
+                        if (R.parents[x][y] != q && ((placed >> R.parents[x][y]) & 1)) ok = true;
+                    uint64_t below = ((uint64_t{1} << (x % 13)) - 1) << (x - x % 13);
+                    if ((gone & below) == below) ok = true;
+                }
+                if (ok) placed |= uint64_t{1} << q, changed = true;
+            }
         }
         for (int i = 0; i < kPiles; ++i) {
             while (tops[i]) {
@@ -274,7 +293,6 @@ bool dead_end(const Position& p) {
                 }
                 if (cut < 0) break;
                 for (int j = cut; j < n; ++j) gone |= uint64_t{1} << p.cards[i][j];
-                for (int j = std::max(cut - 1, 0); j < n; ++j) placed |= uint64_t{1} << p.cards[i][j];
                 tops[i] = cut;
                 changed = true;
             }
