@@ -43,6 +43,7 @@ study's ``hint`` player (:func:`play_hints`) all call it.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import time
 from typing import Any
@@ -379,7 +380,7 @@ def _lines(core: Any, down: list[int]) -> list[list[Any]]:
     then lines that turn up a card of a pile with more face-down cards before those of a pile
     with fewer (the deepest piles hold most of what is unseen and block most), shorter lines
     first among those, and last the lines that turn nothing up."""
-    lines: list[tuple[int, list[Any]]] = []
+    lines: list[tuple[float, list[Any]]] = []
     seen = {core.key()}
 
     def walk(line: list[Any]) -> None:
@@ -388,13 +389,11 @@ def _lines(core: Any, down: list[int]) -> list[list[Any]]:
                 return
             core.play(move)
             line.append(move)
-            after = core.state()[1]
-            if core.is_won() or after != down or len(line) >= LINE_DEPTH:
-                if core.is_won():
-                    depth = len(down) * 13
-                else:
-                    depth = max((d for d, a in zip(down, after, strict=True) if a != d), default=-1)
-                lines.append((depth, line[:]))
+            won, after = core.is_won(), core.state()[1]
+            if won or after != down or len(line) >= LINE_DEPTH:
+                # the face-down cards of the pile it turns a card up in: a win first, nothing last
+                turned = [d for d, a in zip(down, after, strict=True) if a != d]
+                lines.append((math.inf if won else max(turned, default=-1), line[:]))
             elif core.key() not in seen:
                 seen.add(core.key())
                 walk(line)

@@ -46,9 +46,10 @@ Depth-first search with a transposition table, as in Bjarnason, Fern & Tadepalli
   so it is skipped when that one is in the table (but for BACK, with nothing pending cards
   would go up).
 - **Dead ends.** A position where some tableau card can never leave its place, whatever is
-  played, is lost: :func:`dead_end` finds them by a relaxation (cards, once free, stay free, and
-  a card off the tableau carries others only once it could lie in the tableau itself; its
-  docstring has the argument), and such a position has no moves.
+  played, is lost: :func:`dead_end` finds them by a relaxation (cards, once free, stay free; a
+  card off the tableau carries others only once it could lie in the tableau itself, and a card
+  that left its place with others on it only once the card right on it could leave by a move of
+  its own; its docstring has the argument), and such a position has no moves.
 - **Symmetry:** the tableau piles are sorted in the key, and a King goes only to the first
   empty pile; a King that is already a pile's bottom card never moves to another empty pile.
 - **Order:** runs that turn a card face up (deeper piles first) or empty a pile, then moves
