@@ -45,11 +45,22 @@ Depth-first search with a transposition table, as in Bjarnason, Fern & Tadepalli
   with something pending allows a subset of the moves of the same position with less pending,
   so it is skipped when that one is in the table (but for BACK, with nothing pending cards
   would go up).
+- **A preparing move is made only when the next position offers a use for it.** A talon card
+  is laid on the tableau only when one of the moves offered after it lays a card on it (a run
+  worth moving, a talon card that carries, a foundation card worth bringing back, a pile's
+  bottom card while another King could come into its pile), or when it goes straight up to its
+  foundation; a pile is emptied only when a King can come into it by such a move (a face-up
+  King lying on a card, a foundation King worth bringing back, a talon King with a Queen to come
+  onto it in turn). Otherwise the next position has no move, and the search would only learn it
+  one position later. Whether such moves are offered depends only on cards of lower rank than
+  the card laid (and, for a pile emptied, on the cards that move), so it is known beforehand.
 - **Dead ends.** A position where some tableau card can never leave its place, whatever is
   played, is lost: :func:`dead_end` finds them by a relaxation (cards, once free, stay free; a
   card off the tableau carries others only once it could lie in the tableau itself, and a card
   that left its place with others on it only once the card right on it could leave by a move of
-  its own; its docstring has the argument), and such a position has no moves.
+  its own; its docstring has the argument), and such a position has no moves. Only positions
+  with nothing pending are checked: the others (most of the positions searched) lead within a
+  few moves to one with nothing pending, and checking them too cost more time than it saved.
 - **Symmetry:** the tableau piles are sorted in the key, and a King goes only to the first
   empty pile; a King that is already a pile's bottom card never moves to another empty pile.
 - **Order:** runs that turn a card face up (deeper piles first) or empty a pile, then moves
@@ -89,6 +100,8 @@ _PARENTS: tuple[tuple[int, ...], ...] = tuple(
     () if c % 13 == 12 else tuple(s * 13 + c % 13 + 1 for s in _OTHER_COLOUR[c // 13]) for c in range(52)
 )
 _BY_RANK = sorted(range(52), key=lambda c: c % 13)
+# the card of the same rank and colour
+_TWIN: tuple[int, ...] = tuple(_SAME_COLOUR_OTHER[c // 13] * 13 + c % 13 for c in range(52))
 # the two cards that may lie on each card (one rank lower, other colour); none for Aces
 _CHILDREN: tuple[tuple[int, ...], ...] = tuple(
     () if c % 13 == 0 else tuple(s * 13 + c % 13 - 1 for s in _OTHER_COLOUR[c // 13]) for c in range(52)
@@ -247,11 +260,12 @@ class KlondikeProblem:
         goes onto the tableau, a foundation card comes back, and a run leaves a face-up card
         only when a chain of cards can at once come to rest on it that ends with a face-up
         tableau card (or the uncovered card can go to its foundation); a pile is emptied only
-        when a King is ready to move into it. When the last move left something pending, only
-        the moves that use it.
+        when a King is ready to move into it. A talon card is laid, and a pile emptied, only
+        when the moves of the next position include one that uses it (see the module
+        docstring). When the last move left something pending, only the moves that use it.
         """
         piles, down, height, talon = self.piles, self.down, self.height, self.talon
-        if dead_end(piles, down, height, talon):
+        if self.pending is None and dead_end(piles, down, height, talon):
             return []
         top_of: dict[int, int] = {}
         first_empty = -1
@@ -261,7 +275,7 @@ class KlondikeProblem:
         for suit in range(4):
             for c in range(suit * 13, suit * 13 + height[suit]):
                 at[c] = 3
-        king_free = False
+        king_up = False  # a face-up King lies on another card
         for k in range(7):
             pile = piles[k]
             if pile:
@@ -269,7 +283,7 @@ class KlondikeProblem:
                 for j in range(down[k], len(pile)):
                     at[pile[j]] = 1
                     if j and pile[j] % 13 == 12:
-                        king_free = True
+                        king_up = True
             elif first_empty < 0:
                 first_empty = k
         # From the Aces up: carry[c], could a chain of cards laid on c end with a face-up
@@ -288,8 +302,37 @@ class KlondikeProblem:
                     dig[c] = carry[c - 1] or dig[c - 1]
             where = at[c]
             good[c] = where == 1 or (where >= 2 and carry[c]) or (where == 3 and dig[c])
-        if not king_free:
-            king_free = any(at[k] >= 2 and (carry[k] or dig[k]) for k in (12, 25, 38, 51))
+        # The face-up cards whose run is worth moving onto a parent: it lies on face-down cards, or
+        # on a card that can then go to its foundation or take the other card of the run's rank and
+        # colour; and the cards at a pile's bottom (worth moving only for a King to come).
+        run_ok: set[int] = set()
+        bottoms: set[int] = set()
+        for i in range(7):
+            pile = piles[i]
+            for j in range(down[i], len(pile)):
+                card = pile[j]
+                if j == 0:
+                    bottoms.add(card)
+                elif j == down[i] or pile[j - 1] % 13 == height[pile[j - 1] // 13] or good[_TWIN[card]]:
+                    run_ok.add(card)
+        # the foundation cards worth bringing back: a suit's top, when not safe and it or a card
+        # under it carries
+        back_ok = {suit * 13 + h - 1 for suit, h in enumerate(height)
+                   if h >= 3 and not is_safe(suit * 13 + h - 1, height)
+                   and (carry[suit * 13 + h - 1] or dig[suit * 13 + h - 1])}
+        # the cards that can come at once onto a card just laid: a run, a talon card that carries,
+        # a foundation card back; a pile's bottom card only while a King could come into its pile
+        can_come = run_ok | {c for c in range(52) if talon[c] and carry[c]} | back_ok
+
+        def comes(card: int, from_bottom: bool) -> bool:
+            return any(x in can_come or (from_bottom and x in bottoms) for x in _CHILDREN[card])
+
+        # the Kings that could come into an empty pile: face up on another card, back from a
+        # foundation, or from the talon when it carries and a Queen can come onto it (from a
+        # pile's bottom only if another King could come into that pile)
+        talon_kings = {k for k in (12, 25, 38, 51) if talon[k] and carry[k] and comes(k, True)}
+        king_other = king_up or any(k in back_ok for k in (12, 25, 38, 51))
+        king_free = king_other or bool(talon_kings)
         found: list[tuple[Any, ...]] = []
         reveal: list[tuple[int, tuple[Any, ...]]] = []
         from_talon: list[tuple[Any, ...]] = []
@@ -310,15 +353,8 @@ class KlondikeProblem:
             size = len(pile)
             for j in range(down[i], size):
                 card = pile[j]
-                if j > down[i]:
-                    # the run lies on a face-up card: worth it only if that card can then go
-                    # to its foundation or take the other card of the run's rank and colour
-                    under = pile[j - 1]
-                    a, b = _CHILDREN[under]
-                    if under % 13 != height[under // 13] and not good[b if a == card else a]:
-                        continue
-                elif j == 0 and not king_free:
-                    continue  # emptying a pile is worth it only for a King to come
+                if (card not in run_ok) if j else not king_free:
+                    continue
                 if card % 13 == 12:
                     if first_empty < 0 or j == 0:
                         continue  # no empty pile, or the King is the bottom card already
@@ -333,24 +369,23 @@ class KlondikeProblem:
                         reveal.append((0, move))  # empties a pile
                     else:
                         other.append(move)
-        # talon cards onto the tableau, only as a base for a card to come at once
+        # talon cards onto the tableau, only as a base for a card to come at once (or when it goes
+        # up to its foundation at once)
         for top, k in top_of.items():
             for card in _CHILDREN[top]:
-                if talon[card] and carry[card]:
+                if talon[card] and carry[card] and (comes(card, king_free) or card % 13 == height[card // 13]):
                     from_talon.append(("st", card, k))
         if first_empty >= 0:
             for suit in range(4):
                 king = suit * 13 + 12
-                if talon[king] and carry[king]:
+                others = king_other or bool(talon_kings - {king})
+                if talon[king] and carry[king] and comes(king, others):
                     from_talon.append(("st", king, first_empty))
         # foundation cards back to the tableau, when they or a card under them (which must
         # then come back first) might carry something useful
         for suit in range(4):
-            h = height[suit]
-            if h >= 3 and not is_safe(suit * 13 + h - 1, height):
-                card = suit * 13 + h - 1
-                if not (carry[card] or dig[card]):
-                    continue
+            card = suit * 13 + height[suit] - 1
+            if card in back_ok:
                 if card % 13 == 12:
                     if first_empty >= 0:
                         back.append(("ft", suit, first_empty))

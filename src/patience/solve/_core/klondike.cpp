@@ -58,6 +58,7 @@ struct Relations {
     int8_t parents[kCards][2];   // the cards a card may lie on in the tableau; -1 for Kings
     int8_t children[kCards][2];  // the cards that may lie on a card; -1 for Aces
     uint8_t by_rank[kCards];     // Aces first, suits in order within a rank
+    uint8_t twin[kCards];        // the card of the same rank and colour
 
     Relations() {
         for (int c = 0; c < kCards; ++c) {
@@ -67,6 +68,7 @@ struct Relations {
                 parents[c][x] = static_cast<int8_t>(rank == kKingRank ? -1 : s * 13 + rank + 1);
                 children[c][x] = static_cast<int8_t>(rank == 0 ? -1 : s * 13 + rank - 1);
             }
+            twin[c] = static_cast<uint8_t>(kSameColourOther[suit] * 13 + rank);
         }
         int k = 0;
         for (int rank = 0; rank < 13; ++rank)
@@ -100,6 +102,7 @@ struct Position {
     uint64_t talon;        // bit c: card c is in the stock or the waste
     uint8_t pending;       // what the last move left pending: 0 nothing, or kCover, kUse, kKing
     uint8_t pending_pile, pending_card;
+    uint64_t key[3];       // its key but for what is pending (see key_of), kept up to date by every move
 
     bool won() const { return height[0] == 13 && height[1] == 13 && height[2] == 13 && height[3] == 13; }
     bool in_talon(int c) const { return (talon >> c) & 1; }
@@ -121,8 +124,26 @@ bool is_safe(int card, const uint8_t* height) {
            height[kSameColourOther[suit]] >= rank - 2;
 }
 
+// The key's two bits of a card (see key_of): 0 not face up in the tableau, 3 heads the face-up
+// part of its pile, 1 or 2 lies on its first or second parent.
+inline void set_state(Position& p, int card, uint64_t state) {
+    uint64_t& w = p.key[card >> 5];
+    const int shift = 2 * (card & 31);
+    w = (w & ~(uint64_t{3} << shift)) | state << shift;
+}
+
+// The state of a card laid on `under` (a face-up card, or -1: an empty pile).
+inline uint64_t state_on(int card, int under) { return under < 0 ? 3 : (R.parents[card][0] == under ? 1 : 2); }
+
+// A foundation's height in the key.
+inline uint64_t height_unit(int suit) { return uint64_t{1} << (40 + 4 * suit); }
+
 inline void flip(Position& p, int i) {
-    if (p.len[i] && p.down[i] == p.len[i]) --p.down[i];
+    if (p.len[i] && p.down[i] == p.len[i]) {
+        --p.down[i];
+        set_state(p, p.cards[i][p.len[i] - 1], 3);
+        p.key[2] -= uint64_t{1} << (3 * i);
+    }
 }
 
 // Make every safe move to the foundations, and every move of a tableau top card to its
@@ -133,6 +154,9 @@ void settle(Position& p, Out* made) {
     bool changed = true;
     while (changed) {
         changed = false;
+        uint64_t tops = 0;  // the piles' top cards
+        for (int i = 0; i < kPiles; ++i)
+            if (p.len[i]) tops |= uint64_t{1} << p.cards[i][p.len[i] - 1];
         for (int suit = 0; suit < 4; ++suit) {
             int h = p.height[suit];
             if (h == 13) continue;
@@ -141,11 +165,13 @@ void settle(Position& p, Out* made) {
                 if (is_safe(card, p.height)) {
                     p.talon &= ~(uint64_t{1} << card);
                     ++p.height[suit];
+                    p.key[1] += height_unit(suit);
                     if (made) made->push_back(Move{SF, static_cast<uint8_t>(card), 0, 0});
                     changed = true;
                 }
                 continue;
             }
+            if (!((tops >> card) & 1)) continue;
             for (int i = 0; i < kPiles; ++i) {
                 if (p.len[i] && p.cards[i][p.len[i] - 1] == card) {
                     bool back = p.len[i] - 1 > p.down[i] &&
@@ -153,7 +179,10 @@ void settle(Position& p, Out* made) {
                     if (back || is_safe(card, p.height)) {
                         --p.len[i];
                         ++p.height[suit];
+                        p.key[1] += height_unit(suit);
+                        set_state(p, card, 0);
                         flip(p, i);
+                        if (p.len[i]) tops |= uint64_t{1} << p.cards[i][p.len[i] - 1];
                         if (made) made->push_back(Move{TF, static_cast<uint8_t>(i), 0, 0});
                         changed = true;
                     }
@@ -185,14 +214,19 @@ void apply(Position& p, const Move& m) {
         case TF: {
             int card = p.cards[m.a][--p.len[m.a]];
             ++p.height[card / 13];
+            p.key[1] += height_unit(card / 13);
+            set_state(p, card, 0);
             flip(p, m.a);
             break;
         }
         case SF:
             p.talon &= ~(uint64_t{1} << m.a);
             ++p.height[m.a / 13];
+            p.key[1] += height_unit(m.a / 13);
             break;
         case TT: {
+            int card = p.cards[m.a][p.len[m.a] - m.n];
+            set_state(p, card, state_on(card, p.top(m.b)));
             std::memcpy(&p.cards[m.b][p.len[m.b]], &p.cards[m.a][p.len[m.a] - m.n], m.n);
             p.len[m.a] -= m.n;
             p.len[m.b] += m.n;
@@ -200,11 +234,14 @@ void apply(Position& p, const Move& m) {
             break;
         }
         case ST:
+            set_state(p, m.a, state_on(m.a, p.top(m.b)));
             p.talon &= ~(uint64_t{1} << m.a);
             p.cards[m.b][p.len[m.b]++] = m.a;
             break;
         default: {
             int card = m.a * 13 + --p.height[m.a];
+            p.key[1] -= height_unit(m.a);
+            set_state(p, card, state_on(card, p.top(m.b)));
             p.cards[m.b][p.len[m.b]++] = static_cast<uint8_t>(card);
             break;
         }
@@ -219,6 +256,62 @@ struct MoveList {
     void push_back(const Move& m) { items[size++] = m; }
 };
 
+// Card sets for the dead-end relaxation, one bit a card (suit * 13 + rank).
+struct CardSets {
+    uint64_t below[kCards];    // the lower cards of a card's suit
+    uint64_t parents[kCards];  // the cards a card may lie on
+    uint64_t children[kCards]; // the cards that may lie on a card
+    uint64_t kings;
+    uint64_t ranks[13];  // the four cards of each rank
+
+    CardSets() : kings(0) {
+        for (int r = 0; r < 13; ++r) ranks[r] = (uint64_t{1} | uint64_t{1} << 13 | uint64_t{1} << 26 | uint64_t{1} << 39) << r;
+        for (int c = 0; c < kCards; ++c) {
+            below[c] = ((uint64_t{1} << (c % 13)) - 1) << (c - c % 13);
+            parents[c] = children[c] = 0;
+            for (int y = 0; y < 2; ++y) {
+                if (R.parents[c][y] >= 0) parents[c] |= uint64_t{1} << R.parents[c][y];
+                if (R.children[c][y] >= 0) children[c] |= uint64_t{1} << R.children[c][y];
+            }
+            if (c % 13 == kKingRank) kings |= uint64_t{1} << c;
+        }
+    }
+};
+
+const CardSets S;
+
+// The cards one of whose parents is in `placed` (a parent is one rank higher, of the other colour:
+// each suit's 13 bits, shifted down a rank, go to the two suits of the other colour).
+inline uint64_t children_of(uint64_t placed) {
+    constexpr uint64_t kSuit = 0x1FFF;
+    uint64_t red = (((placed >> 13) | (placed >> 26)) & kSuit) >> 1;
+    uint64_t black = ((placed | (placed >> 39)) & kSuit) >> 1;
+    return red | red << 39 | black << 13 | black << 26;
+}
+
+// The cards one of whose children is in `cards` (a child is one rank lower, of the other colour).
+inline uint64_t parents_of(uint64_t cards) {
+    constexpr uint64_t kSuit = 0x1FFF;
+    uint64_t red = ((((cards >> 13) | (cards >> 26)) & kSuit) << 1) & kSuit;
+    uint64_t black = (((cards | (cards >> 39)) & kSuit) << 1) & kSuit;
+    return red | red << 39 | black << 13 | black << 26;
+}
+
+// The cards whose first (way 0) or second (way 1) child is in `cards`: a red card's children are
+// of suits 0 and 3, a black card's of suits 1 and 2.
+inline uint64_t lower_of(uint64_t cards, int way) {
+    constexpr uint64_t kSuit = 0x1FFF;
+    uint64_t for_red = (((cards >> (way ? 39 : 0)) & kSuit) << 1) & kSuit;
+    uint64_t for_black = (((cards >> (way ? 26 : 13)) & kSuit) << 1) & kSuit;
+    return for_black | for_black << 39 | for_red << 13 | for_red << 26;
+}
+
+// The same card of the other suit of its colour (suits 0 and 3, 1 and 2).
+inline uint64_t twin_of(uint64_t cards) {
+    constexpr uint64_t kSuit = 0x1FFF;
+    return (cards & kSuit) << 39 | (cards >> 39) | ((cards >> 13) & kSuit) << 26 | ((cards >> 26) & kSuit) << 13;
+}
+
 // Can some card of the tableau never leave its place, whatever is played? (See the docstring of
 // KlondikeProblem.dead_end: a relaxation in which cards, once free, stay free.) Then the
 // position is lost. Cards out of the tableau (talon, foundations) count as free from the start.
@@ -226,120 +319,147 @@ bool dead_end(const Position& p) {
     uint64_t gone = p.talon;
     for (int suit = 0; suit < 4; ++suit) gone |= ((uint64_t{1} << p.height[suit]) - 1) << (suit * 13);
     const uint64_t off = gone;  // the cards off the tableau
-    int8_t pile_of[kCards], place[kCards];
     int tops[kPiles];
-    for (int i = 0; i < kPiles; ++i) {
-        tops[i] = p.len[i];
-        for (int j = 0; j < p.len[i]; ++j) pile_of[p.cards[i][j]] = static_cast<int8_t>(i), place[p.cards[i][j]] = static_cast<int8_t>(j);
-    }
+    int empty = 0;  // the piles whose cards have all left their places
     // placed: the cards that count as parents: a tableau card when it is the top, or when the cards
     // above it are gone and the card right on it could leave it by a move of its own (onto its
     // other parent, to its foundation, a King into another empty pile); a card off the tableau once
     // one of its own parents counts (a King: a pile is empty). See the docstring of
     // KlondikeProblem.dead_end for why this is sound.
     uint64_t placed = 0;
-    for (int i = 0; i < kPiles; ++i)
+    // the face-up cards with a face-up card on them (which is their child through the first or the
+    // second of the two suits of the other colour): such a card counts once the other card the
+    // one on it may lie on counts, or the one on it can go to its foundation
+    uint64_t runs[2] = {0, 0};
+    for (int i = 0; i < kPiles; ++i) {
+        tops[i] = p.len[i];
         if (p.len[i]) placed |= uint64_t{1} << p.cards[i][p.len[i] - 1];
-    auto free_parent = [&](int c) { return (((placed >> R.parents[c][0]) | (placed >> R.parents[c][1])) & 1) != 0; };
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        for (uint64_t rest = off & ~placed; rest; rest &= rest - 1) {
-            int c = __builtin_ctzll(rest);
-            bool ok = false;
-            if (c % 13 == kKingRank) {
-                for (int k = 0; k < kPiles; ++k)
-                    if (!tops[k]) ok = true;
-            } else {
-                ok = free_parent(c);
-            }
-            if (ok) placed |= uint64_t{1} << c, changed = true;
+        else ++empty;
+        for (int j = p.down[i]; j + 1 < p.len[i]; ++j) {
+            int q = p.cards[i][j];
+            runs[R.children[q][0] == p.cards[i][j + 1] ? 0 : 1] |= uint64_t{1} << q;
         }
-        for (int i = 0; i < kPiles; ++i) {
-            for (int j = std::max(tops[i] - 1, 0); j < p.len[i] - 1; ++j) {
-                int q = p.cards[i][j], x = p.cards[i][j + 1];
-                if ((placed >> q) & 1) continue;
-                bool ok = false;
-                if (x % 13 == kKingRank) {
-                    for (int k = 0; k < kPiles; ++k)
-                        if (k != i && !tops[k]) ok = true;
-                } else {
-                    for (int y = 0; y < 2; ++y)
-                        if (R.parents[x][y] != q && ((placed >> R.parents[x][y]) & 1)) ok = true;
-                    uint64_t below = ((uint64_t{1} << (x % 13)) - 1) << (x - x % 13);
-                    if ((gone & below) == below) ok = true;
-                }
-                if (ok) placed |= uint64_t{1} << q, changed = true;
-            }
-        }
+    }
+    while (true) {
+        // the piles: cut each at its lowest card that can leave (onto a parent that counts, a King
+        // into an empty pile, the top card to its foundation), until none can
+        bool changed = false;
+        const uint64_t goes = children_of(placed) | (empty ? S.kings : 0);  // pile i still holds cards
         for (int i = 0; i < kPiles; ++i) {
             while (tops[i]) {
                 int n = tops[i], cut = -1;
-                for (int j = std::min<int>(p.down[i], n - 1); j < n && cut < 0; ++j) {
-                    int c = p.cards[i][j];
-                    bool moves_off;
-                    if (c % 13 == kKingRank) {
-                        moves_off = false;
-                        for (int k = 0; k < kPiles; ++k)
-                            if (k != i && !tops[k]) moves_off = true;
-                    } else {
-                        moves_off = free_parent(c);
+                for (int j = std::min<int>(p.down[i], n - 1); j < n; ++j) {
+                    if ((goes >> p.cards[i][j]) & 1) {
+                        cut = j;
+                        break;
                     }
-                    if (!moves_off && j == n - 1) {
-                        uint64_t below = ((uint64_t{1} << (c % 13)) - 1) << (c - c % 13);
-                        moves_off = (gone & below) == below;
-                    }
-                    if (moves_off) cut = j;
                 }
-                if (cut < 0) break;
+                if (cut < 0) {
+                    int c = p.cards[i][n - 1];
+                    if ((gone & S.below[c]) != S.below[c]) break;
+                    cut = n - 1;
+                }
                 for (int j = cut; j < n; ++j) gone |= uint64_t{1} << p.cards[i][j];
                 tops[i] = cut;
+                if (!cut && ++empty == kPiles) return false;
                 changed = true;
             }
         }
+        // the parents that count now
+        uint64_t more = off & ~placed & (children_of(placed) | (empty ? S.kings : 0));
+        if (more) placed |= more, changed = true;
+        uint64_t ready = 0;  // the cards whose lower cards of their suit are all gone
+        for (int suit = 0; suit < 4; ++suit) {
+            uint64_t g = (gone >> (13 * suit)) & 0x1FFF;
+            ready |= ((g ^ (g + 1)) & 0x1FFF) << (13 * suit);
+        }
+        uint64_t at_top = 0;  // the top card of each pile still in its place
+        for (int i = 0; i < kPiles; ++i)
+            if (tops[i]) at_top |= uint64_t{1} << p.cards[i][tops[i] - 1];
+        more = (runs[0] & lower_of(ready, 0)) | (runs[1] & lower_of(ready, 1)) | ((runs[0] | runs[1]) & twin_of(placed));
+        more &= (gone | at_top) & ~placed;
+        if (more) placed |= more, changed = true;
+        // the cards under a card that was face down
+        for (int i = 0; i < kPiles; ++i) {
+            const bool other_empty = empty > (tops[i] ? 0 : 1);
+            for (int j = std::max(tops[i] - 1, 0); j < std::min<int>(p.down[i], p.len[i] - 1); ++j) {
+                int q = p.cards[i][j], x = p.cards[i][j + 1];
+                uint64_t bit = uint64_t{1} << q;
+                if (placed & bit) continue;
+                bool ok = (S.kings >> x) & 1 ? other_empty : (placed & S.parents[x] & ~bit) || ((ready >> x) & 1);
+                if (ok) placed |= bit, changed = true;
+            }
+        }
+        if (!changed) return true;
     }
-    for (int i = 0; i < kPiles; ++i)
-        if (tops[i]) return true;
-    return false;
 }
 
 // The moves worth trying, best first: a port of KlondikeProblem.moves() (see its docstring).
 void pruned_moves(const Position& p, MoveList& out) {
-    if (dead_end(p)) return;
+    if (!p.pending && dead_end(p)) return;  // checked only with nothing pending (as in the Python search)
     int8_t top_of[kCards];
     std::memset(top_of, -1, sizeof top_of);
     int first_empty = -1;
-    // where each card is: 1 face-up in the tableau, 2 in the talon, 3 on a foundation, 0 face down
-    uint8_t at[kCards];
-    for (int c = 0; c < kCards; ++c) at[c] = p.in_talon(c) ? 2 : 0;
-    for (int suit = 0; suit < 4; ++suit)
-        for (int c = suit * 13; c < suit * 13 + p.height[suit]; ++c) at[c] = 3;
-    bool king_free = false;
+    // where each card is (a set each): face up in the tableau, in the talon, on a foundation; and
+    // the cards next to go to their foundations
+    const uint64_t talon = p.talon;
+    uint64_t up = 0, found = 0, next_up = 0;
+    for (int suit = 0; suit < 4; ++suit) {
+        found |= ((uint64_t{1} << p.height[suit]) - 1) << (suit * 13);
+        if (p.height[suit] < 13) next_up |= uint64_t{1} << (suit * 13 + p.height[suit]);
+    }
+    bool king_up = false;  // a face-up King lies on another card
     for (int k = 0; k < kPiles; ++k) {
         if (p.len[k]) {
             top_of[p.cards[k][p.len[k] - 1]] = static_cast<int8_t>(k);
             for (int j = p.down[k]; j < p.len[k]; ++j) {
-                at[p.cards[k][j]] = 1;
-                if (j && p.cards[k][j] % 13 == kKingRank) king_free = true;
+                up |= uint64_t{1} << p.cards[k][j];
+                if (j && (S.kings >> p.cards[k][j]) & 1) king_up = true;
             }
         } else if (first_empty < 0) {
             first_empty = k;
         }
     }
-    bool carry[kCards] = {}, dig[kCards] = {}, good[kCards] = {};
-    for (int x = 0; x < kCards; ++x) {
-        int c = R.by_rank[x];
-        if (c % 13) {
-            carry[c] = good[R.children[c][0]] || good[R.children[c][1]];
-            if (at[c - 1] == 3) dig[c] = carry[c - 1] || dig[c - 1];
+    // rank by rank: carry (a card that may lie on it is good), dig (the foundation card under it
+    // carries or digs), good (face up in the tableau, or off it and carrying, or on its foundation
+    // and digging)
+    uint64_t carry = 0, dig = 0, good = up & S.ranks[0];
+    for (int r = 1; r < 13; ++r) {
+        const uint64_t carry_r = parents_of(good & S.ranks[r - 1]);
+        const uint64_t dig_r = ((carry | dig) & found & S.ranks[r - 1]) << 1;
+        carry |= carry_r;
+        dig |= dig_r;
+        good |= S.ranks[r] & (up | ((talon | found) & carry_r) | (found & dig_r));
+    }
+    // the face-up cards whose run is worth moving onto a parent: it lies on a card that can then go to
+    // its foundation or take the other card of the run's rank and colour, or on face-down cards;
+    // and the cards at a pile's bottom (worth it only for a King to come into the pile)
+    uint64_t run_ok = 0, bottoms = 0;
+    for (int i = 0; i < kPiles; ++i) {
+        for (int j = p.down[i]; j < p.len[i]; ++j) {
+            int card = p.cards[i][j];
+            if (j == 0)
+                bottoms |= uint64_t{1} << card;
+            else if (j == p.down[i] || ((next_up >> p.cards[i][j - 1]) & 1) || ((good >> R.twin[card]) & 1))
+                run_ok |= uint64_t{1} << card;
         }
-        int where = at[c];
-        good[c] = where == 1 || (where >= 2 && carry[c]) || (where == 3 && dig[c]);
     }
-    if (!king_free) {
-        for (int k : {12, 25, 38, 51})
-            if (at[k] >= 2 && (carry[k] || dig[k])) king_free = true;
+    // the foundation cards worth bringing back: each suit's top when not safe and it or a card
+    // under it carries
+    uint64_t back_ok = 0;
+    for (int suit = 0; suit < 4; ++suit) {
+        int h = p.height[suit], card = suit * 13 + h - 1;
+        if (h >= 3 && !is_safe(card, p.height) && ((carry | dig) >> card) & 1) back_ok |= uint64_t{1} << card;
     }
+    // the cards that can come at once onto a card just laid: a run, a talon card that carries, a
+    // foundation card back; a pile's bottom card only while a King could come into its pile
+    const uint64_t can_come = run_ok | (talon & carry) | back_ok;
+    // the Kings that could come into an empty pile: face up on another card, back from a foundation,
+    // or from the talon when it carries and a Queen can come onto it (from a pile's bottom only if
+    // another King could come into that pile)
+    const uint64_t talon_kings = S.kings & talon & carry & parents_of(can_come | bottoms);
+    const bool king_other = king_up || (S.kings & back_ok);
+    const bool king_free = king_other || talon_kings;
     // tableau runs: those that turn a card up or empty a pile first (deeper piles first), then
     // the foundations; the other runs after the talon cards
     struct Keyed {
@@ -354,13 +474,7 @@ void pruned_moves(const Position& p, MoveList& out) {
         int size = p.len[i], d = p.down[i];
         for (int j = d; j < size; ++j) {
             int card = p.cards[i][j];
-            if (j > d) {
-                int under = p.cards[i][j - 1];
-                int a = R.children[under][0], b = R.children[under][1];
-                if (under % 13 != p.height[under / 13] && !good[a == card ? b : a]) continue;
-            } else if (j == 0 && !king_free) {
-                continue;
-            }
+            if (j ? !((run_ok >> card) & 1) : !king_free) continue;
             int targets[2];
             int n_targets = 0;
             if (card % 13 == kKingRank) {
@@ -404,20 +518,24 @@ void pruned_moves(const Position& p, MoveList& out) {
         int h = p.height[suit];
         if (h < 13 && p.in_talon(suit * 13 + h)) out.push_back(Move{SF, static_cast<uint8_t>(suit * 13 + h), 0, 0});
     }
-    // talon cards onto the tableau, only as a base for a card to come at once
+    // talon cards onto the tableau, only as a base for a card to come at once (or when it goes up to
+    // its foundation at once)
     for (int k = 0; k < kPiles; ++k) {
         int top = p.top(k);
         if (top < 0) continue;
         for (int x = 0; x < 2; ++x) {
             int card = R.children[top][x];
-            if (card >= 0 && p.in_talon(card) && carry[card])
+            if (card >= 0 && p.in_talon(card) && ((carry >> card) & 1) &&
+                ((S.children[card] & (can_come | (king_free ? bottoms : 0))) || ((next_up >> card) & 1)))
                 out.push_back(Move{ST, static_cast<uint8_t>(card), static_cast<uint8_t>(k), 0});
         }
     }
     if (first_empty >= 0) {
         for (int suit = 0; suit < 4; ++suit) {
             int king = suit * 13 + kKingRank;
-            if (p.in_talon(king) && carry[king])
+            // a Queen can come onto it (from a pile's bottom only while another King could come)
+            bool others = king_other || (talon_kings & ~(uint64_t{1} << king));
+            if (p.in_talon(king) && ((carry >> king) & 1) && (S.children[king] & (can_come | (others ? bottoms : 0))))
                 out.push_back(Move{ST, static_cast<uint8_t>(king), static_cast<uint8_t>(first_empty), 0});
         }
     }
@@ -426,7 +544,7 @@ void pruned_moves(const Position& p, MoveList& out) {
     for (int suit = 0; suit < 4; ++suit) {
         int h = p.height[suit];
         int card = suit * 13 + h - 1;
-        if (h < 3 || is_safe(card, p.height) || !(carry[card] || dig[card])) continue;
+        if (h < 3 || !((back_ok >> card) & 1)) continue;
         if (card % 13 == kKingRank) {
             if (first_empty >= 0)
                 out.push_back(Move{FT, static_cast<uint8_t>(suit), static_cast<uint8_t>(first_empty), 0});
@@ -518,18 +636,19 @@ inline bool same_key(const Key& a, const Key& b) {
     return a.w[0] == b.w[0] && ((a.w[1] ^ b.w[1]) & kKeyMask1) == 0 && a.w[2] == b.w[2];
 }
 
-Key key_of(const Position& p) {
-    Key key{{0, 0, 0}};
+// The key but for what is pending, from the whole position (each move keeps Position::key up to date).
+void init_key(Position& p) {
+    p.key[0] = p.key[1] = p.key[2] = 0;
     for (int i = 0; i < kPiles; ++i) {
         int d = p.down[i];
-        for (int j = d; j < p.len[i]; ++j) {
-            int card = p.cards[i][j];
-            uint64_t state = j == d ? 3 : (R.parents[card][0] == p.cards[i][j - 1] ? 1 : 2);
-            key.w[card >> 5] |= state << (2 * (card & 31));
-        }
-        key.w[2] |= static_cast<uint64_t>(d) << (3 * i);
+        for (int j = d; j < p.len[i]; ++j) set_state(p, p.cards[i][j], j == d ? 3 : state_on(p.cards[i][j], p.cards[i][j - 1]));
+        p.key[2] |= static_cast<uint64_t>(d) << (3 * i);
     }
-    for (int suit = 0; suit < 4; ++suit) key.w[1] |= static_cast<uint64_t>(p.height[suit]) << (40 + 4 * suit);
+    for (int suit = 0; suit < 4; ++suit) p.key[1] += p.height[suit] * height_unit(suit);
+}
+
+Key key_of(const Position& p) {
+    Key key{{p.key[0], p.key[1], p.key[2]}};
     if (p.pending) key.w[2] |= (uint64_t{p.pending} | uint64_t{p.pending == kKing ? 0u : p.pending_card} << 3) << kPendingShift;
     return key;
 }
@@ -575,7 +694,12 @@ class LostTable {
         place(k, h, weight);
     }
 
-    void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & mask_]); }
+    void prefetch(uint64_t h) const {  // the first slots of the window (a miss reads on to an empty slot)
+        const char* at = reinterpret_cast<const char*>(&slots_[h & mask_]);
+        __builtin_prefetch(at);
+        __builtin_prefetch(at + 64);
+        __builtin_prefetch(at + 128);
+    }
 
     size_t size() const { return size_; }
     size_t bytes() const { return peak_bytes_; }
@@ -740,6 +864,7 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
         uint64_t hash;
         Move move;
         bool won, known;
+        Child() {}  // made in place by push(): `children` grows without zeroing
     };
     struct Frame {
         Key key;
@@ -963,6 +1088,7 @@ class Klondike {
         }
         for (int c = 0; c < kCards; ++c)
             if (!seen[c]) throw nb::value_error(("card " + std::to_string(c) + " is missing").c_str());
+        init_key(pos_);
         if (settle_now) settle(pos_, &initial_auto_);
     }
 
