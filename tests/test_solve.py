@@ -395,7 +395,7 @@ def test_unknown_reports_what_ran_out() -> None:
 
 
 def test_depth_first_keeps_its_table_bounded() -> None:
-    problem = KlondikeProblem(Reloaded.deal(12))
+    problem = KlondikeProblem(Reloaded.deal(4))
     outcome = depth_first(problem, Budget(seconds=None, nodes=30_000, memory_mb=0.05))
     assert outcome.table_resets > 0
     assert outcome.table_peak <= 1024 + 1

@@ -56,6 +56,7 @@ Depth-first search with a transposition table, as in Bjarnason, Fern & Tadepalli
   the card laid (and, for a pile emptied, on the cards that move), so it is known beforehand.
 - **Dead ends.** A position where some tableau card can never leave its place, whatever is
   played, is lost: :func:`dead_end` finds them by a relaxation (cards, once free, stay free; a
+  card goes to its foundation only once the lower ones can and it can be uncovered; a
   card off the tableau carries others only once it could lie in the tableau itself, and a card
   that left its place with others on it only once the card right on it could leave by a move of
   its own; its docstring has the argument), and such a position has no moves. Only positions
@@ -124,26 +125,40 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
     A relaxation in which a card, once free, stays free: cards off the tableau (talon and
     foundations) are free from the start; a tableau card leaves its place, with the cards above
     it, when it is face up and one of its parents counts (see below; a King: when another pile
-    is empty); the top card also when every lower card of its suit is free. What leaves is free.
-    In a real game, when a card first leaves its place, the cards above it have left first (or go
-    with it as a run it heads), a parent it goes onto lies uncovered or came from elsewhere, the
-    lower cards of its suit have all left their places if it goes to its foundation, and an empty
-    pile it fills has lost every card. So the cards that first leave their places, in their order,
-    leave in the relaxation too; since every rule of the relaxation only gets easier as more cards
-    are free, taking every card that can leave until none can finds the most that can ever leave.
+    is empty); the top card also when every lower card of its suit reaches its foundation (see
+    below). What leaves is free. In a real game, when a card first leaves its place, the cards above
+    it have left first (or go with it as a run it heads), a parent it goes onto lies uncovered or
+    came from elsewhere, the lower cards of its suit lie on their foundation if it goes there, and
+    an empty pile it fills has lost every card. So the cards that first leave their places, in
+    their order, leave in the relaxation too; since every rule of the relaxation only gets easier
+    as more cards are free, count or reach their foundations, taking every card that can leave
+    until none can finds the most that can ever leave.
+
+    Reaching the foundation: the cards on the foundations reach them; then, suit by suit from the
+    lowest, a card reaches its foundation once the card under it there does and it is a talon
+    card, a tableau card that left its place and counts as a parent (see below), or a pile's top
+    card in its place (which then leaves). Leaving its place is not enough: a card that left only
+    inside a run headed lower down stays covered until the card right on it leaves it by a move of
+    its own. In a real game, when a card first goes to its foundation the lower cards of its suit
+    lie there (so they reached it before), and it is uncovered: in the talon, a pile's top in its
+    place, or a tableau card that left its place and lies uncovered, so that the card right on it
+    has left it by a move of its own, which makes it count (below); so every card that reaches a
+    foundation in a real game reaches it in the relaxation.
 
     A parent counts only where a card could be laid on it. A tableau card counts when it is its
     pile's top, or when the cards above it are free and the card right on it could have left it
-    by a move of its own: onto its other parent (if that counts), to its foundation (every lower
-    card of its suit free) or, a King, into another pile that is empty. (Free cards above it may
-    have left only with it, as a run: it is still covered.) A card off the tableau counts once one
-    of its own parents counts (a King: once a pile is empty). In a real game a card is laid on a
-    parent that lies uncovered, so the card that lay right on it in its pile has left it by a move
-    of its own (a move of a run headed lower down would have taken the parent along), or that was
-    laid in the tableau before, on a parent or, a King, in an empty pile; so, by induction on the
-    moves, every parent a real card is laid on counts in the relaxation. (A Queen in the talon is
-    no base for a Jack while both red Kings stay face down; a Queen whose Jack can go nowhere else
-    is no base for the other Jack.)
+    by a move of its own: onto its other parent (if that counts), to its foundation (it reaches
+    it) or, a King, into another pile that is empty. (Free cards above it may have left only with
+    it, as a run: it is still covered.) A card off the tableau counts once one of its own parents
+    counts (a King: once a pile is empty); a card on a foundation only once the cards above it on
+    that foundation count as well (they come back to the tableau before it can, and a card leaves
+    a foundation only to be laid in the tableau). In a real game a card is laid on a parent that
+    lies uncovered, so the card that lay right on it in its pile has left it by a move of its own
+    (a move of a run headed lower down would have taken the parent along), or that was laid in
+    the tableau before, on a parent or, a King, in an empty pile; so, by induction on the moves,
+    every parent a real card is laid on counts in the relaxation. (A Queen in the talon is no base
+    for a Jack while both red Kings stay face down; a Queen whose Jack can go nowhere else is no
+    base for the other Jack.)
     """
     free = [bool(talon[c]) or c % 13 < height[c // 13] for c in range(52)]
     place: dict[int, tuple[int, int]] = {}
@@ -152,6 +167,7 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
             place[c] = (i, j)
     left = [len(p) for p in piles]  # the cards of each pile still in their places
     placed = [False] * 52  # the cards that count as parents
+    reach = list(height)  # the cards of each suit that can reach their foundation: the lowest reach[suit]
     for pile in piles:
         if pile:
             placed[pile[-1]] = True
@@ -165,6 +181,8 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
         for c in range(52):
             if free[c] and not placed[c] and c not in place:
                 placed[c] = any(not left[k] for k in range(7)) if c % 13 == 12 else parent_free(c)
+                if placed[c] and not talon[c]:  # on its foundation: the cards above it come back first
+                    placed[c] = all(placed[y] for y in range(c + 1, c - c % 13 + height[c // 13]))
                 changed = changed or placed[c]
         for i, pile in enumerate(piles):
             for j in range(max(left[i] - 1, 0), len(pile) - 1):
@@ -174,7 +192,7 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
                         placed[q] = any(not left[k] for k in range(7) if k != i)
                     else:
                         placed[q] = (any(placed[y] for y in _PARENTS[x] if y != q)
-                                     or all(free[y] for y in range(x - x % 13, x)))
+                                     or reach[x // 13] > x % 13)
                     changed = changed or placed[q]
         for i, pile in enumerate(piles):
             while left[i]:
@@ -182,8 +200,9 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
                 for j in range(min(down[i], n - 1), n):
                     c = pile[j]
                     goes = any(not left[k] for k in range(7) if k != i) if c % 13 == 12 else parent_free(c)
-                    if not goes and j == n - 1:
-                        goes = all(free[x] for x in range(c - c % 13, c))
+                    if not goes and j == n - 1 and reach[c // 13] >= c % 13:
+                        goes = True
+                        reach[c // 13] += 1  # it goes to its foundation
                     if goes:
                         cut = j
                         break
@@ -192,6 +211,11 @@ def dead_end(piles: list[list[int]], down: list[int], height: list[int], talon: 
                 for j in range(cut, n):
                     free[pile[j]] = True
                 left[i] = cut
+                changed = True
+        for suit in range(4):
+            while reach[suit] < 13 and (talon[suit * 13 + reach[suit]]
+                                        or (free[suit * 13 + reach[suit]] and placed[suit * 13 + reach[suit]])):
+                reach[suit] += 1
                 changed = True
     return any(left)
 

@@ -317,15 +317,22 @@ inline uint64_t twin_of(uint64_t cards) {
 // position is lost. Cards out of the tableau (talon, foundations) count as free from the start.
 bool dead_end(const Position& p) {
     uint64_t gone = p.talon;
-    for (int suit = 0; suit < 4; ++suit) gone |= ((uint64_t{1} << p.height[suit]) - 1) << (suit * 13);
+    // reach[suit]: the lowest reach[suit] cards of each suit can get to their foundation (each card
+    // once the lower ones can and it can be uncovered: a talon card, a tableau card that left its
+    // place and counts as a parent, or a pile's top card in its place)
+    int reach[4];
+    for (int suit = 0; suit < 4; ++suit) {
+        gone |= ((uint64_t{1} << p.height[suit]) - 1) << (suit * 13);
+        reach[suit] = p.height[suit];
+    }
     const uint64_t off = gone;  // the cards off the tableau
     int tops[kPiles];
     int empty = 0;  // the piles whose cards have all left their places
     // placed: the cards that count as parents: a tableau card when it is the top, or when the cards
     // above it are gone and the card right on it could leave it by a move of its own (onto its
     // other parent, to its foundation, a King into another empty pile); a card off the tableau once
-    // one of its own parents counts (a King: a pile is empty). See the docstring of
-    // KlondikeProblem.dead_end for why this is sound.
+    // one of its own parents counts (a King: a pile is empty) and, on a foundation, once the cards
+    // above it there count. See the docstring of KlondikeProblem.dead_end for why this is sound.
     uint64_t placed = 0;
     // the face-up cards with a face-up card on them (which is their child through the first or the
     // second of the two suits of the other colour): such a card counts once the other card the
@@ -354,10 +361,11 @@ bool dead_end(const Position& p) {
                         break;
                     }
                 }
-                if (cut < 0) {
+                if (cut < 0) {  // the top card to its foundation
                     int c = p.cards[i][n - 1];
-                    if ((gone & S.below[c]) != S.below[c]) break;
+                    if (reach[c / 13] < c % 13) break;
                     cut = n - 1;
+                    ++reach[c / 13];
                 }
                 for (int j = cut; j < n; ++j) gone |= uint64_t{1} << p.cards[i][j];
                 tops[i] = cut;
@@ -365,18 +373,20 @@ bool dead_end(const Position& p) {
                 changed = true;
             }
         }
-        // the parents that count now
+        // the parents that count now; a foundation card only once the cards above it there count
+        // (they must come back to the tableau first)
         uint64_t more = off & ~placed & (children_of(placed) | (empty ? S.kings : 0));
-        if (more) placed |= more, changed = true;
-        uint64_t ready = 0;  // the cards whose lower cards of their suit are all gone
         for (int suit = 0; suit < 4; ++suit) {
-            uint64_t g = (gone >> (13 * suit)) & 0x1FFF;
-            ready |= ((g ^ (g + 1)) & 0x1FFF) << (13 * suit);
+            const uint64_t blocked = (~(placed | more) >> (13 * suit)) & ((uint64_t{1} << p.height[suit]) - 1);
+            if (blocked) more &= ~(((uint64_t{1} << (63 - __builtin_clzll(blocked))) - 1) << (13 * suit));
         }
+        if (more) placed |= more, changed = true;
+        uint64_t reached = 0;  // the cards that can get to their foundations
+        for (int suit = 0; suit < 4; ++suit) reached |= ((uint64_t{1} << reach[suit]) - 1) << (13 * suit);
         uint64_t at_top = 0;  // the top card of each pile still in its place
         for (int i = 0; i < kPiles; ++i)
             if (tops[i]) at_top |= uint64_t{1} << p.cards[i][tops[i] - 1];
-        more = (runs[0] & lower_of(ready, 0)) | (runs[1] & lower_of(ready, 1)) | ((runs[0] | runs[1]) & twin_of(placed));
+        more = (runs[0] & lower_of(reached, 0)) | (runs[1] & lower_of(reached, 1)) | ((runs[0] | runs[1]) & twin_of(placed));
         more &= (gone | at_top) & ~placed;
         if (more) placed |= more, changed = true;
         // the cards under a card that was face down
@@ -386,10 +396,14 @@ bool dead_end(const Position& p) {
                 int q = p.cards[i][j], x = p.cards[i][j + 1];
                 uint64_t bit = uint64_t{1} << q;
                 if (placed & bit) continue;
-                bool ok = (S.kings >> x) & 1 ? other_empty : (placed & S.parents[x] & ~bit) || ((ready >> x) & 1);
+                bool ok = (S.kings >> x) & 1 ? other_empty : (placed & S.parents[x] & ~bit) || ((reached >> x) & 1);
                 if (ok) placed |= bit, changed = true;
             }
         }
+        // the cards that can now get to their foundations
+        const uint64_t open = p.talon | (gone & placed);
+        for (int suit = 0; suit < 4; ++suit)
+            while (reach[suit] < 13 && ((open >> (suit * 13 + reach[suit])) & 1)) ++reach[suit], changed = true;
         if (!changed) return true;
     }
 }
