@@ -4,7 +4,7 @@ how many base-game Teppich deals a study goes through per second; and the CPU ti
 ``patience solve`` on an easy deal of each game, start-up and imports included.
 
     python3 benchmarks/solvers.py [--quick] [--deals 1000] [--budget-s 10] [--only faecher]
-    python3 benchmarks/solvers.py --only reloaded --budget-nodes 20000000   # a shared machine: see below
+    python3 benchmarks/solvers.py --only reloaded --budget-nodes 15000000   # a shared machine: see below
 
 Each game runs in a process of its own, one deal after the other (so that times are one
 core's and the peak memory is that game's). Seeds 1..1000 for every game; ``--quick`` takes
@@ -12,8 +12,8 @@ Solitaire Reloaded on seeds 1..200 only.
 
 The budget is wall-clock time; on a machine others share, a deal's search gets fewer positions
 in its seconds. ``--budget-nodes N`` bounds the positions instead (no time bound: Solitaire
-Reloaded's hard deals search about 2 million positions a second on one core of the reference
-machine, so 20 million stand for 10 s), and the times shown are then the CPU time each deal took.
+Reloaded's hard deals search about 1.5 million positions a second on one core of the reference
+machine, so 15 million stand for 10 s), and the times shown are then the CPU time each deal took.
 
 Targets: Teppich and Der Fächer (one pass too) 100 % resolved, median < 50 ms; Solitaire
 Reloaded ≥ 99.5 % resolved within 10 s per deal (seeds 1..1000), median < 100 ms, peak memory
