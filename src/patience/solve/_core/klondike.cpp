@@ -57,7 +57,6 @@ constexpr int kSameColourOther[4] = {3, 2, 1, 0};
 struct Relations {
     int8_t parents[kCards][2];   // the cards a card may lie on in the tableau; -1 for Kings
     int8_t children[kCards][2];  // the cards that may lie on a card; -1 for Aces
-    uint8_t by_rank[kCards];     // Aces first, suits in order within a rank
     uint8_t twin[kCards];        // the card of the same rank and colour
 
     Relations() {
@@ -70,9 +69,6 @@ struct Relations {
             }
             twin[c] = static_cast<uint8_t>(kSameColourOther[suit] * 13 + rank);
         }
-        int k = 0;
-        for (int rank = 0; rank < 13; ++rank)
-            for (int suit = 0; suit < 4; ++suit) by_rank[k++] = static_cast<uint8_t>(suit * 13 + rank);
     }
 };
 
@@ -258,7 +254,6 @@ struct MoveList {
 
 // Card sets for the dead-end relaxation, one bit a card (suit * 13 + rank).
 struct CardSets {
-    uint64_t below[kCards];    // the lower cards of a card's suit
     uint64_t parents[kCards];  // the cards a card may lie on
     uint64_t children[kCards]; // the cards that may lie on a card
     uint64_t kings;
@@ -267,7 +262,6 @@ struct CardSets {
     CardSets() : kings(0) {
         for (int r = 0; r < 13; ++r) ranks[r] = (uint64_t{1} | uint64_t{1} << 13 | uint64_t{1} << 26 | uint64_t{1} << 39) << r;
         for (int c = 0; c < kCards; ++c) {
-            below[c] = ((uint64_t{1} << (c % 13)) - 1) << (c - c % 13);
             parents[c] = children[c] = 0;
             for (int y = 0; y < 2; ++y) {
                 if (R.parents[c][y] >= 0) parents[c] |= uint64_t{1} << R.parents[c][y];
