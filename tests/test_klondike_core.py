@@ -14,6 +14,7 @@ from patience.cards import CARDS
 from patience.games import DRAW, REDEAL, Move, Reloaded
 from patience.games.common import SUIT_OF_FOUNDATION
 from patience.games.reloaded import TABLEAU
+from patience.notation import parse_position_text
 from patience.solve import Budget, Status, solve
 from patience.solve.klondike import KlondikeProblem, core_position, dead_end, is_safe, search_klondike
 from patience.solve.search import depth_first
@@ -371,3 +372,16 @@ def test_cards_that_could_come_back_go_up_and_come_back_as_needed() -> None:
         assert depth_first(KlondikeProblem(state), Budget(seconds=None, nodes=300_000)).status is want, str(state)
         decided[want] += 1
     assert decided[Status.WON] >= 10 and decided[Status.UNWINNABLE] >= 3, decided
+
+
+def test_a_card_comes_back_only_from_its_own_foundation() -> None:
+    # spades and clubs are complete and their Kings may come back (a red Queen is face up to lie on
+    # them), while the hearts' foundation is empty: no move brings a card "back" from the hearts
+    text = ("reloaded | fs:AS,2S,3S,4S,5S,6S,7S,8S,9S,10S,JS,QS,KS fh:- fd:- "
+            "fc:AC,2C,3C,4C,5C,6C,7C,8C,9C,10C,JC,QC,KC t1:QH t2:- t3:ah,JD t4:- t5:- t6:- t7:- "
+            "s:2h,3h,4h,5h,6h,7h,8h,9h,10h,jh,kh,ad,2d,3d,4d,5d,6d,7d,8d,9d,10d,qd,kd w:-")
+    state = Reloaded.from_position(parse_position_text(text))
+    problem = KlondikeProblem(state)
+    moves = problem.moves()
+    assert {m for m in moves if m[0] == "ft"} == {("ft", 0, 1), ("ft", 3, 1)}  # into the first empty pile
+    assert core_position(state).moves() == moves

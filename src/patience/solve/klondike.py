@@ -409,7 +409,7 @@ class KlondikeProblem:
         # then come back first) might carry something useful
         for suit in range(4):
             card = suit * 13 + height[suit] - 1
-            if card in back_ok:
+            if height[suit] and card in back_ok:
                 if card % 13 == 12:
                     if first_empty >= 0:
                         back.append(("ft", suit, first_empty))
