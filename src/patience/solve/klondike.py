@@ -341,9 +341,8 @@ class KlondikeProblem:
                     run_ok.add(card)
         # the foundation cards worth bringing back: a suit's top, when not safe and it or a card
         # under it carries
-        back_ok = {suit * 13 + h - 1 for suit, h in enumerate(height)
-                   if h >= 3 and not is_safe(suit * 13 + h - 1, height)
-                   and (carry[suit * 13 + h - 1] or dig[suit * 13 + h - 1])}
+        tops = [suit * 13 + h - 1 for suit, h in enumerate(height) if h >= 3]
+        back_ok = {c for c in tops if not is_safe(c, height) and (carry[c] or dig[c])}
         # the cards that can come at once onto a card just laid: a run, a talon card that carries,
         # a foundation card back; a pile's bottom card only while a King could come into its pile
         can_come = run_ok | {c for c in range(52) if talon[c] and carry[c]} | back_ok
@@ -407,16 +406,15 @@ class KlondikeProblem:
                     from_talon.append(("st", king, first_empty))
         # foundation cards back to the tableau, when they or a card under them (which must
         # then come back first) might carry something useful
-        for suit in range(4):
-            card = suit * 13 + height[suit] - 1
-            if height[suit] and card in back_ok:
-                if card % 13 == 12:
-                    if first_empty >= 0:
-                        back.append(("ft", suit, first_empty))
-                else:
-                    for p in _PARENTS[card]:
-                        if p in top_of:
-                            back.append(("ft", suit, top_of[p]))
+        for card in sorted(back_ok):  # suit by suit
+            suit = card // 13
+            if card % 13 == 12:
+                if first_empty >= 0:
+                    back.append(("ft", suit, first_empty))
+            else:
+                for p in _PARENTS[card]:
+                    if p in top_of:
+                        back.append(("ft", suit, top_of[p]))
         reveal.sort(key=lambda item: item[0])
         moves = [m for _, m in reveal] + found + from_talon + other + back
         if self.pending is None:

@@ -283,14 +283,6 @@ inline uint64_t children_of(uint64_t placed) {
     return red | red << 39 | black << 13 | black << 26;
 }
 
-// The cards one of whose children is in `cards` (a child is one rank lower, of the other colour).
-inline uint64_t parents_of(uint64_t cards) {
-    constexpr uint64_t kSuit = 0x1FFF;
-    uint64_t red = ((((cards >> 13) | (cards >> 26)) & kSuit) << 1) & kSuit;
-    uint64_t black = (((cards | (cards >> 39)) & kSuit) << 1) & kSuit;
-    return red | red << 39 | black << 13 | black << 26;
-}
-
 // The cards whose first (way 0) or second (way 1) child is in `cards`: a red card's children are
 // of suits 0 and 3, a black card's of suits 1 and 2.
 inline uint64_t lower_of(uint64_t cards, int way) {
@@ -299,6 +291,9 @@ inline uint64_t lower_of(uint64_t cards, int way) {
     uint64_t for_black = (((cards >> (way ? 26 : 13)) & kSuit) << 1) & kSuit;
     return for_black | for_black << 39 | for_red << 13 | for_red << 26;
 }
+
+// The cards one of whose children is in `cards` (a child is one rank lower, of the other colour).
+inline uint64_t parents_of(uint64_t cards) { return lower_of(cards, 0) | lower_of(cards, 1); }
 
 // The same card of the other suit of its colour (suits 0 and 3, 1 and 2).
 inline uint64_t twin_of(uint64_t cards) {
@@ -549,10 +544,8 @@ void pruned_moves(const Position& p, MoveList& out) {
     }
     for (int x = 0; x < n_other; ++x) out.push_back(other[x]);
     // foundation cards back to the tableau, when they or a card under them might carry
-    for (int suit = 0; suit < 4; ++suit) {
-        int h = p.height[suit];
-        int card = suit * 13 + h - 1;
-        if (h < 3 || !((back_ok >> card) & 1)) continue;
+    for (uint64_t rest = back_ok; rest; rest &= rest - 1) {
+        const int card = __builtin_ctzll(rest), suit = card / 13;
         if (card % 13 == kKingRank) {
             if (first_empty >= 0)
                 out.push_back(Move{FT, static_cast<uint8_t>(suit), static_cast<uint8_t>(first_empty), 0});
