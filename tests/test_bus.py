@@ -205,3 +205,16 @@ def test_loops_of_bus_commands_stop_when_asked(arena: Any) -> None:
         assert all(task.cancelled() for task in loops)
 
     arena(test)
+
+
+def test_a_name_is_one_key_whatever_holds_it(arena: Any) -> None:
+    """On Redis a lease, a hash and a counter of one name are one key: both buses refuse a lease on a
+    name a counter or a hash holds (the sign-in lock and rate counter of an address once shared one)."""
+    async def test(make: Factory) -> None:
+        bus = await make("a")
+        assert await bus.hit("x:counted", 60.0, 5) == 0.0
+        assert await bus.acquire("x:counted", 5.0) is None
+        await bus.hset("x:hash", "f", b"1")
+        assert await bus.acquire("x:hash", 5.0) is None
+        assert await bus.acquire("x:free", 5.0) is not None
+    arena(test)

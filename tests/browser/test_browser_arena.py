@@ -95,3 +95,42 @@ def test_a_solo_game_taken_by_a_window_on_another_process_says_so_in_the_first(
     finally:
         context.close()
     assert not errors, f"errors in the page: {errors}"
+
+
+def test_a_player_signs_out_on_one_process_and_in_on_the_other(browser: Any, two_processes: tuple[str, str],
+                                                               shot: Any) -> None:
+    """Sign-in through the form on an arena of two processes: a wrong password says so, the right one
+    lands on the duel page signed in, whichever process answers."""
+    url_a, url_b = two_processes
+    context = browser.new_context(viewport={"width": 1200, "height": 800}, locale="en-US")
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.set_default_timeout(15_000)
+        login = f"greta{secrets.token_hex(3)}"
+        sign_up(page, url_a, login, "Greta")
+        page.goto(f"{url_a}/account")
+        page.locator("#signout-form button[type=submit]").click()
+        expect(page.locator("#signin-form")).to_be_visible()
+        for url, password in ((url_b, "not her password"), (url_b, "a long enough password"),
+                              (url_a, "a long enough password")):
+            page.goto(f"{url}/account?next=/duel")
+            form = page.locator("#signin-form")
+            form.locator("input[name=login]").fill(login)
+            form.locator("input[name=password]").fill(password)
+            form.locator("button[type=submit]").click()
+            if password.startswith("not"):
+                expect(page.locator("#signin-form")).to_be_visible()
+                expect(page.locator("body")).to_contain_text("Wrong login name or password.")
+                continue
+            page.wait_for_url(f"{url}/duel")
+            expect(page.locator(".pool .seek").first).to_be_visible()  # signed in: the pools offer a seat
+            shot(page, "arena-signed-in")
+            if url == url_b:
+                page.goto(f"{url}/account")
+                page.locator("#signout-form button[type=submit]").click()
+                expect(page.locator("#signin-form")).to_be_visible()
+    finally:
+        context.close()
+    assert not errors, f"errors in the page: {errors}"

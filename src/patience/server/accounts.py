@@ -312,7 +312,7 @@ class Accounts:
         display = clean_name(name) if str(name or "").strip() else f"Player {secrets.randbelow(900_000) + 100_000}"
         if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
             raise AccountError("bad_password", f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
-        wait = await self.bus.hit(f"signup:{address}", SIGNUP_WINDOW, self.signups)
+        wait = await self.bus.hit(f"rate:signup:{address}", SIGNUP_WINDOW, self.signups)
         if wait:
             seconds = max(1, int(wait + 0.999))
             raise AccountError("rate_limited", f"too many new accounts from here: try again in {seconds} s", 429,
@@ -358,12 +358,12 @@ class Accounts:
         turns under a lock of the bus, so that parallel guesses cannot pass the limit."""
         login = str(login).strip().lower()
         login_key, address_key = f"login:{login}|addr:{address}", f"addr:{address}"
-        wait_s = await self.bus.hit(f"signin:{address}", 60.0, SIGNINS_PER_ADDRESS)
+        wait_s = await self.bus.hit(f"rate:signin:{address}", 60.0, SIGNINS_PER_ADDRESS)
         if wait_s:  # a script hammering the form: answered before any database work
             wait = max(1, int(wait_s + 0.999))
             raise AccountError("rate_limited", f"too many sign-ins from here: try again in {wait} s", 429, wait)
         try:
-            async with self.bus.lock(f"signin:{address}", ttl_s=30.0, wait_s=10.0):
+            async with self.bus.lock(f"lock:signin:{address}", ttl_s=30.0, wait_s=10.0):
                 wait = await self._db(
                     lambda: max(self.by_login.wait(login_key), self.by_address.wait(address_key)))
                 if wait:

@@ -22,6 +22,7 @@ class MemoryBus(Bus):
         self._hashes: defaultdict[str, dict[str, bytes]] = defaultdict(dict)
         self._leases: dict[str, tuple[str, float]] = {}  # name -> (token, expires)
         self._hits: defaultdict[str, list[float]] = defaultdict(list)
+        self._windows: dict[str, float] = {}
 
     async def publish(self, channel: str, data: bytes) -> None:
         for handler in list(self._handlers.get(channel, ())):
@@ -61,8 +62,8 @@ class MemoryBus(Bus):
         return held
 
     async def acquire(self, name: str, ttl_s: float) -> str | None:
-        if self._live(name) is not None:
-            return None
+        if self._live(name) is not None or self._hashes.get(name) or self._recent(name):
+            return None  # as on Redis, where every name is one key: a hash or a counter of it holds it
         token = self.token()
         self._leases[name] = (token, self.now() + ttl_s)
         return token
@@ -83,9 +84,14 @@ class MemoryBus(Bus):
         held = self._live(name)
         return None if held is None else self.node_of(held[0])
 
+    def _recent(self, key: str) -> bool:
+        times = self._hits.get(key)
+        return bool(times) and times[-1] + self._windows.get(key, 0.0) > self.now()  # type: ignore[index]
+
     async def hit(self, key: str, window_s: float, limit: int) -> float:
         now = self.now()
         times = self._hits[key]
+        self._windows[key] = window_s  # the counter lasts a window after its last event, as on Redis
         del times[:bisect.bisect_right(times, now - window_s)]
         if len(times) >= limit:
             return max(0.001, times[len(times) - limit] + window_s - now)

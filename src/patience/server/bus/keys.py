@@ -1,0 +1,92 @@
+"""Every name the processes of an arena share on the bus, each with the one feature that owns it.
+
+On Redis, hashes, leases and rate counters live in one key space (``patience:`` + the name), so
+two features that pick the same name for different things break each other: a sign-in's rate
+counter once made the key that the sign-in lock of the same address then found taken, and nobody
+could sign in. Channels of Pub/Sub are a space of their own.
+
+A name belongs to exactly one :class:`Family` here. Only its owner (a module) writes it; any
+module may read it. ``tests/test_bus_keys.py`` reads the source of the server, lists the names
+each module uses with the bus and holds them to this table: a name no family declares, a family
+used as another kind than its own, a write from a module that is not the owner, or two families
+whose names can meet, all fail it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["FAMILIES", "Family", "clash"]
+
+Kind = Literal["hash", "lease", "rate", "channel"]
+
+
+@dataclass(frozen=True)
+class Family:
+    """Names ``pattern`` (``{…}`` stands for any text) of ``kind``, written only by module ``owner``."""
+
+    pattern: str
+    kind: Kind
+    owner: str
+    what: str
+
+    @property
+    def fixed(self) -> str:
+        """The text every name of the family starts with (the whole name if it has no ``{…}``)."""
+        return self.pattern.split("{", 1)[0]
+
+    @property
+    def exact(self) -> bool:
+        return "{" not in self.pattern
+
+
+_ARENA = "patience.server.arena.lobby"
+_POOLS = _ARENA
+
+FAMILIES: tuple[Family, ...] = (
+    # accounts
+    Family("rate:signin:{address}", "rate", "patience.server.accounts", "sign-in tries of an address a minute"),
+    Family("rate:signup:{address}", "rate", "patience.server.accounts", "sign-ups of an address"),
+    Family("lock:signin:{address}", "lease", "patience.server.accounts",
+           "the sign-ins of one address checked one at a time"),
+    Family("signout", "channel", "patience.server.accounts", "a session ended: every process forgets it"),
+    # solo games
+    Family("game:{id}", "lease", "patience.server.solo.hub", "the process that plays a solo game"),
+    Family("solo:{node}", "channel", "patience.server.solo.hub", "a process asked to hand a solo game over"),
+    # the processes of the arena
+    Family("node:{node}", "lease", _ARENA, "a process is alive"),
+    Family("node:{node}", "channel", "patience.server.arena.nodes", "envelopes for one process"),
+    # the lobby and its pools
+    Family("pool:{format}", "hash", _POOLS, "the players waiting in a pool"),
+    Family("lock:pool:{format}", "lease", _POOLS, "one seek at a time takes from a pool"),
+    Family("pairer", "lease", _POOLS, "the one process that pairs the players waiting"),
+    Family("online", "hash", _ARENA, "the duel pages open, by player and page"),
+    Family("lobby_pages", "hash", _ARENA, "where each player's lobby page is"),
+    Family("lobby", "channel", _ARENA, "the lobby changed"),
+    # challenges
+    Family("challenges", "hash", _ARENA, "open challenge links"),
+    Family("challenge_of", "hash", _ARENA, "each player's open challenge"),
+    Family("challenges_taken", "hash", _ARENA, "challenge links taken up, for a day"),
+    Family("lock:challenge:{code}", "lease", _ARENA, "one player at a time accepts a challenge"),
+    # live matches
+    Family("match:{id}", "lease", _ARENA, "the process that owns a live match"),
+    Family("live", "hash", _ARENA, "the matches going on and their owners"),
+    Family("live_info", "hash", _ARENA, "the matches going on as the lobby lists them"),
+    Family("busy", "hash", _ARENA, "the match each player plays now"),
+    # tournaments
+    Family("tour_pages:{id}", "hash", "patience.server.arena.tournaments", "the pages open on a tournament"),
+)
+
+
+def clash(a: Family, b: Family) -> bool:
+    """Can a name of ``a`` be a name of ``b`` (in the same space: channels apart from the rest)?"""
+    if (a.kind == "channel") != (b.kind == "channel"):
+        return False
+    if a.exact and b.exact:
+        return a.pattern == b.pattern
+    if a.exact:
+        return a.pattern.startswith(b.fixed)
+    if b.exact:
+        return b.pattern.startswith(a.fixed)
+    return a.fixed.startswith(b.fixed) or b.fixed.startswith(a.fixed)
