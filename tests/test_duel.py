@@ -21,7 +21,9 @@ from patience.duel import (
     Seeker,
     closest,
     commitment,
+    pairs,
     rate,
+    reach,
     result_of,
     verify_commitment,
     verify_match,
@@ -435,3 +437,26 @@ def test_the_commitment_is_the_documented_sha256() -> None:
     text = 'patience-duel-v1|faecher|{"time_limit":300,"undo_limit":3}|2|' + NONCE  # docs/protocol.md
     assert commitment("faecher", {"undo_limit": 3, "time_limit": 300}, 2, NONCE) == hashlib.sha256(
         text.encode()).hexdigest()
+
+
+def _pairs_by_hand(waiting: list[Seeker], now: float) -> list[tuple[str, str]]:
+    """The wave's rule written the slow way: longest waiting first, the closest left (longest waiting
+    among equals), within the reach of the one who has waited longer."""
+    left = sorted(waiting, key=lambda s: s.since)
+    made = []
+    while left:
+        first = left.pop(0)
+        if not left:
+            break
+        other = min(left, key=lambda s: (abs(s.rating - first.rating), s.since, s.rating))
+        if abs(other.rating - first.rating) <= reach(now - first.since):
+            left.remove(other)
+            made.append((first.user, other.user))
+    return made
+
+
+@given(st.lists(st.tuples(st.sampled_from([1000, 1100, 1150, 1200, 1500, 1700, 1900, 2500]), st.integers(0, 30)),
+                max_size=40))
+def test_a_wave_pairs_as_the_rule_says(players: list[tuple[int, int]]) -> None:
+    waiting = [Seeker(f"p{i}", rating * 1.0, since * 1.0) for i, (rating, since) in enumerate(players)]
+    assert [(a.user, b.user) for a, b in pairs(waiting, 31.0)] == _pairs_by_hand(waiting, 31.0)

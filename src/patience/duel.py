@@ -37,6 +37,7 @@ import hashlib
 import json
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -432,19 +433,51 @@ def closest(rating: float, waiting: Sequence[Seeker], *, exclude: str | None = N
 
 
 def pairs(waiting: Sequence[Seeker], now: float) -> list[tuple[Seeker, Seeker]]:
-    """Pairs to make in one pool now: each player, longest waiting first, with the closest one in reach.
+    """Pairs to make in one pool now, the whole pool at once (a wave): each player, longest waiting
+    first, with the closest one left in rating (the one waiting longest among equals), if that one
+    is within the first's :func:`reach` — the reach of the one who has waited longer, as when a
+    newcomer's seek meets a player already waiting (:func:`closest`).
+
+    About n log n: the players are grouped by rating, and the closest one left is always at the head
+    of the nearest group left on either side (its longest waiting player).
 
     >>> [(a.user, b.user) for a, b in pairs([Seeker("a", 1500, 0), Seeker("b", 2000, 1), Seeker("c", 1600, 2)], 3)]
     [('a', 'c')]
+    >>> [(a.user, b.user) for a, b in pairs([Seeker("a", 1900, 0), Seeker("b", 1200, 0), Seeker("c", 1560, 10)], 10)]
+    [('a', 'c')]
     """
-    left = sorted(waiting, key=lambda s: s.since)
-    made = []
-    while left:
-        first = left.pop(0)
-        other = closest(first.rating, left, now=now)
-        if other is None or abs(other.rating - first.rating) > reach(now - first.since):
-            continue
-        left.remove(other)
-        made.append((first, other))
-    return made
+    by_since = sorted(waiting, key=lambda s: s.since)
+    ratings = sorted({s.rating for s in waiting})
+    index = {rating: i for i, rating in enumerate(ratings)}
+    groups: list[deque[Seeker]] = [deque() for _ in ratings]
+    for seeker in by_since:
+        groups[index[seeker.rating]].append(seeker)
+    below = list(range(-1, len(ratings) - 1))  # the nearest group below that still has players
+    above = list(range(1, len(ratings) + 1))
 
+    def take(i: int) -> Seeker:
+        seeker = groups[i].popleft()
+        if not groups[i]:  # an empty group is passed over from now on
+            if below[i] >= 0:
+                above[below[i]] = above[i]
+            if above[i] < len(ratings):
+                below[above[i]] = below[i]
+        return seeker
+
+    made = []
+    for first in by_since:
+        i = index[first.rating]
+        if not groups[i] or groups[i][0] is not first:
+            continue  # already paired
+        take(i)
+        if groups[i]:
+            j = i
+        else:
+            near = [g for g in (below[i], above[i]) if 0 <= g < len(ratings)]
+            if not near:
+                continue
+            j = min(near, key=lambda g: (abs(ratings[g] - first.rating), groups[g][0].since, ratings[g]))
+        if abs(ratings[j] - first.rating) > reach(now - first.since):
+            continue
+        made.append((first, take(j)))
+    return made
