@@ -218,3 +218,19 @@ def test_a_name_is_one_key_whatever_holds_it(arena: Any) -> None:
         assert await bus.acquire("x:hash", 5.0) is None
         assert await bus.acquire("x:free", 5.0) is not None
     arena(test)
+
+
+def test_a_claim_takes_every_field_or_none(arena: Any) -> None:
+    """Two processes claiming overlapping pairs of one pool at once: each player is taken once."""
+    async def test(make: Factory) -> None:
+        a, b = await make("a"), await make("b")
+        for user in ("u1", "u2", "u3", "u4"):
+            await a.hset("pool:x", user, user.encode())
+        assert await a.claim("pool:x", "u1", "nobody") is None
+        assert await b.hgetall("pool:x") == {u: u.encode() for u in ("u1", "u2", "u3", "u4")}  # nothing taken
+        got = await asyncio.gather(a.claim("pool:x", "u1", "u2"), b.claim("pool:x", "u2", "u3"),
+                                   a.claim("pool:x", "u3", "u4"), b.claim("pool:x", "u4", "u1"))
+        taken = [user for values in got if values is not None for user in values]
+        assert sorted(taken) == sorted(set(taken)) and len(taken) == 4  # two claims won, no player twice
+        assert await a.hgetall("pool:x") == {}
+    arena(test)

@@ -112,6 +112,11 @@ class Bus(ABC):
     async def hgetall(self, key: str) -> dict[str, bytes]:
         """Every field of hash ``key``."""
 
+    @abstractmethod
+    async def claim(self, key: str, *fields: str) -> list[bytes] | None:
+        """Take ``fields`` out of hash ``key`` at once: their values if every one was there (all
+        deleted), else None (nothing deleted). Two processes never both get a field."""
+
     # -- leases --------------------------------------------------------------------------------
 
     @abstractmethod

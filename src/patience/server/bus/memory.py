@@ -54,6 +54,15 @@ class MemoryBus(Bus):
     async def hgetall(self, key: str) -> dict[str, bytes]:
         return dict(self._hashes.get(key, {}))
 
+    async def claim(self, key: str, *fields: str) -> list[bytes] | None:
+        found = self._hashes.get(key, {})
+        if not all(f in found for f in fields):
+            return None
+        values = [found.pop(f) for f in fields]
+        if not found:
+            self._hashes.pop(key, None)
+        return values
+
     def _live(self, name: str) -> tuple[str, float] | None:
         held = self._leases.get(name)
         if held is not None and held[1] <= self.now():

@@ -3,7 +3,8 @@
 Messages go through Redis Pub/Sub, one connection per process for all its subscriptions, read
 by one task that calls the handlers. Hashes are Redis hashes; a lease is a key holding its
 token, set with ``NX`` and an expiry, renewed and released by small Lua scripts that check the
-token first (so a process never extends or deletes a lease another has taken since); a rate
+token first (so a process never extends or deletes a lease another has taken since); a claim takes
+several fields of a hash out at once or none (a Lua script); a rate
 limit is a sorted set of the times of recent events, kept and counted by one Lua script on the
 Redis server's own clock, the one clock every process agrees on. Every key starts with
 ``prefix`` (``patience:`` by default), so one Redis can serve other things too.
@@ -48,6 +49,14 @@ _RELEASE = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
 return 0
 """
+_CLAIM = """
+for i = 1, #ARGV do
+  if redis.call('hexists', KEYS[1], ARGV[i]) == 0 then return false end
+end
+local values = redis.call('hmget', KEYS[1], unpack(ARGV))
+redis.call('hdel', KEYS[1], unpack(ARGV))
+return values
+"""
 _HIT = """
 local t = redis.call('time')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
@@ -83,6 +92,7 @@ class RedisBus(Bus):
         self._renew_many = self.redis.register_script(_RENEW_MANY)
         self._release = self.redis.register_script(_RELEASE)
         self._hit = self.redis.register_script(_HIT)
+        self._claim = self.redis.register_script(_CLAIM)
         self.commands = 0  # commands sent (for the figures of benchmarks/duels.py)
 
     @property
@@ -167,6 +177,13 @@ class RedisBus(Bus):
         self.commands += 1
         found = await self.redis.hgetall(self._k(key))
         return {(k.decode() if isinstance(k, bytes) else k): v for k, v in found.items()}
+
+    async def claim(self, key: str, *fields: str) -> list[bytes] | None:
+        if not fields:
+            return []
+        self.commands += 1
+        found = await self._claim(keys=[self._k(key)], args=list(fields))
+        return None if found is None else [bytes(value) for value in found]
 
     async def acquire(self, name: str, ttl_s: float) -> str | None:
         token = self.token()
