@@ -15,18 +15,24 @@ from its log (:mod:`patience.server.arena.lobby`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import msgspec
 
 from patience.server.bus import Bus
-from patience.server.live import Connection, Peer
+from patience.server.live import Connection, Now, Peer
 
-__all__ = ["Envelope", "Outbound", "RemoteMatch", "RemotePeer", "channel_of", "read_envelope"]
+__all__ = ["NODE_LEASE_SECONDS", "Envelope", "Nodes", "Outbound", "RemoteMatch", "RemotePeer", "channel_of",
+           "read_envelope"]
 
 log = logging.getLogger("patience.server")
+
+NODE_LEASE_SECONDS = 5.0  # a process that stops renewing its lease for this long is taken for dead
+ALIVE_KEPT_SECONDS = 1.0  # how long an answer to "is that process alive?" is used again
 
 
 class Envelope(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -36,7 +42,11 @@ class Envelope(msgspec.Struct, frozen=True, omit_defaults=True):
     - ``join`` / ``act`` / ``leave`` (node → owner): page ``x`` of user ``u`` on node ``r`` joins
       match ``m`` having seen version ``v`` (client id ``c``), sends intent ``d``, or leaves;
     - ``joined`` / ``refused`` (owner → node): page ``x`` plays side ``s`` / may not join;
-    - ``matched`` (any → node): page ``x`` has a new match ``m``: join it.
+    - ``matched`` (any → node): page ``x`` has a new match ``m``: join it;
+    - ``moved`` (old owner → node): match ``m`` is no longer played by the sender: page ``x`` joins
+      it again wherever it is now;
+    - ``start`` (pairer → node): make a match of the two players in ``d`` (the pool's format in
+      ``m``), owned by the node that receives it, one of whose pages plays in it.
     """
 
     k: str
@@ -140,3 +150,52 @@ class RemoteMatch:
         if conn in self.conns:
             self.conns.discard(conn)
             outbound.send(self.owner, Envelope("leave", m=self.id, x=conn.id))
+
+
+class Nodes:
+    """The processes of one arena: this one's lease ``node:NAME`` (kept by the arena every second),
+    the hash ``nodes`` of every process that joined, and whether another process is alive — asked
+    of the bus at most once a second per process (:data:`ALIVE_KEPT_SECONDS`), so that the per-second
+    work of a process grows with the number of processes, not with the matches or pages of all."""
+
+    def __init__(self, bus: Bus, now: Now = time.monotonic) -> None:
+        self.bus = bus
+        self.node = bus.node
+        self.now = now
+        self._token: str | None = None
+        self._seen: dict[str, tuple[bool, float]] = {}  # node -> (alive, when asked)
+
+    async def join(self) -> None:
+        self._token = await self.bus.acquire(f"node:{self.node}", NODE_LEASE_SECONDS)
+        await self.bus.hset("nodes", self.node, str(time.time()).encode())
+
+    async def keep(self) -> None:
+        """Renew this process's lease (take it again if it lapsed)."""
+        if self._token is None or not await self.bus.renew(f"node:{self.node}", self._token, NODE_LEASE_SECONDS):
+            self._token = await self.bus.acquire(f"node:{self.node}", NODE_LEASE_SECONDS)
+
+    async def leave(self) -> None:
+        if self._token is not None:
+            with contextlib.suppress(Exception):
+                await self.bus.release(f"node:{self.node}", self._token)
+                await self.bus.hdel("nodes", self.node)
+
+    async def alive(self, node: str) -> bool:
+        if node == self.node:
+            return True
+        now = self.now()
+        seen = self._seen.get(node)
+        if seen is not None and now - seen[1] < ALIVE_KEPT_SECONDS:
+            return seen[0]
+        alive = await self.bus.holder(f"node:{node}") is not None
+        self._seen[node] = (alive, now)
+        return alive
+
+    async def dead(self) -> list[str]:
+        """The processes that joined and have stopped (their matches are to be taken over)."""
+        return [node for node in await self.bus.hgetall("nodes") if not await self.alive(node)]
+
+    async def forget(self, node: str) -> None:
+        """A stopped process none of whose matches is left to take over."""
+        await self.bus.hdel("nodes", node)
+        self._seen.pop(node, None)

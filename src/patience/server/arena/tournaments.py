@@ -12,11 +12,27 @@ tournament duel in one transaction. A player is free again once their match is o
 played it; the standings are read from the database, so every process shows the same ones.
 
 The site schedules one tournament of each duel game every hour (:data:`HOURLY_MINUTES` long, 5-minute
-duels), made once whichever process makes it first (a unique slot).
+duels), made once whichever process makes it first (a unique slot); the list shows them first.
+
+Under hostile load (the counters are the bus's sliding windows, shared by every process):
+
+- **making tournaments**: an account has at most :data:`OPEN_PER_ACCOUNT` open (to come or going
+  on: counted in the database under a lock of the bus per account, so that requests at once on
+  several processes cannot pass it), makes at most :data:`MADE_PER_ACCOUNT` a day, and one address
+  (an IPv6 /64) :data:`MADE_PER_ADDRESS` a day for all its accounts (:meth:`Tournaments.make`);
+- **guessing a password**: an account tries tournament passwords at most :data:`GUESSES_PER_ACCOUNT`
+  times in :data:`GUESS_WINDOW_S` over every tournament, and :data:`GUESSES_PER_TOURNAMENT` times
+  at one; the tries after an account's first at a tournament are :data:`GUESSES_AGAIN_PER_TOURNAMENT`
+  for all accounts together, which holds many accounts of one guesser. An account's *first* try at
+  a tournament never counts against that shared limit, so nobody's guesses keep a friend who knows
+  the password out. The hash itself waits in the tournament passwords' queue of the accounts'
+  :class:`patience.server.accounts.Hashing` (two places per account, a first try before the others),
+  apart from the sign-ins'.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -29,13 +45,15 @@ import msgspec
 
 from patience.duel import FORMATS, Format
 from patience.errors import BadInputError
-from patience.server.accounts import AccountError
+from patience.server.accounts import TOURNAMENT, AccountError, Hashing, address_group
+from patience.server.bus import BusError
 from patience.server.live import Connection
 from patience.server.protocol import TourAsk, TourDuel, TourJoin, TourLine, TourMsg, TourPause, encode
 from patience.server.storage.league import load_rating, names_of
 from patience.server.storage.tournaments import (
     Tournament,
     claim_pair,
+    count_open,
     find_tournament,
     free_players,
     insert_duel,
@@ -47,9 +65,10 @@ from patience.server.storage.tournaments import (
     running_tournaments,
     standings,
 )
-from patience.tournament import Entrant, check_minutes, pair_free
+from patience.tournament import MAX_MINUTES, MIN_MINUTES, Entrant, pair_free
 
-__all__ = ["HOURLY_MINUTES", "TOURNAMENT_MESSAGES", "Tournaments"]
+__all__ = ["HOURLY_MINUTES", "TOURNAMENT_MESSAGES", "FormError", "Refused", "Tournaments", "check_password",
+           "new_tournament"]
 
 log = logging.getLogger("patience.server")
 
@@ -62,32 +81,78 @@ NAME_LONGEST = 60
 AHEAD_DAYS = 7  # a tournament may be made to start at most this far ahead
 TOURNAMENT_MESSAGES = (TourAsk, TourJoin, TourPause)
 
-
 PASSWORD_LONGEST = 100
+
+OPEN_PER_ACCOUNT = 3  # tournaments to come or going on that one account made
+MADE_PER_ACCOUNT = 10  # tournaments one account makes in MADE_WINDOW_S
+MADE_PER_ADDRESS = 20  # tournaments the accounts of one address make in MADE_WINDOW_S
+MADE_WINDOW_S = 86_400.0
+GUESS_WINDOW_S = 600.0
+GUESSES_PER_ACCOUNT = 10  # tries of tournament passwords by one account, over every tournament
+GUESSES_PER_TOURNAMENT = 5  # tries of one account at one tournament
+GUESSES_AGAIN_PER_TOURNAMENT = 30  # tries after their first at one tournament, of all accounts together
+
+
+class FormError(BadInputError):
+    """A field of the tournament form that cannot be: ``code`` says which mistake (the page says it in
+    the reader's language), the text says it in English."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Refused(Exception):
+    """Too many tournaments or password tries: ``code``, and the seconds to wait (None: until one of
+    the account's open tournaments is over)."""
+
+    def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.retry_after = retry_after
 
 
 def check_password(password: str) -> str:
     """A tournament's password as given, checked (the empty string: none)."""
     if len(password) > PASSWORD_LONGEST:
-        raise BadInputError(f"a password has at most {PASSWORD_LONGEST} characters")
+        raise FormError("long_password", f"a tournament's password has at most {PASSWORD_LONGEST} characters")
     return password
+
+
+def whole_number(text: str, code: str, what: str) -> int:
+    """A field that holds a whole number (empty: 0), else the form's ``code``."""
+    try:
+        return int(text.strip() or "0")
+    except ValueError:
+        raise FormError(code, f"{what} is a whole number, not {text[:20]!r}") from None
 
 
 def new_tournament(name: str, fmt: str, minutes: int, start_ms: int, now_ms: int, user_id: str,
                    password_hash: str | None = None) -> Tournament:
     """A tournament a player makes, checked: a name, a duel format, 15 to 120 minutes, a start from now
     to a week ahead, an optional password (``password_hash``: as the accounts' hashing made it from a
-    password :func:`check_password` let through)."""
+    password :func:`check_password` let through). Each mistake is a :class:`FormError` of its own."""
     name = " ".join(name.split())
     if not 3 <= len(name) <= NAME_LONGEST or not name.isprintable():
-        raise BadInputError(f"a tournament's name has 3 to {NAME_LONGEST} characters")
-    key = Format.from_key(fmt).key
-    check_minutes(minutes)
+        raise FormError("bad_name", f"a tournament's name has 3 to {NAME_LONGEST} characters")
+    try:
+        key = Format.from_key(fmt).key
+    except BadInputError as exc:
+        raise FormError("bad_format", str(exc)) from None
+    if not MIN_MINUTES <= minutes <= MAX_MINUTES:
+        raise FormError("bad_minutes", f"a tournament lasts {MIN_MINUTES} to {MAX_MINUTES} minutes")
     start_ms = max(start_ms, now_ms)
     if start_ms > now_ms + AHEAD_DAYS * 86_400_000:
-        raise BadInputError(f"a tournament starts within {AHEAD_DAYS} days")
+        raise FormError("bad_start", f"a tournament starts within {AHEAD_DAYS} days")
     return Tournament(secrets.token_urlsafe(9), name, key, start_ms, start_ms + minutes * 60_000,
                       created_by=user_id, password=password_hash)
+
+
+def _refuse(wait: float, code: str, said: str) -> None:
+    """Refuse (:class:`Refused`) if a counter of the bus said to ``wait`` (0: go on)."""
+    if wait:
+        seconds = max(1, int(wait + 0.999))
+        raise Refused(code, f"{said}: try again in {seconds} s", seconds)
 
 
 def hourly(hour_ms: int) -> list[Tournament]:
@@ -146,6 +211,47 @@ class Tournaments:
     async def tell_all(self) -> None:
         for tournament_id in list(self.pages):
             await self.tell(tournament_id)
+
+    # -- making one -------------------------------------------------------------------------
+
+    async def make(self, made: Tournament, address: str, password: str, hashing: Hashing) -> Tournament:
+        """Write a tournament a player made (checked by :func:`new_tournament`), with the hash of
+        ``password`` (none if empty), within the limits (see above): else :class:`Refused`, or the
+        hashing's :class:`AccountError` ``busy``. The account's requests take turns under a lock of
+        the bus, so that the open ones are counted right whichever process is asked."""
+        user = str(made.created_by)
+        now_ms = self._ms()
+        try:
+            async with self.bus.lock(f"lock:tourmake:{user}", ttl_s=30.0, wait_s=15.0):
+                if await self._run(count_open, user, now_ms) >= OPEN_PER_ACCOUNT:
+                    raise Refused("too_many_open", f"you have {OPEN_PER_ACCOUNT} tournaments to come or going on "
+                                  "already: make another once one is over")
+                _refuse(await self.bus.hit(f"rate:tourmake:user:{user}", MADE_WINDOW_S, MADE_PER_ACCOUNT),
+                        "too_many_tournaments", f"you have made {MADE_PER_ACCOUNT} tournaments today")
+                _refuse(await self.bus.hit(f"rate:tourmake:addr:{address_group(address)}", MADE_WINDOW_S,
+                                           MADE_PER_ADDRESS),
+                        "too_many_tournaments", f"{MADE_PER_ADDRESS} tournaments were made from here today")
+                if password:
+                    made = dataclasses.replace(made, password=await hashing.hash(password, lane=TOURNAMENT, key=user))
+                return await self._run(make_tournament, made)  # type: ignore[no-any-return]
+        except BusError:
+            raise AccountError("busy", "too many tournaments asked for at once: try again in a few seconds", 429,
+                               3) from None
+
+    async def _may_guess(self, tournament_id: str, user: str) -> int:
+        """Count a password try of ``user`` at a tournament, or refuse it (:class:`Refused`); returns the
+        try's rank in the hashing queue (0: the account's first try at this tournament)."""
+        first = not await self.bus.hit(f"rate:tourpw:first:{tournament_id}:{user}", GUESS_WINDOW_S, 1)
+        if not first:
+            _refuse(await self.bus.hit(f"rate:tourpw:again:{tournament_id}:{user}", GUESS_WINDOW_S,
+                                       GUESSES_PER_TOURNAMENT - 1),
+                    "too_many_guesses", "you have tried this tournament's password too many times")
+            _refuse(await self.bus.hit(f"rate:tourpw:tour:{tournament_id}", GUESS_WINDOW_S,
+                                       GUESSES_AGAIN_PER_TOURNAMENT),
+                    "too_many_guesses", "this tournament's password has been tried too many times")
+        _refuse(await self.bus.hit(f"rate:tourpw:user:{user}", GUESS_WINDOW_S, GUESSES_PER_ACCOUNT),
+                "too_many_guesses", "you have tried tournament passwords too many times")
+        return 0 if first else 1
 
     async def make_schedule(self) -> None:
         hour = self._ms() // 3_600_000 * 3_600_000
@@ -285,10 +391,12 @@ class Tournaments:
                 return
             joined = conn.user.id in await self._run(players_of, tournament.id)
             if not joined and tournament.password is not None:
-                # the accounts' hashing: a bounded number of hashes at once, the rest refused as busy
+                # within the limits of tries, then in the accounts' hashing queue of tournament passwords
                 try:
-                    right = await self.arena.hashing.verify(tournament.password, message.password)
-                except AccountError as exc:
+                    rank = await self._may_guess(tournament.id, conn.user.id)
+                    right = await self.arena.hashing.verify(tournament.password, message.password, lane=TOURNAMENT,
+                                                            key=conn.user.id, rank=rank)
+                except (Refused, AccountError) as exc:
                     conn.error(exc.code, str(exc))
                     return
                 if not right:

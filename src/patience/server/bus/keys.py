@@ -41,8 +41,11 @@ class Family:
         return "{" not in self.pattern
 
 
-_ARENA = "patience.server.arena.lobby"
-_POOLS = _ARENA
+_POOLS = "patience.server.arena.pools"
+_NODES = "patience.server.arena.nodes"
+_OWNED = "patience.server.arena.owned"
+_VIEW = "patience.server.arena.view"
+_CHALLENGES = "patience.server.arena.challenges"
 
 FAMILIES: tuple[Family, ...] = (
     # accounts
@@ -55,27 +58,41 @@ FAMILIES: tuple[Family, ...] = (
     Family("game:{id}", "lease", "patience.server.solo.hub", "the process that plays a solo game"),
     Family("solo:{node}", "channel", "patience.server.solo.hub", "a process asked to hand a solo game over"),
     # the processes of the arena
-    Family("node:{node}", "lease", _ARENA, "a process is alive"),
-    Family("node:{node}", "channel", "patience.server.arena.nodes", "envelopes for one process"),
+    Family("node:{node}", "lease", _NODES, "a process is alive"),
+    Family("nodes", "hash", _NODES, "the processes that joined (of those that stopped, matches are taken over)"),
+    Family("node:{node}", "channel", _NODES, "envelopes for one process"),
     # the lobby and its pools
     Family("pool:{format}", "hash", _POOLS, "the players waiting in a pool"),
-    Family("lock:pool:{format}", "lease", _POOLS, "one seek at a time takes from a pool"),
-    Family("pairer", "lease", _POOLS, "the one process that pairs the players waiting"),
-    Family("online", "hash", _ARENA, "the duel pages open, by player and page"),
-    Family("lobby_pages", "hash", _ARENA, "where each player's lobby page is"),
-    Family("lobby", "channel", _ARENA, "the lobby changed"),
+    Family("seeking", "hash", _POOLS, "the pool each waiting player is in"),
+    Family("pairer", "lease", _POOLS, "the one process that pairs the pools in waves"),
+    Family("online", "hash", _VIEW, "the duel pages open, by player and page"),
+    Family("lobby_pages", "hash", _VIEW, "where each player's lobby page is"),
+    Family("lobby", "channel", _VIEW, "the lobby changed"),
     # challenges
-    Family("challenges", "hash", _ARENA, "open challenge links"),
-    Family("challenge_of", "hash", _ARENA, "each player's open challenge"),
-    Family("challenges_taken", "hash", _ARENA, "challenge links taken up, for a day"),
-    Family("lock:challenge:{code}", "lease", _ARENA, "one player at a time accepts a challenge"),
+    Family("challenges", "hash", _CHALLENGES, "open challenge links"),
+    Family("challenge_of", "hash", _CHALLENGES, "each player's open challenge"),
+    Family("challenges_taken", "hash", _CHALLENGES, "challenge links taken up, for a day"),
+    Family("lock:challenge:{code}", "lease", _CHALLENGES, "one player at a time accepts a challenge"),
     # live matches
-    Family("match:{id}", "lease", _ARENA, "the process that owns a live match"),
-    Family("live", "hash", _ARENA, "the matches going on and their owners"),
-    Family("live_info", "hash", _ARENA, "the matches going on as the lobby lists them"),
-    Family("busy", "hash", _ARENA, "the match each player plays now"),
+    Family("match:{id}", "lease", _OWNED, "the process that owns a live match"),
+    Family("live", "hash", _OWNED, "the matches going on and their owners"),
+    Family("live_info", "hash", _OWNED, "the matches going on as the lobby lists them"),
+    Family("busy", "hash", _OWNED, "the match each player plays now"),
     # tournaments
     Family("tour_pages:{id}", "hash", "patience.server.arena.tournaments", "the pages open on a tournament"),
+    Family("lock:tourmake:{user}", "lease", "patience.server.arena.tournaments",
+           "an account's tournaments made one at a time (its open ones counted right)"),
+    Family("rate:tourmake:user:{user}", "rate", "patience.server.arena.tournaments", "tournaments an account made"),
+    Family("rate:tourmake:addr:{address}", "rate", "patience.server.arena.tournaments",
+           "tournaments the accounts of an address made"),
+    Family("rate:tourpw:first:{tournament}:{user}", "rate", "patience.server.arena.tournaments",
+           "an account's first try of a tournament's password"),
+    Family("rate:tourpw:again:{tournament}:{user}", "rate", "patience.server.arena.tournaments",
+           "an account's further tries of a tournament's password"),
+    Family("rate:tourpw:tour:{tournament}", "rate", "patience.server.arena.tournaments",
+           "the further tries of a tournament's password, of all accounts"),
+    Family("rate:tourpw:user:{user}", "rate", "patience.server.arena.tournaments",
+           "an account's tries of tournament passwords"),
 )
 
 

@@ -1,0 +1,363 @@
+"""The matches this process owns: made here, played here, logged before told, taken over here.
+
+A match is played by the process that holds its lease (``match:ID``, renewed every second with
+the leases of all its matches in one command). Each version is first a row of its move log
+(:mod:`patience.server.arena.matches`), committed before anyone is told, so whatever a player
+was told survives a crash. When a process stops renewing (it died), another takes the lease,
+rebuilds the match from its log and goes on; the time between the last logged moment and the
+takeover does not count on either clock. Processes that died are found from the hash ``nodes``
+(:class:`patience.server.arena.nodes.Nodes`): the per-second work of a process grows with its own
+matches and the number of processes, not with every match of the arena.
+
+The clock of every match owned here runs on its own (:meth:`OwnedMatches.tick`): it waits for
+nothing but its own commit — not for pairing, tournaments or any other I/O.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+import anyio
+
+from patience.duel import Format, Match, Player
+from patience.errors import PatienceError
+from patience.rng import check_seed
+from patience.server.arena.dealstock import DealStock
+from patience.server.arena.matches import Intent, LiveMatch, MatchClock
+from patience.server.arena.nodes import Envelope, Nodes, Outbound
+from patience.server.arena.pools import Side
+from patience.server.bus import Bus
+from patience.server.live import Connection, Now, Peer
+from patience.server.protocol import ErrorMsg, encode
+from patience.server.storage.league import (
+    MoveRow,
+    finish_match,
+    insert_match,
+    live_match_ids,
+    parse_rating,
+    saved_matches,
+)
+from patience.server.storage.store import Store
+from patience.server.storage.writer import GroupWriter
+
+__all__ = ["LEASE_SECONDS", "OVER_KEEP_SECONDS", "OwnedMatches", "encode_error"]
+
+log = logging.getLogger("patience.server")
+
+LEASE_SECONDS = 5.0  # a match whose owner stops renewing for this long is taken over
+OVER_KEEP_SECONDS = 120.0  # a finished match stays in memory this long for late reconnects
+
+
+def encode_error(code: str, message: str) -> bytes:
+    return encode(ErrorMsg(code, message, None))
+
+
+class OwnedMatches:
+    """The live matches of this process (``matches``, by id) with their leases.
+
+    ``pages`` are the pages of this process by id; the arena above sets ``show(conn, match_id, seen)``,
+    which puts one of them on a match, ``lost(live)``, called when the lease of a match was lost
+    (its pages go on at the new owner), and ``changed()``, which tells the lobby."""
+
+    def __init__(self, store: Store, bus: Bus, nodes: Nodes, out: Outbound, deals: DealStock, writer: GroupWriter,
+                 pages: dict[str, Connection], *, now: Now, wall: Now, countdown: float) -> None:
+        self.store = store
+        self.bus = bus
+        self.node = bus.node
+        self.nodes = nodes
+        self.out = out
+        self.deals = deals
+        self.writer = writer
+        self.now = now
+        self.wall = wall
+        self.countdown = countdown
+        self.pages = pages
+        self.matches: dict[str, LiveMatch] = {}
+        self.leases: dict[str, str] = {}  # match id -> the token of its lease
+        self.takeovers = 0  # matches this process took over from one that stopped
+        self.show: Callable[[Connection, str, int], Awaitable[None]] | None = None
+        self.lost: Callable[[LiveMatch], None] | None = None
+        self.changed: Callable[[], Awaitable[None]] | None = None
+
+    async def _changed(self) -> None:
+        if self.changed is not None:
+            await self.changed()
+
+    # -- taking matches up -------------------------------------------------------------------
+
+    async def take_up(self) -> int:
+        """After a start: every live match of the database that nobody owns; returns how many."""
+        taken = 0
+        for match_id in await anyio.to_thread.run_sync(live_match_ids, self.store.engine):
+            if match_id not in self.matches and await self.take_over(match_id) is not None:
+                taken += 1
+        return taken
+
+    def _rebuild(self, row: Any, names: dict[str, str], moves: list[MoveRow]) -> LiveMatch:
+        fmt = Format(row.game, row.variant, row.limit_s)
+        players = (Player(row.player_a, names.get(row.player_a, "?"), parse_rating(row.rating_a)),
+                   Player(row.player_b, names.get(row.player_b, "?"), parse_rating(row.rating_b)))
+        clock = MatchClock(self.now)
+        match = Match(row.id, fmt, check_seed(row.seed), row.nonce, clock, players, proved=bool(row.proved))
+        if match.commitment != row.commitment:
+            raise ValueError("the stored commitment does not match the stored deal")
+        live = LiveMatch(match, clock, self.now)
+        for move in moves:
+            live.replay_row(move)
+        # the clock goes on from the last logged moment: time while nobody played the match does not count
+        clock.set_ms(live.logged_ms)
+        if moves or self.countdown <= 0:
+            clock.go_live()
+        else:  # nothing logged yet: the players may not have seen the countdown through, so it starts again
+            clock.go_live_at(self.now() + self.countdown)
+        if match.is_over:
+            live.over_at = self.now()
+        return live
+
+    async def take_over(self, match_id: str) -> LiveMatch | None:
+        """Own a live match nobody owns: take its lease and rebuild it from its log (None if the
+        lease is held, or the database has no such match going on)."""
+        token = await self.bus.acquire(f"match:{match_id}", LEASE_SECONDS)
+        if token is None:
+            return None
+        try:
+            saved = await anyio.to_thread.run_sync(
+                functools.partial(saved_matches, self.store.engine, match_id=match_id))
+            live = self._rebuild(*saved[0]) if saved else None
+        except (PatienceError, KeyError, TypeError, ValueError):
+            log.exception("match %s cannot be rebuilt from its log", match_id)
+            live = None
+        except Exception:
+            await self.bus.release(f"match:{match_id}", token)
+            raise
+        if live is None:
+            await self.bus.release(f"match:{match_id}", token)
+            return None
+        self.matches[live.id] = live
+        self.leases[live.id] = token
+        if not live.match.is_over:
+            await self.bus.hset("live", live.id, self.node.encode())
+            await self._list_live(live)
+            for player in live.match.players:
+                await self.bus.hset("busy", player.id, live.id.encode())
+        self.takeovers += 1
+        log.info("match %s is played here now (version %d)", live.id, live.version)
+        return live
+
+    async def renew(self) -> None:
+        """Renew the leases of the matches owned here (one command); let go of those lost."""
+        held = dict(self.leases)
+        kept = await self.bus.renew_many({f"match:{match_id}": token for match_id, token in held.items()},
+                                         LEASE_SECONDS)
+        for match_id in held:
+            if f"match:{match_id}" not in kept and self.leases.get(match_id) == held[match_id]:
+                log.warning("the lease of match %s was lost: another process plays it now", match_id)
+                self._let_go(match_id)
+
+    async def sweep(self) -> None:
+        """Take over the matches of processes that have stopped (no page needs to come back first)."""
+        dead = await self.nodes.dead()
+        if not dead:
+            return
+        left: set[str] = set()
+        for match_id, node in (await self.bus.hgetall("live")).items():
+            name = node.decode()
+            if name not in dead or match_id in self.matches:
+                continue
+            if await self.bus.holder(f"match:{match_id}") is None and await self.take_over(match_id) is None:
+                left.add(name)
+        for name in set(dead) - left:
+            await self.nodes.forget(name)
+
+    def _let_go(self, match_id: str) -> None:
+        live = self.matches.pop(match_id, None)
+        self.leases.pop(match_id, None)
+        if live is not None and self.lost is not None:
+            self.lost(live)
+
+    async def stop(self) -> None:
+        """Let go of every lease, so that other processes take the matches at once."""
+        for match_id, token in list(self.leases.items()):
+            try:
+                await self.bus.release(f"match:{match_id}", token)
+            except Exception:  # the bus is away: the leases lapse by themselves
+                log.warning("the lease of match %s could not be given back", match_id)
+
+    # -- making a match ------------------------------------------------------------------------
+
+    async def make(self, fmt: Format, a: Side, b: Side, also: Iterable[Callable[[Any], None]] = (),
+                   match_id: str | None = None) -> LiveMatch | None:
+        """Make a match of ``a`` and ``b``, owned here; tell both pages, wherever they are."""
+        deal, proved = await self.deals.take(fmt)  # a secret key: nobody can compute the deal before the end
+        clock = MatchClock(self.now)
+        clock.go_live_at(self.now() + self.countdown)  # both clocks start when the countdown ends
+        players = (Player(a.user, a.name, a.rating), Player(b.user, b.name, b.rating))
+        match = Match(match_id or secrets.token_urlsafe(12), fmt, deal, clock=clock, players=players, proved=proved)
+        live = LiveMatch(match, clock, self.now)
+        token = await self.bus.acquire(f"match:{live.id}", LEASE_SECONDS)
+        try:
+            if token is None:
+                raise RuntimeError("a new match's lease is taken")
+            # the match exists in the database before anyone is told of it
+            await self.writer.write(before=[lambda connection: insert_match(connection, match), *also])
+        except Exception:
+            log.exception("match %s could not be started", live.id)
+            for side in (a, b):
+                self.tell_page(side.node, side.peer, encode_error("server_error",
+                                                                  "the match could not be started: try again"))
+            return None
+        self.matches[live.id] = live
+        self.leases[live.id] = token
+        await self.bus.hset("live", live.id, self.node.encode())
+        await self._list_live(live)
+        for side in (a, b):
+            await self.bus.hset("busy", side.user, live.id.encode())
+        for side in (a, b):
+            conn = self.pages.get(side.peer) if side.node == self.node else None
+            if conn is not None:
+                if self.show is not None and not conn.dropped:
+                    await self.show(conn, live.id, 0)
+            elif side.node != self.node:
+                self.out.send(side.node, Envelope("matched", m=live.id, x=side.peer))
+        await self._changed()
+        return live
+
+    def tell_page(self, node: str, peer: str, data: bytes) -> None:
+        if node != self.node:
+            self.out.to_peer(node, peer, data)
+        elif (conn := self.pages.get(peer)) is not None:
+            conn.send(data)
+
+    async def _list_live(self, live: LiveMatch) -> None:
+        """List a match going on in the lobby (for spectators): its format and players."""
+        players = [{"id": p.id, "name": p.name, "rating": round(p.rating.rating), "provisional": p.rating.provisional}
+                   for p in live.match.players]
+        info = {"id": live.id, "format": live.match.format.key, "players": players, "at": self.wall()}
+        await self.bus.hset("live_info", live.id, json.dumps(info).encode())
+
+    # -- the clock -------------------------------------------------------------------------------
+
+    async def tick(self) -> None:
+        """The clock of every match owned here (time penalties, time-outs and heartbeats, logged
+        before told): all their rows in one transaction."""
+        due: list[tuple[LiveMatch, list[MoveRow], list[tuple[bytes, bytes]]]] = []
+        for live in list(self.matches.values()):
+            if live.match.is_over or live.broken or live.lock.locked():
+                continue  # a match playing an intent brings its clock up itself
+            await live.lock.acquire()  # free: taken at once
+            rows: list[MoveRow] = []
+            out: list[tuple[bytes, bytes]] = []
+            live.tick(rows, out, heartbeat=True)
+            if rows:
+                due.append((live, rows, out))
+            else:
+                live.lock.release()
+        if due:
+            # every match's clock rows in one transaction; each match stays locked until told
+            ok = await self.commit_many([(live, rows) for live, rows, _ in due])
+            for live, _, out in due:
+                if ok:
+                    live.send(out)
+                live.lock.release()
+                if live.match.is_over:
+                    await self.ended(live)
+        await self._evict()
+
+    async def _evict(self) -> None:
+        now = self.now()
+        for live in list(self.matches.values()):
+            if live.over_at is not None and now - live.over_at > OVER_KEEP_SECONDS and not any(live.conns):
+                del self.matches[live.id]
+                token = self.leases.pop(live.id, None)
+                if token is not None:
+                    await self.bus.release(f"match:{live.id}", token)
+
+    # -- an intent -------------------------------------------------------------------------------
+
+    async def play(self, conn: Peer, live: LiveMatch, intent: Intent) -> None:
+        """Carry out ``intent`` of page ``conn`` on match ``live`` owned here: logged, then told."""
+        side = conn.side
+        key = (side, conn.cid, intent.ack)
+        async with live.lock:
+            seen = live.replies.get(key)
+            if seen is not None:
+                conn.send(seen)  # sent twice: the first answer again, nothing played twice
+                return
+            if intent.ack <= live.last_ack.get((side, conn.cid), -1):
+                conn.error("stale_ack", f"ack {intent.ack} is older than this page's last one", intent.ack)
+                return
+            if live.broken or self.matches.get(live.id) is not live:
+                conn.error("server_error", "the match is being restored: reconnect", intent.ack)
+                return
+            starts_in = live.starts_in_ms()
+            if starts_in > 0:
+                conn.error("not_started", f"the clocks start in {starts_in / 1000:.1f} s: no move before that",
+                           intent.ack)
+                return
+            live.last_ack[(side, conn.cid)] = intent.ack
+            rows: list[MoveRow] = []
+            out: list[tuple[bytes, bytes]] = []
+            live.tick(rows, out)
+            reply = live.carry_out(side, conn.cid, intent, rows, out)
+            if rows and not await self.commit_many([(live, rows)]):
+                conn.error("server_error", "the move could not be saved: reconnect", intent.ack)
+                return
+            live.remember(key, reply)
+            live.send(out)
+            if not out or reply not in out[-1]:
+                conn.send(reply)  # a rejection or an error goes to the sender only
+        if live.match.is_over:
+            await self.ended(live)
+
+    async def commit_many(self, items: list[tuple[LiveMatch, list[MoveRow]]]) -> bool:
+        """Write the rows (and the result of a match that just ended) before anyone is told;
+        False if that failed: those matches are then rebuilt from what their logs hold."""
+        after = []
+        for live, _ in items:
+            if live.match.is_over and live.result is not None and live.over_at is None:
+                result, ratings = live.result
+                after.append(functools.partial(finish_match, match=live.match, result=result, after=ratings))
+                live.over_at = self.now()
+        try:
+            await self.writer.write([(live.id, row) for live, rows in items for row in rows], after=after)
+        except Exception:
+            for live, _ in items:
+                live.broken = True
+                asyncio.get_running_loop().create_task(self._reload(live))
+            return False
+        return True
+
+    async def _reload(self, live: LiveMatch) -> None:
+        """After a failed write the match in memory is ahead of its log: rebuild it from the log."""
+        for conns in live.conns:
+            for conn in list(conns):
+                conn.error("server_error", "the match is being restored from its log: reconnect")
+        try:
+            saved = await anyio.to_thread.run_sync(
+                functools.partial(saved_matches, self.store.engine, match_id=live.id))
+        except Exception:
+            log.exception("cannot read the move log again")
+            return
+        if not saved:
+            return
+        fresh = self._rebuild(*saved[0])
+        fresh.conns = live.conns
+        self.matches[live.id] = fresh
+        for side, conns in enumerate(fresh.conns):
+            for conn in conns:
+                conn.match = fresh  # type: ignore[attr-defined]
+                conn.send(encode(fresh.snapshot(side)))
+
+    async def ended(self, live: LiveMatch) -> None:
+        for player in live.match.players:
+            if await self.bus.hget("busy", player.id) == live.id.encode():
+                await self.bus.hdel("busy", player.id)
+        await self.bus.hdel("live", live.id)
+        await self.bus.hdel("live_info", live.id)
+        await self._changed()

@@ -1,0 +1,213 @@
+"""The lobby's pools, paired in waves.
+
+A seek is a single write that never waits for a lock: the player's entry goes into the hash
+``pool:FORMAT`` (rating, since when, the process and page that wait) and the hash ``seeking``
+says which pool they are in (so that a seek elsewhere, an unseek or a page that closes takes
+them out with one more write). An unseek deletes the two.
+
+One process at a time pairs: the holder of the lease ``pairer`` (another takes it over within
+:data:`PAIRER_SECONDS` if it dies). Every :data:`WAVE_SECONDS`, and at once after a seek on its
+own process, it reads each pool and pairs all of its members at once by the rule of
+:func:`patience.duel.pairs` (the closest rating in reach, the longest waiting first: a whole-wave
+matching, not first come first served). Each pair is then taken out of the pool with one atomic
+claim of both entries (:meth:`patience.server.bus.Bus.claim`): a player who left, or was taken
+meanwhile, is never in a match, and nobody is ever in two. The pairs go to ``paired``, which
+makes each match on the process of one of its players.
+
+Nothing here runs a match's clock: pairing can take as long as it likes, no clock waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from patience.duel import FORMATS, LIMITS, Format, Seeker, pairs
+from patience.ratings import Rating
+from patience.server.arena.nodes import Nodes
+from patience.server.bus import Bus
+from patience.server.live import Now
+
+__all__ = ["FORMAT_KEYS", "PAIRER_SECONDS", "WAVE_SECONDS", "Pools", "Side"]
+
+log = logging.getLogger("patience.server")
+
+FORMAT_KEYS = [Format(game, variant, limit).key for game, variants in FORMATS.items() for variant in variants
+               for limit in LIMITS]
+WAVE_SECONDS = 0.5  # the pairer pairs every pool this often (and at once after a seek on its process)
+PAIRER_SECONDS = 3.0  # the pairer's lease: another process pairs within this long after it stops
+CLAIMS_AT_ONCE = 64  # claims of one wave sent to the bus together
+
+
+@dataclass(frozen=True)
+class Side:
+    """One player of a match about to start: who, their rating, and where their page is."""
+
+    user: str
+    name: str
+    rating: Rating
+    node: str
+    peer: str
+
+    def entry(self, since: float) -> bytes:
+        """The player as a pool keeps them (and a ``start`` envelope carries them)."""
+        r = self.rating
+        return json.dumps({"name": self.name, "r": r.rating, "d": r.deviation, "v": r.volatility, "since": since,
+                           "node": self.node, "peer": self.peer}).encode()
+
+    @staticmethod
+    def of(user: str, data: bytes) -> tuple[Side, float]:
+        e = json.loads(data)
+        return Side(user, e["name"], Rating(e["r"], e["d"], e["v"]), e["node"], e["peer"]), float(e["since"])
+
+
+Paired = Callable[[Format, Side, Side], Awaitable[None]]
+
+
+class Pools:
+    """The pools of the lobby on the bus. ``wall`` is the clock all processes share (seconds since
+    the epoch: how long a player has waited); ``paired`` makes the match of a pair taken out of a
+    pool; ``changed`` tells the lobby pages that the pools changed."""
+
+    def __init__(self, bus: Bus, nodes: Nodes, wall: Now, paired: Paired,
+                 changed: Callable[[], Awaitable[None]]) -> None:
+        self.bus = bus
+        self.nodes = nodes
+        self.wall = wall
+        self.paired = paired
+        self.changed = changed
+        self._token: str | None = None
+        self._wake = asyncio.Event()
+        self.waves = 0  # waves this process ran as the pairer
+        self.made = 0  # pairs it made
+
+    @property
+    def pairing_here(self) -> bool:
+        """Does this process hold the pairer's lease (as of its last wave)?"""
+        return self._token is not None
+
+    # -- seeks: single writes -------------------------------------------------------------------
+
+    async def seek(self, side: Side, fmt: Format) -> None:
+        """Put ``side`` in pool ``fmt`` (out of any other they wait in)."""
+        old = await self.bus.hget("seeking", side.user)
+        if old is not None and old.decode() != fmt.key:
+            await self.bus.hdel(f"pool:{old.decode()}", side.user)
+        await self.bus.hset(f"pool:{fmt.key}", side.user, side.entry(self.wall()))
+        await self.bus.hset("seeking", side.user, fmt.key.encode())
+        self._wake.set()  # the pairer here pairs at once; elsewhere within a wave
+
+    async def unseek(self, user: str) -> bool:
+        """Take ``user`` out of the pool they wait in; False if they waited in none."""
+        key = await self.bus.hget("seeking", user)
+        if key is None:
+            return False
+        await self.bus.hdel("seeking", user)
+        return bool(await self.bus.hdel(f"pool:{key.decode()}", user))
+
+    async def forget_page(self, user: str, peer: str) -> bool:
+        """Take ``user`` out of their pool if they wait through page ``peer`` (it has closed)."""
+        key = await self.bus.hget("seeking", user)
+        if key is None:
+            return False
+        found = await self.bus.hget(f"pool:{key.decode()}", user)
+        if found is None or json.loads(found)["peer"] != peer:
+            return False
+        return await self.unseek(user)
+
+    async def waiting(self, key: str) -> dict[str, tuple[Side, float]]:
+        """The players waiting in pool ``key``, less those whose process has stopped."""
+        found = {user: Side.of(user, data) for user, data in (await self.bus.hgetall(f"pool:{key}")).items()}
+        gone = {node for node in {side.node for side, _ in found.values()} if not await self.nodes.alive(node)}
+        if gone:
+            stale = [user for user, (side, _) in found.items() if side.node in gone]
+            await self.bus.hdel(f"pool:{key}", *stale)
+            for user in stale:
+                if await self.bus.hget("seeking", user) == key.encode():
+                    await self.bus.hdel("seeking", user)
+            found = {user: entry for user, entry in found.items() if entry[0].node not in gone}
+        return found
+
+    async def seeking(self, user: str) -> str | None:
+        """The pool ``user`` waits in, if any."""
+        key = await self.bus.hget("seeking", user)
+        return None if key is None else key.decode()
+
+    # -- the pairer -----------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Pair in waves while this process holds the pairer's lease (try for it every wave)."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(WAVE_SECONDS):
+                    await self._wake.wait()
+            self._wake.clear()
+            try:
+                await self.wave()
+            except Exception:  # the bus is away: the next wave tries again
+                log.exception("a pairing wave failed")
+
+    async def wave(self) -> int:
+        """Pair every pool once, if this process is the pairer; returns the pairs made."""
+        if self._token is None or not await self.bus.renew("pairer", self._token, PAIRER_SECONDS):
+            self._token = await self.bus.acquire("pairer", PAIRER_SECONDS)
+            if self._token is None:
+                return 0
+        self.waves += 1
+        now = self.wall()
+        made: list[tuple[Format, Side, Side]] = []
+        entries: dict[str, bytes] = {}
+        for key in FORMAT_KEYS:
+            waiting = await self.waiting(key)
+            if len(waiting) < 2:
+                continue
+            chosen = pairs([Seeker(side.user, side.rating.rating, since) for side, since in waiting.values()], now)
+            for start in range(0, len(chosen), CLAIMS_AT_ONCE):
+                batch = chosen[start:start + CLAIMS_AT_ONCE]
+                claims = await asyncio.gather(*(self.bus.claim(f"pool:{key}", a.user, b.user) for a, b in batch))
+                fmt = Format.from_key(key)
+                for (a, b), got in zip(batch, claims, strict=True):
+                    if got is not None:  # both were still there: they are this pair's, nobody else's
+                        made.append((fmt, Side.of(a.user, got[0])[0], Side.of(b.user, got[1])[0]))
+                        entries[a.user], entries[b.user] = got
+        if not made:
+            return 0
+        settled = await asyncio.gather(*(self._settle(fmt, a, b, entries) for fmt, a, b in made))
+        made = [pair for pair, ok in zip(made, settled, strict=True) if ok]
+        if not made:
+            return 0
+        self.made += len(made)
+        await self.changed()
+        await asyncio.gather(*(self._start(fmt, a, b) for fmt, a, b in made))
+        return len(made)
+
+    async def _settle(self, fmt: Format, a: Side, b: Side, entries: dict[str, bytes]) -> bool:
+        """After a pair's claim: out of ``seeking``; False (the free one back in the pool, as they
+        were) if either started another match meanwhile, a challenge say: nobody plays two at once."""
+        busy = [await self.bus.hget("busy", side.user) is not None for side in (a, b)]
+        for side, playing in zip((a, b), busy, strict=True):
+            if await self.bus.hget("seeking", side.user) == fmt.key.encode():
+                await self.bus.hdel("seeking", side.user)
+            if not playing and any(busy):
+                await self.seek_again(side, fmt, entries[side.user])
+        return not any(busy)
+
+    async def seek_again(self, side: Side, fmt: Format, entry: bytes) -> None:
+        """Put a player taken out of a pool back as they were (waiting since the same moment)."""
+        await self.bus.hset(f"pool:{fmt.key}", side.user, entry)
+        await self.bus.hset("seeking", side.user, fmt.key.encode())
+
+    async def _start(self, fmt: Format, a: Side, b: Side) -> None:
+        try:
+            await self.paired(fmt, a, b)
+        except Exception:
+            log.exception("the match of a pair could not be made")
+
+    async def stop(self) -> None:
+        if self._token is not None:
+            await self.bus.release("pairer", self._token)
+            self._token = None
