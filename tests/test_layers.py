@@ -116,3 +116,32 @@ def test_no_two_modules_import_each_other() -> None:
         if start not in state:
             visit(start, [start])
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+ARENA_RANKS = {
+    "dealstock": 0, "matches": 0, "nodes": 0,
+    "pools": 1, "daily": 1,
+    "owned": 2, "view": 2,
+    "spectators": 3, "challenges": 3, "tournaments": 3,
+    "lobby": 4,
+    "__init__": 5,
+}
+"""The rooms of the arena, lowest first (docs/scaling.md): the processes and the matches themselves,
+the pools, the matches a process owns and the lobby's view, what stands on them, and the arena
+that routes pages between them all."""
+
+
+def test_the_arena_rooms_only_look_down() -> None:
+    def arena_room(module: str) -> str | None:
+        parts = module.split(".")
+        if parts[:3] != ["patience", "server", "arena"]:
+            return None
+        return parts[3] if len(parts) > 3 else "__init__"
+
+    edges = graph()
+    rooms = {arena_room(m) for m in edges} - {None}
+    assert rooms == set(ARENA_RANKS), rooms ^ set(ARENA_RANKS)
+    wrong = [f"{module} imports {target}" for module, targets in edges.items() if (here := arena_room(module))
+             for target in targets if (there := arena_room(target)) and there != here
+             and ARENA_RANKS[there] >= ARENA_RANKS[here]]
+    assert not wrong, "\n".join(sorted(wrong))

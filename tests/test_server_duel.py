@@ -7,6 +7,7 @@ Tests that store something run on SQLite and on PostgreSQL (the ``database_url``
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import itertools
@@ -530,6 +531,35 @@ def test_a_game_still_going_at_the_limit_ends_as_a_time_out(app: Any, fake_time:
     assert history.count('data-outcome="time_out"') == 2 and "given_up" not in history
     a.close()
     b.close()
+
+
+def test_a_match_times_out_on_time_while_pairing_and_tournaments_are_stuck(app: Any, fake_time: FakeTime) -> None:
+    """A match's clock waits for nothing but its own log: with the pairer and the tournaments stuck for
+    good (a pool that never answers), a seek is still answered at once and the match ends at its limit."""
+    a, b, live = pair(app)
+    arena = arena_of(app)
+    stuck = asyncio.Event()
+
+    async def never() -> int:
+        await stuck.wait()
+        return 0
+
+    async def never_tick(pairer: bool) -> None:
+        await stuck.wait()
+
+    arena.pools.wave = never  # type: ignore[method-assign]
+    arena.tournaments.tick = never_tick  # type: ignore[method-assign]
+    waiting = [Page(person(app, name)) for name in ("carla", "dario")]
+    for page in waiting:
+        page.send("seek", {"format": FORMAT})
+        page.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == FORMAT)  # answered: nobody pairs them
+    play(a, live, random.Random(3))
+    fake_time.t += 301
+    for page in (a, b):
+        assert end_of(page)["end"]["outcomes"] == ["time_out", "time_out"]
+    assert arena.pools.made == 1  # the first pair only: the pairer is stuck
+    for page in (a, b, *waiting):
+        page.close()
 
 
 def test_a_faecher_duel_shows_the_pool_and_adds_it_when_the_match_ends(app: Any, fake_time: FakeTime) -> None:
