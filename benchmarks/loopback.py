@@ -27,33 +27,49 @@ def serving(data_dir: str, port: int | None = None, extra: Sequence[str] = ()
     """``patience serve`` on 127.0.0.1 with ``data_dir`` as its data folder (and ``extra`` options,
     e.g. ``--database-url``, ``--redis-url``), for the ``with`` block: (its base URL, its process).
     It is stopped at the end, however the block ends."""
-    port = port or free_port()
+    with serving_many(data_dir, 1, extra, ports=[port] if port else None) as served:
+        yield served[0]
+
+
+@contextlib.contextmanager
+def serving_many(data_dir: str, count: int, extra: Sequence[str] = (), ports: Sequence[int] | None = None
+                 ) -> Iterator[list[tuple[str, subprocess.Popen[bytes]]]]:
+    """``count`` ``patience serve`` processes as :func:`serving` starts one, started together and
+    waited for together: [(base URL, process)]. Each writes its log to ``data_dir``/serve-PORT.log."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    log = Path(data_dir) / f"serve-{port}.log"  # a file, not a pipe nobody reads: a full pipe would stop the server
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "patience", "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir",
-             data_dir, "--deal-stock", "0", *extra],
-            stdout=out, stderr=subprocess.STDOUT, env=env,
-        )
+    started: list[tuple[str, subprocess.Popen[bytes], Path]] = []
     try:
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).text == "ok":
-                    break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise SystemExit(f"the server did not start: {log.read_text()[-2000:]}") from None
-                time.sleep(0.1)
-        yield base, process
+        for i in range(count):
+            port = ports[i] if ports else free_port()
+            log = Path(data_dir) / f"serve-{port}.log"  # a file, not a pipe nobody reads: a full pipe would stop it
+            with log.open("wb") as out:
+                process = subprocess.Popen(
+                    [sys.executable, "-m", "patience", "serve", "--host", "127.0.0.1", "--port", str(port),
+                     "--data-dir", data_dir, "--deal-stock", "0", *extra],
+                    stdout=out, stderr=subprocess.STDOUT, env=env,
+                )
+            started.append((f"http://127.0.0.1:{port}", process, log))
+        deadline = time.monotonic() + 30 + 5 * count
+        for base, process, log in started:
+            while True:
+                try:
+                    if httpx.get(f"{base}/healthz", timeout=1).text == "ok":
+                        break
+                except httpx.HTTPError:
+                    if time.monotonic() > deadline or process.poll() is not None:
+                        raise SystemExit(f"the server did not start: {log.read_text()[-2000:]}") from None
+                    time.sleep(0.1)
+        yield [(base, process) for base, process, _ in started]
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        for _, process, _ in started:
+            if process.poll() is None:
+                process.terminate()
+        for _, process, _ in started:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
 
 
 def percentile(values: list[float], q: float) -> float:
