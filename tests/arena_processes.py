@@ -108,11 +108,14 @@ def serving(database_url: str, redis_url: str, folder: Path,
 
 
 class Player:
-    """A person with an account and one duel page, on the server at ``url``."""
+    """A person with an account and one duel page, on the server at ``url``; with ``address`` (a
+    loopback address such as 127.0.3.7), every connection of theirs comes from it, as from a home
+    of their own (the server's budgets count per address)."""
 
-    def __init__(self, url: str, login: str) -> None:
+    def __init__(self, url: str, login: str, address: str | None = None) -> None:
         self.login = login
-        self.http = httpx.Client(base_url=url, timeout=10.0)
+        self.address = address
+        self.http = self._client(url)
         token = self.http.get("/api/me").json()["csrf"]
         answer = self.http.post("/account/signup", data={"csrf": token, "login": login, "name": login.title(),
                                                          "password": PASSWORD},
@@ -128,16 +131,21 @@ class Player:
         self.starts_at = 0.0  # when the match's clocks start (the countdown after "match found"), on time.monotonic
         self.got: list[dict[str, Any]] = []
 
+    def _client(self, url: str, cookies: httpx.Cookies | None = None) -> httpx.Client:
+        transport = httpx.HTTPTransport(local_address=self.address) if self.address else None
+        return httpx.Client(base_url=url, timeout=10.0, cookies=cookies, transport=transport)
+
     def move_to(self, url: str) -> None:
         """Go on with the same cookies on another server process (as after a load balancer's choice)."""
         cookies = self.http.cookies
         self.http.close()
-        self.http = httpx.Client(base_url=url, timeout=10.0, cookies=cookies)
+        self.http = self._client(url, cookies)
 
     def open(self) -> None:
         base = str(self.http.base_url).replace("http://", "ws://").rstrip("/")
         cookie = "; ".join(f"{name}={value}" for name, value in self.http.cookies.items())
-        self._opened = connect(f"{base}/ws", additional_headers={"Cookie": cookie}, open_timeout=10)
+        where = {"source_address": (self.address, 0)} if self.address else {}
+        self._opened = connect(f"{base}/ws", additional_headers={"Cookie": cookie}, open_timeout=10, **where)
         self.ws = self._opened.__enter__()
 
     def close(self) -> None:

@@ -1,0 +1,104 @@
+"""The pools of an arena of two ``patience serve`` processes (PostgreSQL and Redis), paired in waves
+by one pairer: a burst of seeks on both processes is paired with nobody left out, nobody twice and
+nobody turned away, each match played on a process of one of its players; a seek is answered while
+nobody can pair (the pairer's lease held elsewhere) and paired as soon as someone can; when the
+pairer is killed, the other process pairs.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from arena_processes import Player, ServeProcess, fresh_redis, serving
+
+pytestmark = pytest.mark.slow
+
+FORMAT = "reloaded/standard/300"
+DB = 14
+
+
+@pytest.fixture
+def arena_redis(redis_server: str) -> str:
+    return fresh_redis(redis_server, DB)
+
+
+@pytest.fixture
+def two(postgres_url: str, arena_redis: str, tmp_path: Path) -> Iterator[list[ServeProcess]]:
+    with serving(postgres_url, arena_redis, tmp_path) as procs:
+        yield procs
+
+
+def players(procs: list[ServeProcess], count: int, net: int) -> list[Player]:
+    """``count`` players, in turn on each process, each from a loopback address of their own."""
+    tag = secrets.token_hex(2)
+    made = [Player(procs[i % len(procs)].url, f"p{tag}n{i}", address=f"127.0.{net}.{i + 1}") for i in range(count)]
+    for player in made:
+        player.open()
+    return made
+
+
+def owner_of(client: redis.Redis, match_id: str, procs: list[ServeProcess]) -> ServeProcess:
+    lease = client.get(f"patience:match:{match_id}")
+    assert lease is not None
+    return next(p for p in procs if f"-{p.proc.pid}-" in lease.decode())
+
+
+def test_a_burst_of_seeks_on_both_processes_is_paired_once_each(two: list[ServeProcess], arena_redis: str) -> None:
+    crowd = players(two, 40, 2)
+    for player in crowd:
+        player.seek(FORMAT)
+    started = [player.until(lambda m: m["t"] in ("duel", "err"), timeout=20) for player in crowd]
+    assert [msg["t"] for msg in started] == ["duel"] * len(crowd), [m for m in started if m["t"] == "err"]
+    by_match = Counter(msg["d"]["id"] for msg in started)
+    assert set(by_match.values()) == {2}  # every match has its two players, nobody is in two
+    client = redis.Redis.from_url(arena_redis)
+    place = {player.user_id: two[i % 2] for i, player in enumerate(crowd)}
+    for match_id in by_match:
+        sides = [player.user_id for player, msg in zip(crowd, started, strict=True) if msg["d"]["id"] == match_id]
+        assert owner_of(client, match_id, two) in {place[user] for user in sides}  # played where a player is
+    assert client.hlen(f"patience:pool:{FORMAT}") == 0 and client.hlen("patience:seeking") == 0
+    for player in crowd:
+        player.close()
+
+
+def test_a_seek_is_answered_while_nobody_can_pair_and_paired_once_someone_can(
+        two: list[ServeProcess], arena_redis: str) -> None:
+    client = redis.Redis.from_url(arena_redis)
+    deadline = time.monotonic() + 10
+    while client.get("patience:pairer") is None:  # one of the two has become the pairer
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    client.set("patience:pairer", "elsewhere/0", xx=True, px=60_000)  # as if a third process paired and hung
+    anna, bruno = players(two, 2, 3)
+    for player in (anna, bruno):
+        player.seek(FORMAT)
+        assert player.until(lambda m: m["t"] in ("lobby", "err"))["d"].get("seeking") == FORMAT  # not turned away
+    time.sleep(2)
+    assert client.hlen(f"patience:pool:{FORMAT}") == 2  # nobody paired them
+    client.delete("patience:pairer")  # the hung pairer's lease is gone: a process pairs within a wave
+    ids = {player.until(lambda m: m["t"] == "duel", timeout=10)["d"]["id"] for player in (anna, bruno)}
+    assert len(ids) == 1
+
+
+def test_when_the_pairer_is_killed_the_other_process_pairs(two: list[ServeProcess], arena_redis: str) -> None:
+    client = redis.Redis.from_url(arena_redis)
+    deadline = time.monotonic() + 10
+    while (holder := client.get("patience:pairer")) is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    pairer = next(p for p in two if f"-{p.proc.pid}-" in holder.decode())
+    survivor = next(p for p in two if p is not pairer)
+    pairer.kill()
+    anna, bruno = players([survivor], 2, 4)
+    for player in (anna, bruno):
+        player.seek(FORMAT)
+    ids = {player.until(lambda m: m["t"] == "duel", timeout=15)["d"]["id"] for player in (anna, bruno)}
+    assert len(ids) == 1
+    assert owner_of(client, ids.pop(), two) is survivor
