@@ -8,6 +8,7 @@ pairer is killed, the other process pairs.
 from __future__ import annotations
 
 import secrets
+import signal
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -102,3 +103,30 @@ def test_when_the_pairer_is_killed_the_other_process_pairs(two: list[ServeProces
     ids = {player.until(lambda m: m["t"] == "duel", timeout=15)["d"]["id"] for player in (anna, bruno)}
     assert len(ids) == 1
     assert owner_of(client, ids.pop(), two) is survivor
+
+
+def test_an_intent_in_flight_when_the_owner_dies_is_answered_by_the_next_owner(
+        two: list[ServeProcess], arena_redis: str) -> None:
+    """A page on the other process sends an intent that reaches the owner just as it stops (frozen,
+    then killed): the page's process sends it again to the process that takes the match over, and
+    the page gets its answer without reconnecting, played once."""
+    anna, bruno = players(two, 2, 5)
+    for player in (anna, bruno):
+        player.seek(FORMAT)
+    match_id = {player.until(lambda m: m["t"] == "duel")["d"]["id"] for player in (anna, bruno)}.pop()
+    for player in (anna, bruno):
+        assert player.intent("stock")["t"] == "dev"
+    owner = owner_of(redis.Redis.from_url(arena_redis), match_id, two)
+    far = bruno if owner is two[0] else anna  # anna's page is on the first process, bruno's on the second
+    owner.proc.send_signal(signal.SIGSTOP)  # it reads nothing more: the intent waits at a process that is gone
+    try:
+        time.sleep(max(0.0, far.starts_at - time.monotonic()))
+        far.ack += 1
+        ack = far.ack
+        far.send("stock", {"ack": ack})
+        time.sleep(0.5)
+    finally:
+        owner.kill()
+    answer = far.until(lambda m: m["t"] in ("dev", "rej", "err") and m["d"].get("ack") == ack, timeout=30)
+    assert answer["t"] == "dev" and answer["d"]["status"]["moves"] == 2, answer
+    assert far.intent("stock", timeout=20)["d"]["status"]["moves"] == 3  # played once: the next is the third

@@ -198,6 +198,14 @@ class Arena:
         for conn in [c for c in remote.conns if not c.dropped]:
             conn.match = None
             await self._join(conn, match_id, 0)
+        await self._send_again(remote)
+
+    async def _send_again(self, remote: RemoteMatch) -> None:
+        """The intents the old owner of a match never answered go to its new owner (which answers
+        one it had logged from its log, by its ack, and plays the others): every intent is answered."""
+        for conn, intent in list(remote.unanswered.values()):
+            if not conn.dropped and conn.match is not None:
+                await self.act(conn, intent)
 
     def _lost(self, live: LiveMatch) -> None:
         """The lease of ``live`` was lost: its pages here and elsewhere join it at its new owner."""
@@ -437,6 +445,8 @@ class Arena:
         live.catch_up(conn, side, seen)
 
     def _forward(self, conn: Connection, remote: RemoteMatch, message: Any) -> None:
+        if isinstance(message, MATCH_INTENTS):
+            remote.unanswered[(conn.id, message.ack)] = (conn, message)
         self.out.send(remote.owner, Envelope("act", m=remote.id, x=conn.id, r=self.node, c=conn.cid,
                                              d=encode(message).decode()))
 
@@ -537,7 +547,10 @@ class Arena:
                 for peer, text in e.o:
                     conn = self.peers.get(peer)
                     if conn is not None:
-                        conn.send(text.encode())
+                        data = text.encode()
+                        if isinstance(conn.match, RemoteMatch):
+                            conn.match.answered(peer, data)
+                        conn.send(data)
             elif e.k == "joined":
                 conn = self.peers.get(e.x)
                 if conn is not None:
@@ -546,12 +559,21 @@ class Arena:
                 conn = self.peers.get(e.x)
                 if conn is not None:
                     self.detach(conn)
-            elif e.k in ("matched", "moved"):
+            elif e.k == "matched":
                 conn = self.peers.get(e.x)
                 if conn is not None and not conn.dropped:
-                    if e.k == "moved":
-                        self.detach(conn)
                     await self._join(conn, e.m, 0)
+            elif e.k == "moved":
+                conn = self.peers.get(e.x)
+                shown = conn.match if conn is not None else None
+                if conn is not None and isinstance(shown, RemoteMatch) and shown.id == e.m:
+                    shown.conns.discard(conn)
+                    if not shown.conns:
+                        self.remote.pop(shown.id, None)
+                    conn.match = None
+                    await self._join(conn, e.m, 0)
+                    await self._send_again(RemoteMatch(e.m, shown.owner, unanswered={
+                        key: value for key, value in shown.unanswered.items() if key[0] == conn.id}))
             elif e.k == "start":
                 a, b = (Side.of(user, entry.encode())[0] for user, entry in json.loads(e.d))
                 await self._make(Format.from_key(e.m), a, b)

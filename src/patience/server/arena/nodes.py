@@ -20,6 +20,7 @@ import logging
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Any
 
 import msgspec
 
@@ -61,6 +62,15 @@ class Envelope(msgspec.Struct, frozen=True, omit_defaults=True):
     o: list[tuple[str, str]] = []
 
 
+class _Ack(msgspec.Struct, frozen=True):
+    ack: int | None = None
+
+
+class _Answer(msgspec.Struct):
+    d: _Ack = _Ack()
+
+
+_ACKED = msgspec.json.Decoder(_Answer)
 _ENCODER = msgspec.json.Encoder()
 _DECODER = msgspec.json.Decoder(Envelope)
 
@@ -145,6 +155,20 @@ class RemoteMatch:
     id: str
     owner: str
     conns: set[Connection] = field(default_factory=set)
+    unanswered: dict[tuple[str, int], tuple[Connection, Any]] = field(default_factory=dict)
+    """The intents forwarded to the owner and not answered yet, by (page, ack): sent again to the
+    next owner if this one stops, so that every intent gets its answer."""
+
+    def answered(self, peer: str, data: bytes) -> None:
+        """A message from the owner for page ``peer``: if it answers an intent, that one is done."""
+        if not self.unanswered:
+            return
+        try:
+            ack = _ACKED.decode(data).d.ack
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return
+        if ack is not None:
+            self.unanswered.pop((peer, ack), None)
 
     def detach(self, conn: Connection, outbound: Outbound) -> None:
         if conn in self.conns:
