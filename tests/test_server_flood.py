@@ -14,7 +14,16 @@ import pytest
 from helpers import FakeTime, TestClient
 from patience.server import create_app
 from patience.server.live import OUTBOX_BYTES, Connection
-from patience.server.transport.budget import ADDRESS_RATE, NEW_GAMES, SOCKET_RATE, Budgets, TokenBucket
+from patience.server.transport.budget import (
+    ADDRESS_BURST,
+    ADDRESS_NEW_GAMES,
+    ADDRESS_RATE,
+    NEW_GAMES,
+    SOCKET_BURST,
+    SOCKET_RATE,
+    Budgets,
+    TokenBucket,
+)
 
 
 @pytest.fixture
@@ -51,8 +60,8 @@ def test_a_flooding_socket_waits_its_turn(client: TestClient) -> None:
 
 def test_the_sockets_of_one_address_share_its_budget() -> None:
     """40 sockets of one address, each asking for its own rate (8 a second), get the address's
-    rate between them; a socket of another address is served at once; closed sockets and browsers
-    with no recent game are forgotten."""
+    rate between them; a socket of another address is served at once; addresses whose sockets are
+    closed and whose buckets are full again, and browsers with no recent game, are forgotten."""
     clock = [0.0]
     budgets = Budgets(now=lambda: clock[0])
     sockets = [(budgets.socket(), budgets.opened("203.0.113.7")) for _ in range(40)]
@@ -72,9 +81,63 @@ def test_the_sockets_of_one_address_share_its_budget() -> None:
     for _ in sockets:
         budgets.closed("203.0.113.7")
     budgets.closed("198.51.100.1")
+    clock[0] += 10.0  # their buckets full again (a burst, and the second or so the address owed): as good as new
     assert budgets.new_game("b1") is None and len(budgets) == 2  # the browser and its address
     clock[0] += 61
     assert budgets.new_game("b2") is None and len(budgets) == 2  # b1 forgotten, the address's bucket new
+
+
+def test_reconnecting_does_not_renew_an_address_budget() -> None:
+    """A client that closes its socket every 40 messages and opens another at once (a fresh socket
+    budget each time) gets the address's rate, not a fresh address burst per socket."""
+    clock = [0.0]
+    budgets = Budgets(now=lambda: clock[0])
+    read = 0
+    while clock[0] < 20.0:
+        own, shared = budgets.socket(), budgets.opened("203.0.113.7")
+        for _ in range(SOCKET_BURST):  # each message read once its wait is over, a millisecond apart
+            clock[0] += max(own.take(), shared.take()) + 0.001
+            read += 1
+        budgets.closed("203.0.113.7")
+    assert read <= ADDRESS_BURST + 20 * ADDRESS_RATE + SOCKET_BURST
+    assert max(budgets.socket().take(), budgets.opened("198.51.100.1").take()) == 0.0  # not another address
+
+
+def test_idle_address_budgets_are_forgotten_once_full_again_and_bounded() -> None:
+    clock = [0.0]
+    budgets = Budgets(idle_addresses=100, now=lambda: clock[0])
+    for i in range(300):  # each address spends its burst and more, then closes its socket
+        address = f"198.51.100.{i % 250}" if i < 250 else f"2001:db8:{i}::1"
+        shared = budgets.opened(address)
+        for _ in range(ADDRESS_BURST + 10):
+            shared.take()
+        budgets.closed(address)
+    assert len(budgets) <= 100  # the least recently used forgotten first, even in debt
+    clock[0] += (ADDRESS_BURST + 10) / ADDRESS_RATE + 0.1  # every bucket full again
+    budgets.opened("192.0.2.1")
+    budgets.closed("192.0.2.1")
+    assert len(budgets) == 0  # a full bucket is as good as a new one
+
+
+def test_the_addresses_of_one_ipv6_64_share_a_budget() -> None:
+    budgets = Budgets(now=lambda: 0.0)
+    assert budgets.opened("2001:db8:1:2::1") is budgets.opened("2001:db8:1:2:aaaa::7")
+    assert budgets.opened("2001:db8:1:3::1") is not budgets.opened("2001:db8:1:2::1")
+    for n in range(ADDRESS_NEW_GAMES):
+        assert budgets.new_game(f"browser-{n}", f"2001:db8:1:2::{n + 1:x}") is None
+    assert budgets.new_game("one-more", "2001:db8:1:2::ffff") is not None
+
+
+def test_a_new_socket_starts_with_what_its_address_has_left(client: TestClient) -> None:
+    client.app.state.router.budgets = Budgets(address_rate=0.01, address_burst=5)  # type: ignore[attr-defined]
+    with client.websocket_connect("/ws") as ws:
+        for n in range(5):
+            ws.send_text(ping(n))
+            assert ws.receive_json()["t"] == "pong"
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(ping())
+        answer = ws.receive_json()
+        assert answer["t"] == "err" and answer["d"]["code"] == "too_many"
 
 
 def test_a_socket_deep_in_debt_is_closed_with_a_reason() -> None:

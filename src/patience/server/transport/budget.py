@@ -7,6 +7,15 @@ buffer) and never the others. A browser starts at most ``NEW_GAMES`` games a min
 browsers of one address (a script gets a new browser id each time it leaves out the cookie) at most
 ``ADDRESS_NEW_GAMES`` a minute together, in bursts of ``ADDRESS_NEW_GAMES_BURST``.
 
+An address's bucket outlives its sockets: a client that closes its socket and opens another gets
+what its address had left, not a new burst (until the bucket is full again, when it is as good as a
+new one and forgotten). An IPv6 client owns a /64 at least (a home or a phone gets one, often more),
+so the addresses of one /64 are one address here, as at the door
+(:mod:`patience.server.transport.listener`).
+
+>>> address_group("2001:db8:1:2:aaaa::7"), address_group("::ffff:203.0.113.7")
+('2001:db8:1:2::/64', '203.0.113.7')
+
 >>> bucket = TokenBucket(rate=2.0, burst=2, now=lambda: 0.0)
 >>> [bucket.take() for _ in range(4)]
 [0.0, 0.0, 0.5, 1.0]
@@ -14,12 +23,13 @@ browsers of one address (a script gets a new browser id each time it leaves out 
 
 from __future__ import annotations
 
+import ipaddress
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 
-__all__ = ["ADDRESS_BURST", "ADDRESS_NEW_GAMES", "ADDRESS_NEW_GAMES_BURST", "ADDRESS_RATE", "NEW_GAMES",
-           "SOCKET_BURST", "SOCKET_RATE", "Budgets", "TokenBucket"]
+__all__ = ["ADDRESS_BURST", "ADDRESS_NEW_GAMES", "ADDRESS_NEW_GAMES_BURST", "ADDRESS_RATE", "IDLE_ADDRESSES",
+           "NEW_GAMES", "SOCKET_BURST", "SOCKET_RATE", "Budgets", "TokenBucket", "address_group"]
 
 SOCKET_RATE = 8.0  # messages a second one socket may send, on average (a quick player sends 1 or 2)
 SOCKET_BURST = 40
@@ -38,6 +48,23 @@ NEW_GAMES_WINDOW = 60.0
 ADDRESS_NEW_GAMES = 60  # a minute
 ADDRESS_NEW_GAMES_BURST = 60
 MAX_WAIT = 10.0  # a socket that owes more than this many seconds of messages is closed
+# Buckets of addresses with no socket open, kept until full again; past this many, the least recently
+# used go first (some 200 bytes each: 20 MB at most)
+IDLE_ADDRESSES = 100_000
+
+
+def address_group(host: str) -> str:
+    """Who shares a budget and a cap: an IPv4 address, or the /64 of an IPv6 one (an IPv4 address
+    mapped into IPv6 is the IPv4 address); anything else (a name, '?') as it is."""
+    if ":" not in host:
+        return host
+    try:
+        address = ipaddress.IPv6Address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(ipaddress.IPv6Network((address, 64), strict=False))
 
 
 class TokenBucket:
@@ -66,19 +93,24 @@ class TokenBucket:
 
 
 class Budgets:
-    """The buckets of every address with a socket open here, and the new games of every browser."""
+    """The buckets of every address with a socket open here (and of those whose last socket closed
+    lately, until full again), and the new games of every browser. Addresses are grouped by
+    :func:`address_group`."""
 
     def __init__(self, socket_rate: float = SOCKET_RATE, socket_burst: int = SOCKET_BURST,
                  address_rate: float = ADDRESS_RATE, address_burst: int = ADDRESS_BURST,
                  new_games: int = NEW_GAMES, address_new_games: int = ADDRESS_NEW_GAMES,
                  address_new_games_burst: int = ADDRESS_NEW_GAMES_BURST,
-                 now: Callable[[], float] = time.monotonic) -> None:
+                 idle_addresses: int = IDLE_ADDRESSES, now: Callable[[], float] = time.monotonic) -> None:
         self.socket_rate, self.socket_burst = socket_rate, socket_burst
         self.address_rate, self.address_burst = address_rate, address_burst
         self.new_games = new_games
         self.address_new_games, self.address_new_games_burst = address_new_games, address_new_games_burst
         self.now = now
         self._addresses: dict[str, tuple[TokenBucket, int]] = {}  # address -> its bucket, sockets open
+        # addresses with no socket open -> their bucket (not full yet), least recently closed first
+        self._idle: OrderedDict[str, TokenBucket] = OrderedDict()
+        self.idle_addresses = idle_addresses
         self._games: dict[str, deque[float]] = {}  # browser -> the times of its new games in the window
         self._address_games: dict[str, TokenBucket] = {}  # address -> its bucket of new games (not full)
         self._pruned = now()
@@ -87,22 +119,42 @@ class Budgets:
         return TokenBucket(self.socket_rate, self.socket_burst, self.now)
 
     def opened(self, address: str) -> TokenBucket:
-        bucket, sockets = self._addresses.get(address) or (TokenBucket(self.address_rate, self.address_burst,
-                                                                       self.now), 0)
-        self._addresses[address] = (bucket, sockets + 1)
+        """A socket of ``address`` opened: the bucket it shares with the other sockets of its address
+        (what the address had left when its last socket closed, if that was lately)."""
+        key = address_group(address)
+        bucket, sockets = self._addresses.get(key) or (self._idle.pop(key, None), 0)
+        if bucket is None:
+            bucket = TokenBucket(self.address_rate, self.address_burst, self.now)
+        self._addresses[key] = (bucket, sockets + 1)
+        self._forget_idle()
         return bucket
 
     def closed(self, address: str) -> None:
-        bucket, sockets = self._addresses[address]
+        key = address_group(address)
+        bucket, sockets = self._addresses[key]
         if sockets <= 1:
-            del self._addresses[address]
+            del self._addresses[key]
+            self._idle[key] = bucket  # kept until full again: a new socket starts from what is left
         else:
-            self._addresses[address] = (bucket, sockets - 1)
+            self._addresses[key] = (bucket, sockets - 1)
+        self._forget_idle()
+
+    def _forget_idle(self) -> None:
+        """Forget the buckets of addresses with no socket that are full again (as good as new ones),
+        the longest idle first; past ``idle_addresses``, the least recently used whatever they hold."""
+        idle = self._idle
+        while idle:
+            key, bucket = next(iter(idle.items()))
+            if len(idle) <= self.idle_addresses and not bucket.full():
+                return
+            del idle[key]
 
     def new_game(self, browser: str, address: str = "?") -> str | None:
         """Count a new game of ``browser`` at ``address``: None when counted, else why not (and
         nothing counted)."""
         now = self.now()
+        address = address_group(address)
+        self._forget_idle()
         times = self._games.get(browser) or deque()
         while times and times[0] <= now - NEW_GAMES_WINDOW:
             times.popleft()
@@ -127,4 +179,4 @@ class Budgets:
 
     def __len__(self) -> int:
         """How many addresses and browsers the budgets remember (what they hold in memory)."""
-        return len(self._addresses) + len(self._games) + len(self._address_games)
+        return len(self._addresses) + len(self._idle) + len(self._games) + len(self._address_games)
