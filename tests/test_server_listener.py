@@ -23,6 +23,10 @@ from patience.server.transport.listener import OVERLOADS, GuardedH11, GuardedLoo
 
 class QuickGuard(GuardedH11):
     header_seconds = 0.5
+    body_seconds = 1.5  # the whole body within 1.5 s of the headers
+    body_grace = 0.5  # and 1,000 bytes a second after the first 0.5 s
+    min_body_rate = 1000.0
+    max_body = 4096
 
 
 class QuickGate(HeaderGate):
@@ -41,8 +45,18 @@ async def hello(scope: Any, receive: Any, send: Any) -> None:
         while (await receive())["type"] != "websocket.disconnect":
             pass
         return
-    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
-    await send({"type": "http.response.body", "body": b"ok"})
+    body = b""
+    while True:  # the whole body, as a form handler reads it
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    answer = b"ok" if not body else f"got {len(body)}".encode()
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-length", str(len(answer)).encode())]})
+    await send({"type": "http.response.body", "body": answer})
 
 
 @contextlib.contextmanager
@@ -77,6 +91,16 @@ def get(port: int) -> bytes:
     with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
         s.sendall(b"GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
         return s.recv(1000)
+
+
+def answer_of(s: socket.socket, within: float = 3.0) -> bytes:
+    """What the server says until it closes the connection."""
+    s.settimeout(within)
+    said = b""
+    with contextlib.suppress(ConnectionResetError):
+        while got := s.recv(1000):
+            said += got
+    return said
 
 
 def closed(s: socket.socket, within: float) -> bool:
@@ -162,3 +186,105 @@ def test_stopping_the_server_closes_the_connections_still_owing_their_headers() 
             assert closed(slow, 3.0)  # at the stop, not after the 10 s header time limit
         thread.join(10)
         assert not thread.is_alive()
+
+
+# -- request bodies ------------------------------------------------------------------------------
+
+
+class PatientGuard(GuardedH11):
+    header_seconds = 30.0
+    body_seconds = 30.0
+    body_grace = 30.0
+
+
+class PatientGate(HeaderGate):
+    header_seconds = 30.0
+    protocol = PatientGuard
+
+
+class TinyLoop(GuardedLoop):
+    max_per_address = 10
+    max_connections = 24
+
+
+def post(port: int, length: int, address: str | None = None, body: bytes = b"") -> socket.socket:
+    """A connection that has sent the headers of a POST of ``length`` bytes (and ``body``, the start of it)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(address, 0) if address else None)
+    s.sendall(b"POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-www-form-urlencoded\r\n"
+              b"connection: close\r\ncontent-length: %d\r\n\r\n%s" % (length, body))
+    return s
+
+
+def trickle(s: socket.socket, chunk: bytes, every: float, within: float) -> bytes | None:
+    """Send ``chunk`` every ``every`` seconds until the server answers (what it said), closes the
+    connection (b"") or ``within`` seconds have passed (None)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            s.sendall(chunk)
+            s.settimeout(every)
+            said = s.recv(1000)
+            return said + answer_of(s) if said else said
+        except TimeoutError:
+            continue
+        except OSError:
+            return b""
+    return None
+
+
+def test_a_body_must_come_in_time_and_at_a_minimum_rate(server: int, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, "patience.server")
+    with post(server, 1000) as dribbling:  # a byte every 0.2 s: under the minimum rate after the grace
+        assert trickle(dribbling, b"a", 0.2, 4.0) == b""
+    with post(server, 4000) as steady:  # 1,200 bytes a second: above the rate, but 3.3 s for the whole body
+        assert trickle(steady, b"a" * 300, 0.25, 4.0) == b""
+    with post(server, 1000, body=b"a" * 400) as fine:  # the rest in good time
+        answer = trickle(fine, b"a" * 300, 0.2, 4.0)
+        assert answer is not None and answer.startswith(b"HTTP/1.1 200 ") and answer.endswith(b"got 1000")
+    lines = [r.getMessage() for r in caplog.records if "overload" in r.getMessage()]
+    assert len(lines) == 1 and "bodies" in lines[0]
+
+
+def test_a_body_past_the_size_cap_is_refused_unread(server: int) -> None:
+    with post(server, 100_000_000) as huge:  # announced: answered at once, nothing of it read
+        answer = answer_of(huge)
+        assert answer.startswith(b"HTTP/1.1 413 ") and answer.endswith(b"over 4096 bytes\n")
+    with socket.create_connection(("127.0.0.1", server), timeout=5) as chunked:  # found out on the way
+        chunked.sendall(b"POST / HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n")
+        chunked.sendall(b"3e8\r\n" + b"a" * 1000 + b"\r\n")
+        time.sleep(0.1)
+        for _ in range(4):
+            chunked.sendall(b"3e8\r\n" + b"a" * 1000 + b"\r\n")
+        answer = answer_of(chunked)
+        assert answer.startswith(b"HTTP/1.1 413 ") and answer.endswith(b"over 4096 bytes\n")
+    with post(server, 4096, body=b"a" * 4096) as largest:
+        assert answer_of(largest).endswith(b"got 4096")
+
+
+def test_slow_requests_filling_the_cap_in_all_make_room_for_others(caplog: pytest.LogCaptureFixture) -> None:
+    """Three addresses hold slow bodies past the cap in all (24, 10 an address): a new connection
+    from anyone takes the place of the oldest that still owes its request; an open websocket owes
+    nothing and stays."""
+    caplog.set_level(logging.WARNING, "patience.server")
+    with serving_hello(TinyLoop, PatientGate) as (port, _, _), contextlib.ExitStack() as stack:
+        held = [stack.enter_context(post(port, 1000, f"127.0.0.{2 + i % 3}", b"a")) for i in range(30)]
+        time.sleep(0.3)
+        assert get(port).startswith(b"HTTP/1.1 200")  # from 127.0.0.1, while the cap is full
+        ws = stack.enter_context(connect(f"ws://127.0.0.1:{port}/ws", open_timeout=5))
+        # the oldest: 6 for the attackers' own, 1 for the GET (closed once answered: room for the websocket)
+        assert [closed(s, 0.01) for s in held] == [True] * 7 + [False] * 23
+        held += [stack.enter_context(post(port, 1000, "127.0.0.5", b"a")) for _ in range(5)]
+        time.sleep(0.3)
+        ws.ping().wait(2)  # still open: the new ones took the places of slow requests
+        assert [closed(s, 0.01) for s in held[7:]] == [True] * 5 + [False] * 23
+    lines = [r.getMessage() for r in caplog.records if "overload" in r.getMessage()]
+    assert len(lines) == 1 and "oldest" in lines[0]
+
+
+def test_the_addresses_of_one_ipv6_64_are_one_address() -> None:
+    from patience.server.transport.budget import address_group
+
+    assert address_group("2001:db8:1:2::1") == address_group("2001:db8:1:2:ffff:ffff:ffff:fffe") == "2001:db8:1:2::/64"
+    assert address_group("2001:db8:1:3::1") != address_group("2001:db8:1:2::1")
+    assert address_group("203.0.113.7") == address_group("::ffff:203.0.113.7") == "203.0.113.7"
+    assert address_group("testclient") == "testclient"

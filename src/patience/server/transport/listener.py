@@ -1,5 +1,5 @@
 """Guards at the door, before a request reaches the app: caps on open connections (in all, and per
-address) and a time limit for request headers.
+address), time limits for request headers and bodies, and a size cap for bodies.
 
 A client that opens connections and sends its headers a byte at a time (slowloris) would otherwise
 hold a descriptor each for as long as it likes, until the process has none left for real players;
@@ -16,7 +16,16 @@ while the players' messages wait. Here:
   on a kept-alive connection. Either closes a connection whose request headers are not complete in
   ``HEADER_SECONDS``. One timer per loop sweeps every late connection (a few at a time, then the
   players' messages run) instead of a timer per connection.
+- :class:`GuardedH11` also times request bodies: the whole body within ``BODY_SECONDS`` of the end
+  of the headers, and on average ``MIN_BODY_RATE`` bytes a second once ``BODY_GRACE`` seconds have
+  passed (a body that trickles in is cut early). A body announced larger than ``MAX_BODY`` is
+  answered 413 at once, without reading it; one without a length is cut, 413, once it passes it.
+- At the cap in all, a new connection takes the place of the oldest one that waits for its client
+  (its request's headers or body, or its next request on a kept-alive connection): connections
+  that trickle their requests in, from however many addresses, cannot lock the others out, while a
+  request the server works on and an open websocket are never closed for a newcomer.
 
+An address is an IPv4 address or an IPv6 /64 (:func:`patience.server.transport.budget.address_group`).
 Each kind of overload is logged in one line when it starts and then at most once a minute with a
 count, never a line per connection.
 """
@@ -26,7 +35,9 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import heapq
 import ipaddress
+import itertools
 import logging
 import resource
 import socket
@@ -37,12 +48,19 @@ from asyncio import selector_events
 from typing import Any, ClassVar, Protocol
 
 import h11
+from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["ACCEPT_BATCH", "HEADER_SECONDS", "MAX_PER_ADDRESS", "GuardedH11", "GuardedLoop", "HeaderGate",
-           "Overloads", "max_connections"]
+from patience.server.transport.budget import address_group
+
+__all__ = ["ACCEPT_BATCH", "BODY_GRACE", "BODY_SECONDS", "HEADER_SECONDS", "MAX_BODY", "MAX_PER_ADDRESS",
+           "MIN_BODY_RATE", "OVERLOADS", "GuardedH11", "GuardedLoop", "HeaderGate", "Overloads", "max_connections"]
 
 HEADER_SECONDS = 10.0  # from the connection (or the end of the last answer) to the end of the request headers
+BODY_SECONDS = 10.0  # from the end of the request headers to the end of its body
+BODY_GRACE = 3.0  # a body's first seconds, before it must come at MIN_BODY_RATE on average
+MIN_BODY_RATE = 1000.0  # bytes a second
+MAX_BODY = 16 * 1024  # bytes of a request body (the forms the pages post are 8 KB at most)
 MAX_PER_ADDRESS = 1024  # open connections from one address (players behind one NAT share an address)
 ACCEPT_BATCH = 16  # connections taken at a time before the loop runs what else is ready
 CLOSE_BATCH = 64  # late connections closed at a time before the loop runs what else is ready
@@ -106,21 +124,42 @@ class _CountedTransport(selector_events._SelectorSocketTransport):
         finally:
             if isinstance(loop, GuardedLoop) and host is not None:
                 self._counted_as = None
-                loop.connection_closed(host)
+                loop.connection_closed(host, self)
+
+
+def waiting(transport: asyncio.BaseTransport | None) -> None:
+    """The connection waits for its client (a request's headers or body, or the next request): at the
+    cap in all, a new connection may take its place (the longest waiting first)."""
+    if isinstance(transport, _CountedTransport) and transport._counted_as is not None:
+        loop = transport._loop
+        if isinstance(loop, GuardedLoop):
+            loop.waiting[transport] = None
+            loop.waiting.move_to_end(transport)
+
+
+def busy(transport: asyncio.BaseTransport | None) -> None:
+    """The connection's request is in (the server works on it) or it is a websocket now: it keeps its place."""
+    if isinstance(transport, _CountedTransport):
+        loop = transport._loop
+        if isinstance(loop, GuardedLoop):
+            loop.waiting.pop(transport, None)
 
 
 class GuardedLoop(asyncio.SelectorEventLoop):
     """An event loop that takes new connections ``ACCEPT_BATCH`` at a time and closes those past the
     caps (``max_per_address`` open from one address other than a trusted proxy's, ``max_connections``
-    in all) as soon as they are accepted, with a reset and nothing made for them."""
+    in all) as soon as they are accepted, with a reset and nothing made for them; at the cap in all,
+    a new connection takes the place of the one that has waited longest for its client, if any."""
 
     max_per_address: ClassVar[int] = MAX_PER_ADDRESS
     max_connections: ClassVar[int] = max_connections()
 
     def __init__(self, *args: Any, proxies: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.by_address: dict[str, int] = {}  # open connections per address
+        self.by_address: dict[str, int] = {}  # open connections per address (an IPv6 /64 is one)
         self.open_connections = 0
+        # the connections that wait for their client, longest waiting first
+        self.waiting: collections.OrderedDict[asyncio.BaseTransport, None] = collections.OrderedDict()
         # behind a proxy every player comes from its address: the proxy's connections are held by the
         # cap in all only (``proxies`` as --forwarded-allow-ips: addresses, networks or '*')
         items = [item.strip() for item in (proxies or "").split(",") if item.strip()]
@@ -154,32 +193,52 @@ class GuardedLoop(asyncio.SelectorEventLoop):
                 super()._accept_connection(protocol_factory, sock, sslcontext, server, 1, *args)
                 return
             host = _host(address)
-            count = self.by_address.get(host, 0)
-            if self.open_connections >= self.max_connections:
-                OVERLOADS("connections", f"more than {self.max_connections} open connections: new ones are closed")
-            elif count >= self.max_per_address and not self._proxy(host):
+            group = address_group(host)
+            count = self.by_address.get(group, 0)
+            if count >= self.max_per_address and not self._proxy(host):
                 OVERLOADS("address", f"more than {self.max_per_address} open connections from one address "
-                                     f"({host}): its new ones are closed")
+                                     f"({group}): its new ones are closed")
+            elif self.open_connections >= self.max_connections and not self._make_room():
+                OVERLOADS("connections", f"more than {self.max_connections} open connections: new ones are closed")
             else:
-                self.by_address[host] = count + 1
+                self.by_address[group] = count + 1
                 self.open_connections += 1
                 try:
                     conn.setblocking(False)
                     transport = _CountedTransport(self, conn, protocol_factory(), None, {"peername": address},
                                                   server)
                 except Exception as exc:
-                    self.connection_closed(host)
+                    self.connection_closed(group)
                     conn.close()
                     self.call_exception_handler({"message": "a new connection could not be set up",
                                                  "exception": exc})
                 else:
-                    transport._counted_as = host
+                    transport._counted_as = group
+                    self.waiting[transport] = None  # for its request's headers
                 continue
             _reset(conn)
             conn.close()
 
-    def connection_closed(self, host: str) -> None:
+    def _make_room(self) -> bool:
+        """Close the connection that has waited longest for its client, to take a new one in its place
+        (False: every connection is busy, none to close)."""
+        while self.waiting:
+            transport, _ = self.waiting.popitem(last=False)
+            if transport.is_closing():
+                continue
+            OVERLOADS("room", f"{self.max_connections} open connections, the cap in all: each new one takes the "
+                              "place of the oldest that still waits for its client's request")
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                _reset(sock)
+            transport.abort()  # counted out when its socket is closed, in a moment
+            return True
+        return False
+
+    def connection_closed(self, host: str, transport: asyncio.BaseTransport | None = None) -> None:
         """A counted socket was closed."""
+        if transport is not None:
+            self.waiting.pop(transport, None)
         self.open_connections -= 1
         left = self.by_address.get(host, 1) - 1
         if left > 0:
@@ -249,23 +308,113 @@ def _sweep_for(loop: asyncio.AbstractEventLoop, seconds: float) -> _HeaderSweep:
     return sweep
 
 
-def _close_late(transport: asyncio.BaseTransport, seconds: float) -> None:
-    OVERLOADS("headers", f"request headers not complete in {seconds:g} s: connections closed")
+class _BodySweep:
+    """The body deadlines of a loop's connections, earliest first, and one timer for the earliest. A
+    deadline moves later as the body comes in (up to the whole body's): when reached, it is put back
+    where it is now, or its connection is closed. An entry whose body is over (in, or its connection
+    closed, or another request's begun) is skipped when reached."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.due: list[tuple[float, int, float, GuardedH11]] = []  # (deadline, order, body's start, protocol)
+        self.order = itertools.count()
+        self.timer: asyncio.TimerHandle | None = None
+
+    def arm(self, protocol: GuardedH11, deadline: float, start: float) -> None:
+        heapq.heappush(self.due, (deadline, next(self.order), start, protocol))
+        if self.timer is None or deadline < self.timer.when():
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer = self.loop.call_at(deadline, self.sweep)
+
+    def sweep(self) -> None:
+        self.timer = None
+        now = self.loop.time()
+        closed = 0
+        while self.due:
+            deadline, _, start, protocol = self.due[0]
+            if deadline > now:
+                self.timer = self.loop.call_at(deadline, self.sweep)
+                return
+            if closed == CLOSE_BATCH:
+                self.timer = self.loop.call_at(now, self.sweep)  # the players' messages first, then the next batch
+                return
+            heapq.heappop(self.due)
+            if protocol._body_start != start:
+                continue  # that body is over
+            later = protocol._body_deadline()
+            if later > now:
+                heapq.heappush(self.due, (later, next(self.order), start, protocol))
+            elif protocol._body_too_slow():
+                closed += 1
+
+
+_BODIES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _BodySweep] = weakref.WeakKeyDictionary()
+
+
+def _bodies_for(loop: asyncio.AbstractEventLoop) -> _BodySweep:
+    sweep = _BODIES.get(loop)
+    if sweep is None:
+        sweep = _BODIES[loop] = _BodySweep(loop)
+    return sweep
+
+
+def _close_late(transport: asyncio.BaseTransport, kind: str, what: str) -> None:
+    OVERLOADS(kind, what)
     sock = transport.get_extra_info("socket")
     if sock is not None:
         _reset(sock)
     transport.close()
 
 
+def _body_of(request: h11.Request) -> tuple[bool, int | None]:
+    """Whether a body comes with the request, and its length if announced."""
+    for name, value in request.headers:
+        if name == b"content-length":
+            return int(value) > 0, int(value)  # h11 has checked it: digits, one value
+        if name == b"transfer-encoding":
+            return True, None  # chunked (h11 refuses any other)
+    return False, None
+
+
+class _Watched(h11.Connection):
+    """The server side of an h11 connection that tells its protocol of each request, each piece of
+    a request body and each end of a request, as the protocol reads them."""
+
+    def __init__(self, protocol: GuardedH11, max_incomplete_event_size: int) -> None:
+        super().__init__(h11.SERVER, max_incomplete_event_size)
+        self._protocol = weakref.ref(protocol)  # no cycle: the protocol goes with its last reference
+
+    def next_event(self) -> h11.Event | type[h11.NEED_DATA] | type[h11.PAUSED]:
+        event = super().next_event()
+        if isinstance(event, h11.Request | h11.Data | h11.EndOfMessage):
+            protocol = self._protocol()
+            if protocol is not None:
+                protocol._seen(event)
+        return event
+
+
 class GuardedH11(H11Protocol):
-    """uvicorn's h11 protocol with a time limit for request headers."""
+    """uvicorn's h11 protocol with time limits for request headers and bodies and a size cap for
+    bodies; it tells its loop whether the connection waits for its client (see :func:`waiting`)."""
 
     header_seconds = HEADER_SECONDS
+    body_seconds = BODY_SECONDS
+    body_grace = BODY_GRACE
+    min_body_rate = MIN_BODY_RATE
+    max_body = MAX_BODY
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        size = self.config.h11_max_incomplete_event_size
+        self.conn = _Watched(self, size if size is not None else DEFAULT_MAX_INCOMPLETE_EVENT_SIZE)
+        self._app = self.app
         self._header_deadline: float | None = None
         self._sweep = _sweep_for(self.loop, self.header_seconds)
+        self._bodies = _bodies_for(self.loop)
+        self._body_start: float | None = None  # when the headers of a request whose body is still to come were in
+        self._body_bytes = 0
+        self._body_over = False  # past max_body without a length announced: refused once the events are read
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -273,11 +422,13 @@ class GuardedH11(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._header_deadline = None
+        self._body_start = None
         super().connection_lost(exc)
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
         # the socket is the websocket protocol's from now on (its budgets: patience.server.transport.budget)
-        self._header_deadline = None
+        self._header_deadline = self._body_start = None
+        busy(self.transport)
         super().handle_websocket_upgrade(event)
 
     def data_received(self, data: bytes) -> None:
@@ -286,12 +437,87 @@ class GuardedH11(H11Protocol):
         super().data_received(data)
         if self.conn.their_state is not h11.IDLE:
             self._header_deadline = None  # the headers are in
+        if self._body_over:
+            self._refuse_body()
+
+    def on_response_complete(self) -> None:
+        if not self.transport.is_closing():
+            waiting(self.transport)  # for the body still to come, or the next request
+        super().on_response_complete()
+
+    def _seen(self, event: h11.Request | h11.Data | h11.EndOfMessage) -> None:
+        """What the h11 connection read, before uvicorn acts on it."""
+        if isinstance(event, h11.Data):
+            self._body_bytes += len(event.data)
+            self._body_over = self._body_over or self._body_bytes > self.max_body
+        elif isinstance(event, h11.Request):
+            self._body_start, self._body_bytes, self._body_over = None, 0, False
+            body, length = _body_of(event)
+            self.app = self._too_large if length is not None and length > self.max_body else self._app
+            if body:  # to come: timed from now
+                self._body_start = start = self.loop.time()
+                self._bodies.arm(self, start + min(self.body_grace, self.body_seconds), start)
+            else:
+                busy(self.transport)
+        else:  # the end of the request: the server works on it (or it has answered and waits for the next)
+            self._body_start = None
+            if self.conn.our_state is h11.DONE:
+                waiting(self.transport)
+            else:
+                busy(self.transport)
+
+    def _body_deadline(self) -> float:
+        """When the body still to come must be in: the whole of it within ``body_seconds`` of the
+        headers, and ``min_body_rate`` bytes a second on average after ``body_grace`` seconds."""
+        start = self._body_start if self._body_start is not None else self.loop.time()
+        return start + min(self.body_seconds, self.body_grace + self._body_bytes / self.min_body_rate)
+
+    def _body_too_slow(self) -> bool:
+        """Close the connection, whose body is late (True when closed)."""
+        self._body_start = None
+        if self.transport.is_closing() or self.transport.get_protocol() is not self:
+            return False
+        _close_late(self.transport, "bodies", f"request bodies not complete in {self.body_seconds:g} s, or under "
+                                              f"{self.min_body_rate:g} bytes a second: connections closed")
+        return True
+
+    def _too_large_answer(self) -> tuple[list[tuple[bytes, bytes]], bytes]:
+        OVERLOADS("too large", f"request bodies over {self.max_body} bytes: answered 413, connections closed")
+        body = f"the request body is over {self.max_body} bytes\n".encode()
+        headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
+                   (b"connection", b"close")]
+        return headers, body
+
+    async def _too_large(self, scope: Any, receive: Any, send: Any) -> None:
+        """The app of a request whose body is announced larger than ``max_body``: 413, the body unread."""
+        headers, body = self._too_large_answer()
+        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    def _refuse_body(self) -> None:
+        """A body with no length announced has passed ``max_body``: 413 if the app has not answered yet
+        (what it says from now on goes nowhere, it reads no more), and the connection is closed."""
+        self._body_over, self._body_start = False, None
+        if self.transport.is_closing():
+            return
+        headers, body = self._too_large_answer()
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_started:
+            cycle.disconnected = True
+            cycle.message_event.set()
+            with contextlib.suppress(h11.LocalProtocolError):
+                self.transport.write(self.conn.send(h11.Response(status_code=413, headers=headers,
+                                                                 reason=b"Content Too Large")) or b"")
+                self.transport.write(self.conn.send(h11.Data(data=body)) or b"")
+                self.transport.write(self.conn.send(h11.EndOfMessage()) or b"")
+        self.transport.close()
 
     def _headers_too_slow(self) -> bool:
         """Close the connection if it still owes its request headers (True when closed)."""
         if self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete) \
                 and not self.transport.is_closing():
-            _close_late(self.transport, self.header_seconds)
+            _close_late(self.transport, "headers",
+                        f"request headers not complete in {self.header_seconds:g} s: connections closed")
             return True
         return False
 
@@ -360,5 +586,6 @@ class HeaderGate(asyncio.Protocol):
     def _headers_too_slow(self) -> bool:
         if self._transport is None or self._transport.is_closing():
             return False
-        _close_late(self._transport, self.header_seconds)
+        _close_late(self._transport, "headers",
+                    f"request headers not complete in {self.header_seconds:g} s: connections closed")
         return True
