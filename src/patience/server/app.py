@@ -44,6 +44,7 @@ from patience.server.bus import make_bus, stop_tasks
 from patience.server.solo import Hub
 from patience.server.storage.store import ArenaLock, Store, sqlite_url
 from patience.server.storage.writer import GroupWriter
+from patience.server.transport.faults import CountCutShort, counting_client_faults
 from patience.server.transport.socket import Router, play_socket
 from patience.server.web import accounts as accounts_web
 from patience.server.web import api, daily, pages, tournaments
@@ -104,6 +105,7 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
+            stack.enter_context(counting_client_faults())  # a line a minute, not a traceback each
             bus = make_bus(redis_url, node)
             stack.push_async_callback(bus.close)
             await bus.start()
@@ -183,7 +185,8 @@ def create_app(
         WebSocketRoute("/ws", play_socket),
         Mount("/static", StaticFiles(directory=pages.WEB_DIR), name="static"),
     ]
-    middleware = [Middleware(HeadersMiddleware), Middleware(GZipMiddleware, minimum_size=600)]
+    middleware = [Middleware(CountCutShort), Middleware(HeadersMiddleware),
+                  Middleware(GZipMiddleware, minimum_size=600)]
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
                      exception_handlers={404: pages.not_found_page})
 

@@ -1,0 +1,63 @@
+"""A client's faults in the log: counted in one line per kind (then at most one a minute, with the
+count), never a traceback each, so that nobody can fill the disk or drown the lines that matter by
+sending what the server refuses anyway.
+
+- :class:`CountCutShort` (a middleware of the app): a request whose client left before its body
+  was in (or whose connection the door closed, its body late or too large: see
+  :mod:`patience.server.transport.listener`) ends the app's handler with Starlette's
+  ``ClientDisconnect``, which uvicorn would log with a traceback.
+- :func:`counting_client_faults` (while the app runs): uvicorn logs a traceback for every
+  websocket text frame that is not UTF-8 (and closes the socket with 1007, as it should).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
+
+from starlette.requests import ClientDisconnect
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from patience.server.transport.listener import OVERLOADS
+
+__all__ = ["CountCutShort", "counting_client_faults"]
+
+
+class CountCutShort:
+    """Counts the requests whose body was cut short instead of failing them with a traceback: there
+    is nobody left to answer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        try:
+            await self.app(scope, receive, send)
+        except ClientDisconnect:
+            OVERLOADS("cut short", "request bodies cut short (the client left, or its connection was closed)")
+
+
+class _NotUtf8(logging.Filter):
+    """Takes uvicorn's line and traceback for a websocket text frame that is not UTF-8 out of the log,
+    and counts it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info is not None and isinstance(record.exc_info[1], UnicodeDecodeError):
+            OVERLOADS("not utf-8", "websocket text frames that are not UTF-8: their sockets closed (1007)")
+            return False
+        return True
+
+
+@contextlib.contextmanager
+def counting_client_faults() -> Iterator[None]:
+    """While the block runs, uvicorn's lines about a client's faults are counted, not written."""
+    logger, only = logging.getLogger("uvicorn.error"), _NotUtf8()
+    logger.addFilter(only)
+    try:
+        yield
+    finally:
+        logger.removeFilter(only)

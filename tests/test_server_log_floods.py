@@ -1,0 +1,66 @@
+"""What a client's faults leave in a real ``patience serve``'s log: text frames that are not UTF-8
+and POST bodies cut short are counted in one line per kind (then at most one a minute), never a
+traceback each."""
+
+from __future__ import annotations
+
+import base64
+import os
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from arena_processes import ServeProcess
+from patience.server.storage.store import sqlite_url
+
+pytestmark = pytest.mark.slow
+
+FAULTS = 200  # of each kind
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServeProcess]:
+    proc = ServeProcess(sqlite_url(tmp_path / "db.sqlite3"), None, tmp_path, "serve")
+    try:
+        proc.wait_ready()
+        yield proc
+    finally:
+        proc.stop()
+
+
+def not_utf8_text_frame(port: int) -> bytes:
+    """Open a websocket, send a text frame that is not UTF-8: what the server answers (a close frame)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        key = base64.b64encode(os.urandom(16))
+        s.sendall(b"GET /ws HTTP/1.1\r\nhost: x\r\nupgrade: websocket\r\nconnection: Upgrade\r\n"
+                  b"sec-websocket-key: " + key + b"\r\nsec-websocket-version: 13\r\n\r\n")
+        handshake = b""
+        while b"\r\n\r\n" not in handshake:
+            handshake += s.recv(1000)
+        assert handshake.startswith(b"HTTP/1.1 101 ")
+        payload, mask = b'{"t":"\xff\xfe"}', os.urandom(4)
+        s.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+        return s.recv(100)
+
+
+def cut_short_body(port: int) -> None:
+    """A sign-in POST whose client leaves after a part of its body."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(b"POST /account/signin HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-www-form-urlencoded\r\n"
+                  b"content-length: 5000\r\n\r\ncsrf=abc&login=someone&password=")
+
+
+def test_not_utf8_frames_and_cut_short_bodies_leave_a_line_per_kind(server: ServeProcess) -> None:
+    started = len(server.log().splitlines())
+    for _ in range(FAULTS):
+        assert not_utf8_text_frame(server.port)[:4] == b"\x88\x02\x03\xef"  # closed: 1007, not UTF-8
+        cut_short_body(server.port)
+    time.sleep(0.5)  # the last bodies' ends are seen
+    assert httpx.get(f"{server.url}/healthz", timeout=5).text == "ok"
+    lines = server.log_path.read_text().splitlines()[started:]
+    assert len(lines) <= 4, "\n".join(lines[:40])
+    assert any("UTF-8" in line for line in lines) and any("cut short" in line for line in lines), lines
