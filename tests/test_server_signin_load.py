@@ -8,6 +8,7 @@ On SQLite and PostgreSQL (the ``database_url`` fixture).
 from __future__ import annotations
 
 import asyncio
+import collections
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from sqlalchemy import event, text
 from sqlalchemy.exc import IntegrityError
 
 from helpers import FakeTime, run_async
-from patience.server.accounts import AccountError, Accounts, owasp_hasher
+from patience.server.accounts import AccountError, Accounts, Hashing, owasp_hasher
 from patience.server.storage.league import find_players
 from patience.server.storage.store import Store, name_key
 
@@ -284,3 +285,121 @@ def test_migration_0006_renames_later_namesakes_and_keeps_their_names(database_u
             assert conn.execute(text("SELECT count(*) FROM users")).scalar() == len(users)
     finally:
         store.close()
+
+
+# -- many addresses against one sign-in ------------------------------------------------------------
+
+
+async def _guessing(accounts: Accounts, login: str, addresses: list[str], stop: asyncio.Event,
+                    tally: collections.Counter[int]) -> None:
+    """Wrong passwords from each of ``addresses`` without pause (a little pause after a 429), as a
+    script of many addresses does, until ``stop``."""
+
+    async def one(address: str) -> None:
+        n = 0
+        while not stop.is_set():
+            n += 1
+            status = await outcome(accounts.sign_in(login, f"guess-{address}-{n}", None, address))
+            tally[status] += 1
+            await asyncio.sleep(0.05 if status == 429 else 0)
+
+    await asyncio.gather(*(one(address) for address in addresses))
+
+
+ATTACKERS = [f"127.1.{n // 200}.{1 + n % 200}" for n in range(48)]
+
+
+@pytest.mark.slow
+def test_a_real_user_signs_in_while_48_addresses_guess_wrong(store: Store, fake_time: FakeTime) -> None:
+    """The real user, on a browser the account has never seen and an address of their own, gets in at
+    every try while 48 addresses send wrong passwords (at the production pace: 5 hashes a second, 32
+    waiting). The guessers' addresses have failed before: the user's has not, and goes first."""
+    accounts = make(store, fake_time, WatchedHasher(pause=0.01), hashes_at_once=1)
+
+    async def play() -> tuple[list[int], collections.Counter[int]]:
+        await accounts.sign_up("victim", "Victim", PASSWORD, None)
+        stop, tally = asyncio.Event(), collections.Counter[int]()
+        attack = asyncio.create_task(_guessing(accounts, "victim", ATTACKERS, stop, tally))
+        await asyncio.sleep(2.0)  # the attack is under way, the queue full
+        answers = []
+        for _ in range(9):
+            answers.append(await outcome(accounts.sign_in("victim", PASSWORD, None, "198.51.100.7")))
+            await asyncio.sleep(0.3)
+        stop.set()
+        await attack
+        return answers, tally
+
+    answers, tally = run_async(play)
+    assert answers == [200] * 9, answers
+    assert tally[401] >= 9 and tally[429] > 0, tally  # the guessers went on being answered and refused
+
+
+@pytest.mark.slow
+def test_a_known_browser_signs_in_from_the_first_second_of_an_attack(store: Store, fake_time: FakeTime) -> None:
+    """48 fresh addresses fill the queue before any of them has failed: the real user's browser, which
+    the account has signed in on before, goes first all the same."""
+    accounts = make(store, fake_time, WatchedHasher(pause=0.01), hashes_at_once=1)
+    browser = "b" + "x" * 23
+
+    async def play() -> list[int]:
+        await accounts.sign_up("victim", "Victim", PASSWORD, browser)
+        stop, tally = asyncio.Event(), collections.Counter[int]()
+        attack = asyncio.create_task(_guessing(accounts, "victim", ATTACKERS, stop, tally))
+        await asyncio.sleep(0.3)
+        answers = []
+        for _ in range(4):
+            answers.append(await outcome(accounts.sign_in("victim", PASSWORD, browser, "198.51.100.8")))
+            await asyncio.sleep(0.2)
+        stop.set()
+        await attack
+        return answers
+
+    assert run_async(play) == [200] * 4
+
+
+def test_the_addresses_of_one_ipv6_64_count_as_one(store: Store, fake_time: FakeTime) -> None:
+    """An IPv6 host has a /64 of addresses to pick from: its failures count together."""
+    accounts = make(store, fake_time, WatchedHasher())
+
+    async def play() -> list[int]:
+        await accounts.sign_up("ines", "Ines", PASSWORD, None)
+        here = [await outcome(accounts.sign_in("ines", f"guess-{i}", None, f"2001:db8:1:2::{i + 1:x}"))
+                for i in range(5)]
+        here.append(await outcome(accounts.sign_in("ines", PASSWORD, None, "2001:db8:1:2:ffff::9")))
+        here.append(await outcome(accounts.sign_in("ines", PASSWORD, None, "2001:db8:1:3::1")))  # another /64
+        return here
+
+    assert run_async(play) == [401] * 5 + [429, 200]
+
+
+def test_the_hashing_queues_are_apart_and_fair() -> None:
+    """Sign-ins, sign-ups and tournament passwords wait in queues of their own: a flood of one never
+    refuses the others. In a queue, one key (an address, an account) holds at most two places, and a
+    try of a better rank (fewer failures behind it) takes the place of a worse one when it is full."""
+    hashing = Hashing(WatchedHasher(pause=0.02), at_once=1, waiting=8, rate=20.0, max_wait=60.0)
+    digest = hashing.hasher.hash(PASSWORD)
+
+    async def play() -> dict[str, list[Any]]:
+        def verify(lane: str, key: str, rank: int = 1) -> Any:
+            return asyncio.ensure_future(hashing.verify(digest, PASSWORD, lane=lane, key=key, rank=rank))
+
+        one_key = [verify("tournament", "mallory") for _ in range(10)]  # one account over ten sockets
+        many_keys = [verify("tournament", f"account{i}") for i in range(20)]
+        signups = [asyncio.ensure_future(hashing.hash(PASSWORD, lane="signup", key=f"10.0.0.{i}")) for i in range(20)]
+        flood = [verify("signin", f"10.1.0.{i}", rank=9) for i in range(8)]  # addresses that failed often
+        fresh = verify("signin", "198.51.100.7", rank=1)  # the queue is full: it takes a guesser's place
+        done = await asyncio.gather(*one_key, *many_keys, *signups, *flood, fresh, return_exceptions=True)
+        return {"one_key": done[:10], "many_keys": done[10:30], "signups": done[30:50], "flood": done[50:58],
+                "fresh": done[58:]}
+
+    got = run_async(play)
+
+    def refused(answers: list[Any]) -> int:
+        assert all(a is True or isinstance(a, str) or (isinstance(a, AccountError) and a.code == "busy")
+                   for a in answers), answers
+        return sum(isinstance(a, AccountError) for a in answers)
+
+    assert refused(got["one_key"]) == 7  # one hashed at once (the queues were empty), then two places
+    assert refused(got["fresh"]) == 0
+    assert refused(got["flood"]) == 1  # the worst guesser's place went to the fresh try
+    assert refused(got["many_keys"]) > 0 and refused(got["signups"]) > 0  # their own queues were full

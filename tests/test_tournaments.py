@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from sqlalchemy import insert
 
 import test_server_duel
+from helpers import TestClient
 from patience.duel import Format, Match, Player
 from patience.errors import BadInputError, IllegalMoveError
 from patience.rng import new_deal_key
@@ -37,7 +38,7 @@ from patience.server.storage.tournaments import (
 )
 from patience.session import ManualClock
 from patience.tournament import Entrant, check_minutes, duel_points, on_fire, pair_free
-from test_server_duel import Page, person, post
+from test_server_duel import PASSWORD, Page, person, post
 
 app, seeds = test_server_duel.app, test_server_duel.seeds  # the fixtures of the duel tests
 
@@ -266,7 +267,7 @@ def test_a_password_is_kept_as_an_argon2_hash_and_asked_for_at_joining(app: Any)
     assert kept.password.startswith("$argon2id$") and "sesame" not in kept.password
     too_long = post(anna, "/api/tournaments", name="Cup", format="faecher/standard/300", minutes="30",
                     start_ms="0", password="x" * 101)
-    assert too_long.status_code == 400 and too_long.json()["error"] == "bad_tournament"
+    assert too_long.status_code == 400 and too_long.json()["error"] == "long_password"
 
     page = Page(person(app, "bruno"), "tp")
     page.send("tour", {"id": tour_id})
@@ -284,3 +285,135 @@ def test_a_password_is_kept_as_an_argon2_hash_and_asked_for_at_joining(app: Any)
     for who, joined in ((page.client, True), (anna, False)):
         listed = who.get("/api/tournaments").json()["tournaments"]
         assert next(t for t in listed if t["id"] == tour_id)["joined"] is joined
+
+
+# -- hostile load: the list, making tournaments, guessing passwords -------------------------------------
+
+
+def test_the_sites_tournaments_come_first_in_the_list(store: Store) -> None:
+    """60 tournaments of players that start sooner do not push the site's hourly ones off the list."""
+    add_users(store, "spam")
+    hour = 3_600_000
+    now = 10 * hour + 60_000
+    for tournament in [*hourly(10 * hour), *hourly(11 * hour)]:
+        make_tournament(store.engine, tournament)
+    for n in range(60):
+        make_tournament(store.engine, Tournament(f"spam{n:04d}", f"Spam {n}", "reloaded/standard/300", now - 1000 + n,
+                                                 now + hour, created_by="spam"))
+    listed = list_tournaments(store.engine, now)
+    assert len(listed) == 50
+    assert [t["scheduled"] for t in listed[:6]] == [True] * 6  # all six of the site's, first, soonest first
+    assert [t["starts_ms"] for t in listed[:6]] == [10 * hour] * 3 + [11 * hour] * 3
+    assert not any(t["scheduled"] for t in listed[6:])
+
+
+def make_form(who: Any, name: str = "Cup", **fields: str) -> Any:
+    form = {"name": name, "format": "faecher/standard/300", "minutes": "15", "start_ms": "0", **fields}
+    return post(who, "/api/tournaments", **form)
+
+
+def test_each_mistake_of_the_form_has_its_own_answer(app: Any) -> None:
+    """Not one message for every mistake ("the length and the start are whole numbers"): each its code,
+    which the page says in its language, and a sentence."""
+    anna = person(app, "anna")
+    cases = {"bad_name": {"name": "C"}, "bad_format": {"format": "nope/standard/300"},
+             "bad_minutes": {"minutes": "500"}, "bad_start": {"start_ms": str(10**15)},
+             "long_password": {"password": "x" * 101}}
+    for code, fields in cases.items():
+        answer = make_form(anna, **fields)
+        assert answer.status_code == 400 and answer.json()["error"] == code, (code, answer.text)
+        assert "whole numbers" not in answer.json()["msg"]
+    for fields in ({"minutes": "half an hour"}, {"minutes": ""}):
+        answer = make_form(anna, **fields)
+        assert answer.status_code == 400 and answer.json()["error"] == "bad_minutes", answer.text
+    answer = make_form(anna, start_ms="tomorrow")
+    assert answer.status_code == 400 and answer.json()["error"] == "bad_start", answer.text
+    assert make_form(anna).status_code == 200
+
+
+TOUR_ERRORS = ("bad_name", "bad_format", "bad_minutes", "bad_start", "long_password", "too_many_open",
+               "too_many_tournaments", "too_many_guesses", "busy")
+
+
+def test_the_page_says_each_mistake_in_three_languages() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "src/patience/web/js/tour-text.js").read_text(encoding="utf-8")
+    english, rest = text.split("\n  de: {")
+    german, italian = rest.split("\n  it: {")
+    for block in (english, german, italian):
+        errors = block.split("err: {")[1].split("},")[0]
+        for code in TOUR_ERRORS:
+            assert f"{code}:" in errors, code
+
+
+def test_making_tournaments_is_limited_per_account_and_per_address(app: Any, fake_time: Any) -> None:
+    """At most 3 open tournaments (to come or going on) per account, at most 10 made a day per account
+    and 20 per address."""
+    anna = person(app, "anna")
+    answers = [make_form(anna, f"Cup {n}").status_code for n in range(4)]
+    assert answers == [200, 200, 200, 429]
+    assert make_form(anna, "Cup 4").json()["error"] == "too_many_open"
+    made = 3
+    while made < 10:
+        fake_time.t += 16 * 60  # her tournaments are over
+        for _ in range(min(3, 10 - made)):
+            assert make_form(anna, f"Cup {made}").status_code == 200
+            made += 1
+    fake_time.t += 16 * 60
+    refused = make_form(anna, "Cup 11")
+    assert refused.status_code == 429 and refused.json()["error"] == "too_many_tournaments"
+    assert int(refused.headers["retry-after"]) > 0
+    # other accounts of the same address: 20 a day from it in all
+    for n, login in enumerate(("bruno", "carla", "dario", "elsa")):
+        who = person(app, login)
+        for _ in range(3):
+            answer = make_form(who, f"{login} cup")
+            if made < 20:
+                assert answer.status_code == 200, (n, answer.text)
+                made += 1
+            else:
+                assert answer.status_code == 429 and answer.json()["error"] == "too_many_tournaments"
+        fake_time.t += 16 * 60
+    # from elsewhere: free to make one
+    far = TestClient(app, client=("203.0.113.9", 40000))
+    far.portal = app.state.test_portal
+    assert post(far, "/account/signup", login="faraway", name="Far", password=PASSWORD).status_code == 200
+    assert make_form(far, "Far cup").status_code == 200
+
+
+def guess(page: Page, tournament_id: str, password: str) -> str:
+    """Join with ``password``: ``joined``, or the error's code."""
+    page.send("tjoin", {"id": tournament_id, "password": password})
+    got = page.until(lambda m: m["t"] == "err" or (m["t"] == "tour" and m["d"]["id"] == tournament_id
+                                                    and m["d"]["joined"]))
+    return "joined" if got["t"] == "tour" else str(got["d"]["code"])
+
+
+@pytest.mark.slow
+def test_password_guesses_are_limited_per_account_and_per_tournament(app: Any) -> None:
+    """An account tries a tournament's password at most 5 times in 10 minutes, and 10 times over every
+    tournament; the tries after an account's first at one tournament are 30 in 10 minutes for all
+    accounts together. Nobody's first try is refused for another's guesses: the right password joins."""
+    anna = person(app, "anna")
+    tours = [make_form(anna, f"Locked {n}", password="sesame").json()["id"] for n in range(3)]
+    bruno = person(app, "bruno")
+    tours += [make_form(bruno, f"Locked {n}", password="sesame").json()["id"] for n in range(3, 6)]
+    carla = person(app, "carla")
+    tours += [make_form(carla, f"Locked {n}", password="sesame").json()["id"] for n in range(6, 8)]
+    mallory = Page(person(app, "mallory"), "pm")
+    first = [guess(mallory, tours[0], f"guess{n}") for n in range(7)]
+    assert first == ["bad_password"] * 5 + ["too_many_guesses"] * 2
+    others = [guess(mallory, tour, "guess") for tour in tours[1:7]]
+    assert others == ["bad_password"] * 5 + ["too_many_guesses"]  # 10 in all
+    # the owner's friend, with the password, is not held back by mallory's guesses
+    friend = Page(person(app, "friend"), "pf")
+    assert guess(friend, tours[0], "sesame") == "joined"
+    # eight accounts guess at one tournament: their tries after the first share 30
+    answers = []
+    for n in range(8):
+        page = Page(person(app, f"guesser{n}"), f"pg{n}")
+        answers += [guess(page, tours[7], f"guess{n}-{k}") for k in range(5)]
+        page.close()
+    assert answers.count("bad_password") == 8 + 30 and answers.count("too_many_guesses") == 2
+    assert guess(Page(person(app, "dario"), "pd"), tours[7], "sesame") == "joined"  # a first try: in

@@ -2,9 +2,10 @@
 
 - Passwords are kept only as argon2id hashes (argon2-cffi) with the OWASP parameters (19 MiB, two
   passes), rehashed when the parameters change. Hashing runs on threads of its own, never inside a
-  database session nor on the event loop, at most a few at once: a burst of sign-ins waits its
+  database session nor on the event loop, at most a few at once and 5 a second: a burst waits its
   turn (or is answered 429 with the seconds to wait) instead of taking the database's connections,
-  the memory and the duels' event loop.
+  the memory and the duels' event loop. How the turns are shared so that no flood refuses a real
+  user: :class:`Hashing`.
 - A signed-in browser holds a random session token in an HttpOnly, SameSite=Lax cookie (Secure
   over HTTPS); the database keeps only the token's SHA-256, so a leaked table opens no session.
 - Every form post carries a CSRF token: an HMAC of the browser's id under a server secret kept in
@@ -13,7 +14,9 @@
   restart does not forget them); past the limit, sign-in answers 429 with the seconds to wait,
   without looking at the password. A stranger's wrong guesses never lock the owner out: they count
   against the stranger's address. The sign-ins of one address are checked one at a time under a
-  lock of the bus (shared by every process), so parallel guesses cannot race past the limit.
+  lock of the bus (shared by every process), so parallel guesses cannot race past the limit. An
+  "address" is an IPv4 address or an IPv6 /64 (:func:`address_group`): one IPv6 host has a /64
+  to pick addresses from.
 - Sign-ups are limited per address (a sliding window on the bus).
 - The browser's solo games count for the account: the browser is linked at sign-up (and at
   sign-in, if no account has it yet).
@@ -27,12 +30,16 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
+import ipaddress
+import itertools
+import math
 import os
 import re
 import secrets
 import threading
 import time
 import unicodedata
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -57,7 +64,8 @@ from patience.server.storage.store import (
     now_ms,
 )
 
-__all__ = ["SESSION_DAYS", "AccountError", "Accounts", "Hashing", "RateLimiter", "User", "owasp_hasher"]
+__all__ = ["SESSION_DAYS", "SIGNIN", "SIGNUP", "TOURNAMENT", "AccountError", "Accounts", "Hashing", "Lane",
+           "RateLimiter", "User", "address_group", "owasp_hasher"]
 
 SESSION_DAYS = 30
 LOGIN = re.compile(r"^[a-z0-9][a-z0-9_.-]{2,31}$")
@@ -66,14 +74,35 @@ MAX_PASSWORD = 256
 MAX_NAME = 40
 # argon2 hashes computed at once (19 MiB and a core each): half the cores, the rest for the games
 HASHES_AT_ONCE = max(1, (os.cpu_count() or 2) // 2)
-HASHES_WAITING = 32  # beyond this many waiting, a sign-in or sign-up is answered 429 at once
+HASHES_WAITING = 32  # sign-ins waiting for a hash at most (sign-ups and tournament passwords: half as many each)
 HASH_RATE = 5.0  # hashes a second at most (about 20 % of a core), so a storm leaves the games their CPU
 HASH_NICE = 10  # and the hashing threads yield the CPU to the event loop's
+HASH_PER_KEY = 2  # places one address (or account) may hold in a queue at once
+HASH_MAX_WAIT = 10.0  # seconds a try may wait for its turn; then it is answered 429
+REFUSALS_WINDOW = 60.0  # a key refused as busy this lately waits behind those that were not
 
 SIGNINS_PER_ADDRESS = 30  # sign-in tries (right or wrong) per address a minute
 SIGNUPS_PER_ADDRESS = 20  # new accounts per address in SIGNUP_WINDOW seconds
 SIGNUP_WINDOW = 600.0
 DB_THREADS = 2
+
+
+def address_group(address: str) -> str:
+    """The unit the limits count an address in: an IPv4 address itself, an IPv6 address's /64 (one
+    host or household has a whole /64 to pick from), anything else as it is.
+
+    >>> address_group("203.0.113.7"), address_group("2001:db8:1:2:a:b:c:d"), address_group("::ffff:192.0.2.1")
+    ('203.0.113.7', '2001:db8:1:2::/64', '192.0.2.1')
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 def _yield_cpu() -> None:
@@ -127,18 +156,24 @@ class RateLimiter:
     def _ms(self, seconds: float) -> int:
         return round(seconds * 1000)
 
-    def wait(self, key: str) -> int:
-        """Seconds until ``key`` may try again (0: now)."""
-        now = self.now()
-        edge = self._ms(now - self.window)
-        with Session(self.store.engine) as db:
-            times = list(db.scalars(select(SigninFailureRow.at_ms)
-                                    .where(SigninFailureRow.key_hash == self._key(key), SigninFailureRow.at_ms > edge)
-                                    .order_by(SigninFailureRow.at_ms.desc()).limit(self.limit)))
+    def recent(self, db: Session, key: str) -> list[int]:
+        """The times (ms) of the last ``limit`` failures of ``key`` in the window, the newest first."""
+        edge = self._ms(self.now() - self.window)
+        return list(db.scalars(select(SigninFailureRow.at_ms)
+                               .where(SigninFailureRow.key_hash == self._key(key), SigninFailureRow.at_ms > edge)
+                               .order_by(SigninFailureRow.at_ms.desc()).limit(self.limit)))
+
+    def wait_after(self, times: list[int]) -> int:
+        """Seconds until a key whose :meth:`recent` failures are ``times`` may try again (0: now)."""
         if len(times) < self.limit:
             return 0
         # the oldest of the last ``limit`` failures must leave the window
-        return max(1, int(times[-1] / 1000 + self.window - now + 0.999))
+        return max(1, int(times[-1] / 1000 + self.window - self.now() + 0.999))
+
+    def wait(self, key: str) -> int:
+        """Seconds until ``key`` may try again (0: now)."""
+        with Session(self.store.engine) as db:
+            return self.wait_after(self.recent(db, key))
 
     def fail(self, key: str) -> None:
         now = self._ms(self.now())
@@ -151,46 +186,188 @@ class RateLimiter:
             db.execute(delete(SigninFailureRow).where(SigninFailureRow.key_hash == self._key(key)))
 
 
+SIGNIN, SIGNUP, TOURNAMENT = "signin", "signup", "tournament"
+"""The queues of :class:`Hashing`."""
+
+
+@dataclass(frozen=True)
+class Lane:
+    """A queue of :class:`Hashing`: how many tries may wait in it, how many of one key, and its turns
+    in each round of the queues."""
+
+    waiting: int
+    per_key: int
+    turns: int
+
+
+class _Waiter:
+    __slots__ = ("future", "key", "lane", "rank", "seq", "started")
+
+    def __init__(self, lane: str, key: str, rank: int, seq: int, future: asyncio.Future[None]) -> None:
+        self.lane, self.key, self.rank, self.seq, self.future = lane, key, rank, seq, future
+        self.started = False
+
+
 class Hashing:
-    """argon2 on ``at_once`` threads of its own: the event loop and the database never wait for a
-    hash, and a burst of sign-ins costs ``at_once`` hashes' memory (threads of their own, not the
-    shared pool: each thread's allocator would keep a hash's 19 MiB). Past ``waiting`` callers in the
-    queue, the next is refused with a 429 rather than queued without end."""
+    """argon2 on ``at_once`` threads of its own, at most ``rate`` hashes a second, in turns shared so
+    that no flood of wrong passwords refuses a real user.
+
+    Threads of their own, not the shared pool: the event loop and the database never wait for a hash,
+    and a burst costs ``at_once`` hashes' memory (each thread's allocator would keep a hash's 19 MiB).
+
+    The tries wait in three queues (:data:`SIGNIN`, :data:`SIGNUP`, :data:`TOURNAMENT`: tournament
+    passwords, made and guessed), served in rounds (two sign-ins, a sign-up, a tournament password;
+    an empty queue gives its turn to the others), so that a flood of one kind never takes the turns of
+    another. In a queue:
+
+    - each try has a *key* (the address, an IPv6 /64, for sign-ins and sign-ups; the account for
+      tournament passwords), and one key holds at most ``per_key`` places: one address or one account
+      over 40 sockets waits in two places, not forty;
+    - each try has a *rank*, from what is known of it before any hash (lower first): a sign-in from a
+      browser the account has signed in on is 0, any other 1 plus the failures of its address in the
+      last minutes; a tournament password tried for the first time 0, again 1. A key answered "busy"
+      lately ranks one worse for each time (:data:`REFUSALS_WINDOW`): a script that knocks again at
+      once goes behind those that waited. Of one rank the newest goes first: under a flood, the tries
+      that came first are the guessers' that fill the queue;
+    - a full queue (``waiting``) or a key's full share takes a try of a better rank in the place of the
+      worst one waiting, which is answered 429 at once; otherwise the new try is answered 429, with
+      the seconds to wait. A try that waited :data:`HASH_MAX_WAIT` seconds is answered 429 too.
+
+    So a guesser's address, once it has failed, always waits behind a real user's, and a real user on
+    a browser the account knows goes first even before the guessers have failed."""
 
     def __init__(self, hasher: PasswordHasher, at_once: int = HASHES_AT_ONCE, waiting: int = HASHES_WAITING,
-                 rate: float = HASH_RATE) -> None:
+                 rate: float = HASH_RATE, *, per_key: int = HASH_PER_KEY, max_wait: float = HASH_MAX_WAIT) -> None:
         self.hasher = hasher
+        self.at_once = at_once
         self.threads = ThreadPoolExecutor(at_once, thread_name_prefix="argon2", initializer=_yield_cpu)
-        self.waiting_limit = waiting
-        self.waiting = 0
         self.rate = rate
+        self.max_wait = max_wait
+        half = max(1, waiting // 2)
+        self.lanes = {SIGNIN: Lane(waiting, per_key, 2), SIGNUP: Lane(half, per_key, 1),
+                      TOURNAMENT: Lane(half, per_key, 1)}
+        self._round = [SIGNIN, SIGNUP, SIGNIN, TOURNAMENT]
+        self._turn = 0
+        self._queues: dict[str, list[_Waiter]] = {lane: [] for lane in self.lanes}
+        self._seq = itertools.count()
+        self._refused: dict[tuple[str, str], deque[float]] = {}
+        self.running = 0
         self._next = 0.0  # the loop time of the next free turn
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_loop: asyncio.AbstractEventLoop | None = None
 
-    async def _run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        now = asyncio.get_running_loop().time()
-        turn = max(now, self._next)
-        if self.waiting >= self.waiting_limit or turn - now > self.waiting_limit / self.rate:
-            wait = max(1, int(turn - now + 1))
-            raise AccountError("busy", f"the server is busy signing people in: try again in {wait} s", 429, wait)
-        self._next = turn + 1 / self.rate
-        self.waiting += 1
+    @property
+    def waiting(self) -> int:
+        """Tries waiting for their turn, in all queues."""
+        return sum(len(queue) for queue in self._queues.values())
+
+    def _busy(self, lane: str, key: str) -> AccountError:
+        now = time.monotonic()
+        times = self._refused.setdefault((lane, key), deque())
+        times.append(now)
+        while times and times[0] < now - REFUSALS_WINDOW:
+            times.popleft()
+        if len(self._refused) > 10_000:  # forget the keys not refused lately
+            self._refused = {k: t for k, t in self._refused.items() if t and t[-1] >= now - REFUSALS_WINDOW}
+        share = self.lanes[lane].turns / len(self._round)
+        wait = max(1, math.ceil(len(self._queues[lane]) / (self.rate * share)))
+        return AccountError("busy", f"the server is busy checking passwords: try again in {wait} s", 429, wait)
+
+    def _penalty(self, lane: str, key: str) -> int:
+        times = self._refused.get((lane, key))
+        if not times:
+            return 0
+        edge = time.monotonic() - REFUSALS_WINDOW
+        return sum(1 for at in times if at >= edge)
+
+    def _make_room(self, among: list[_Waiter], rank: int, lane: str, key: str) -> None:
+        """Take the place of the worst try ``among`` those waiting, if it ranks worse than ``rank``."""
+        worst = max(among, key=lambda w: (w.rank, -w.seq))
+        if worst.rank <= rank:
+            raise self._busy(lane, key)
+        self._queues[lane].remove(worst)
+        worst.future.set_exception(self._busy(worst.lane, worst.key))
+
+    def _admit(self, lane: str, key: str, rank: int) -> _Waiter:
+        rules, queue = self.lanes[lane], self._queues[lane]
+        rank += self._penalty(lane, key)
+        mine = [w for w in queue if w.key == key]
+        if len(mine) >= rules.per_key:
+            self._make_room(mine, rank, lane, key)
+        if len(queue) >= rules.waiting:
+            self._make_room(queue, rank, lane, key)
+        waiter = _Waiter(lane, key, rank, next(self._seq), asyncio.get_running_loop().create_future())
+        queue.append(waiter)
+        return waiter
+
+    def _pick(self) -> _Waiter | None:
+        """The next try: the next queue of the round that has one, and its best (then newest) try."""
+        for _ in self._round:
+            queue = self._queues[self._round[self._turn % len(self._round)]]
+            self._turn += 1
+            while queue:
+                best = min(queue, key=lambda w: (w.rank, -w.seq))
+                queue.remove(best)
+                if not best.future.done() and not best.future.get_loop().is_closed():
+                    return best
+        return None
+
+    def _dispatch(self) -> None:
+        """Start the tries whose turn it is (a thread free, the pace kept); call again when one may be."""
+        loop = asyncio.get_running_loop()
+        while self.running < self.at_once and self.waiting:
+            now = loop.time()
+            if self._next > now:
+                if self._timer is None or self._timer_loop is not loop:
+                    self._timer, self._timer_loop = loop.call_at(self._next, self._on_timer), loop
+                return
+            waiter = self._pick()
+            if waiter is None:
+                return
+            self._next = max(now, self._next) + 1 / self.rate
+            self.running += 1
+            waiter.started = True
+            waiter.future.set_result(None)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._dispatch()
+
+    def _leave(self, waiter: _Waiter) -> None:
+        if waiter.started:
+            self.running -= 1
+            self._dispatch()
+        elif waiter in self._queues[waiter.lane]:
+            self._queues[waiter.lane].remove(waiter)
+
+    async def _run(self, lane: str, key: str, rank: int, fn: Callable[..., Any], *args: Any) -> Any:
+        waiter = self._admit(lane, key, rank)
+        self._dispatch()
         try:
-            if turn > now:
-                await asyncio.sleep(turn - now)
+            await asyncio.wait({waiter.future}, timeout=self.max_wait)
+        except asyncio.CancelledError:
+            self._leave(waiter)
+            raise
+        if not waiter.future.done():
+            self._leave(waiter)
+            raise self._busy(lane, key)
+        waiter.future.result()  # the place was given to a better try: busy
+        try:
             return await asyncio.get_running_loop().run_in_executor(self.threads, fn, *args)
         finally:
-            self.waiting -= 1
+            self.running -= 1
+            self._dispatch()
 
-    async def hash(self, password: str) -> str:
-        return await self._run(self.hasher.hash, password)  # type: ignore[no-any-return]
+    async def hash(self, password: str, *, lane: str = SIGNUP, key: str = "?", rank: int = 0) -> str:
+        return await self._run(lane, key, rank, self.hasher.hash, password)  # type: ignore[no-any-return]
 
-    async def verify(self, stored: str, password: str) -> bool:
+    async def verify(self, stored: str, password: str, *, lane: str = SIGNIN, key: str = "?", rank: int = 1) -> bool:
         def check() -> bool:
             try:
                 return bool(self.hasher.verify(stored, password))
             except (VerificationError, InvalidHashError):
                 return False
-        return await self._run(check)  # type: ignore[no-any-return]
+        return await self._run(lane, key, rank, check)  # type: ignore[no-any-return]
 
 
 # letters that show as nothing (blank fillers) though Unicode calls them letters or symbols
@@ -312,6 +489,7 @@ class Accounts:
         display = clean_name(name) if str(name or "").strip() else f"Player {secrets.randbelow(900_000) + 100_000}"
         if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
             raise AccountError("bad_password", f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+        address = address_group(address)
         wait = await self.bus.hit(f"rate:signup:{address}", SIGNUP_WINDOW, self.signups)
         if wait:
             seconds = max(1, int(wait + 0.999))
@@ -320,7 +498,7 @@ class Accounts:
         if await self._db(self._login_taken, login):
             raise AccountError("login_taken", f"the login name {login!r} is taken", 409)
         await self._db(self._name_free, display)
-        digest = await self.hashing.hash(password)
+        digest = await self.hashing.hash(password, lane=SIGNUP, key=address)
         user = User(secrets.token_urlsafe(12), login, display)
         await self._db(self._insert_user, user, digest, browser)
         return user, await self._db(self._new_session, user.id)
@@ -355,8 +533,11 @@ class Accounts:
 
         The failures counted are those of this login from this address, and of this address: a
         stranger's guesses slow the stranger, never the owner. The sign-ins of one address take
-        turns under a lock of the bus, so that parallel guesses cannot pass the limit."""
+        turns under a lock of the bus, so that parallel guesses cannot pass the limit. The hash waits
+        in the sign-ins' queue of :class:`Hashing`, ranked by what the database knows before it: a
+        browser the account has signed in on goes first, then the addresses by their failures."""
         login = str(login).strip().lower()
+        address = address_group(address)
         login_key, address_key = f"login:{login}|addr:{address}", f"addr:{address}"
         wait_s = await self.bus.hit(f"rate:signin:{address}", 60.0, SIGNINS_PER_ADDRESS)
         if wait_s:  # a script hammering the form: answered before any database work
@@ -364,12 +545,11 @@ class Accounts:
             raise AccountError("rate_limited", f"too many sign-ins from here: try again in {wait} s", 429, wait)
         try:
             async with self.bus.lock(f"lock:signin:{address}", ttl_s=30.0, wait_s=10.0):
-                wait = await self._db(
-                    lambda: max(self.by_login.wait(login_key), self.by_address.wait(address_key)))
+                wait, found, rank = await self._db(self._before_hash, login, login_key, address_key, browser)
                 if wait:
                     raise AccountError("rate_limited", f"too many failed sign-ins: try again in {wait} s", 429, wait)
-                found = await self._db(self._find_login, login)
-                ok = await self.hashing.verify(found[1] if found else self._dummy, password)
+                ok = await self.hashing.verify(found[1] if found else self._dummy, password, lane=SIGNIN,
+                                               key=address, rank=rank)
                 if not ok or found is None:
                     await self._db(self._failed, login_key, address_key)
                     raise AccountError("wrong_password", "wrong login name or password", 401)
@@ -377,14 +557,28 @@ class Accounts:
             raise AccountError("busy", "too many sign-ins from here at once: try again in a few seconds", 429,
                                3) from None
         user, stored = found
-        rehashed = await self.hashing.hash(password) if self.hasher.check_needs_rehash(stored) else None
+        rehashed = (await self.hashing.hash(password, lane=SIGNIN, key=address)
+                    if self.hasher.check_needs_rehash(stored) else None)
         await self._db(self._signed_in, user, login_key, browser, rehashed, old_token)
         return user, await self._db(self._new_session, user.id)
 
-    def _find_login(self, login: str) -> tuple[User, str] | None:
+    def _before_hash(self, login: str, login_key: str, address_key: str,
+                     browser: str | None) -> tuple[int, tuple[User, str] | None, int]:
+        """What is known before the hash, in one database session: the seconds to wait (0: none), the
+        account and its hash, and the try's rank in the queue (0: a browser the account has signed in
+        on; else 1 and the address's failures in the window)."""
         with Session(self.store.engine) as db:
+            failed = self.by_address.recent(db, address_key)
+            wait = max(self.by_login.wait_after(self.by_login.recent(db, login_key)),
+                       self.by_address.wait_after(failed))
+            if wait:
+                return wait, None, 0
             row = db.scalar(select(UserRow).where(UserRow.login == login))
-            return None if row is None else (User(row.id, row.login, row.name), row.password_hash)
+            if row is None:
+                return 0, None, 1 + len(failed)
+            known = browser is not None and db.scalar(select(UserBrowserRow.user_id).where(
+                UserBrowserRow.browser_id == browser)) == row.id
+            return 0, (User(row.id, row.login, row.name), row.password_hash), 0 if known else 1 + len(failed)
 
     def _failed(self, login_key: str, address_key: str) -> None:
         """Count a failure against both keys in one short transaction; the rows past the windows are

@@ -68,7 +68,7 @@ from patience.server.storage.tournaments import (
 from patience.tournament import MAX_MINUTES, MIN_MINUTES, Entrant, pair_free
 
 __all__ = ["HOURLY_MINUTES", "TOURNAMENT_MESSAGES", "FormError", "Refused", "Tournaments", "check_password",
-           "new_tournament"]
+           "new_tournament", "whole_number"]
 
 log = logging.getLogger("patience.server")
 

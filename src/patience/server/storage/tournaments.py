@@ -28,7 +28,7 @@ from patience.server.storage.store import Base, MatchRow, RatingRow, UserRow, no
 from patience.tournament import DRAW, LOSS, POINTS, WIN, Standing, duel_points, on_fire, rank
 
 __all__ = ["CLAIM_LAPSE_MS", "Tournament", "TournamentDuelRow", "TournamentPlayerRow", "TournamentRow", "claim_pair",
-           "find_tournament", "free_players", "insert_duel", "join_tournament", "list_tournaments",
+           "count_open", "find_tournament", "free_players", "insert_duel", "join_tournament", "list_tournaments",
            "make_tournament", "pause_tournament", "player_tournaments", "release_claim",
            "running_tournaments", "standings"]
 
@@ -134,6 +134,15 @@ def find_tournament(engine: Engine, tournament_id: str) -> Tournament | None:
     return _tournament(row) if row is not None else None
 
 
+def count_open(engine: Engine, user_id: str, now_ms: int) -> int:
+    """How many tournaments ``user_id`` made that are to come or going on."""
+    from sqlalchemy import func
+
+    with engine.connect() as connection:
+        return int(connection.execute(select(func.count()).select_from(TournamentRow).where(
+            TournamentRow.created_by == user_id, TournamentRow.ends_ms > now_ms)).scalar_one())
+
+
 def running_tournaments(engine: Engine, now_ms: int) -> list[Tournament]:
     """The tournaments going on now (those in which players are paired)."""
     with engine.connect() as connection:
@@ -144,9 +153,10 @@ def running_tournaments(engine: Engine, now_ms: int) -> list[Tournament]:
 
 def list_tournaments(engine: Engine, now_ms: int, *, ended_within_ms: int = 86_400_000,
                      limit: int = 50, user_id: str | None = None) -> list[dict[str, Any]]:
-    """Tournaments to list: those to come and going on (soonest first), then those ended lately that
-    anyone joined (newest first), each with how many players joined; with ``user_id`` (a signed-in
-    player), each says whether that player ``joined`` it."""
+    """Tournaments to list: those to come and going on (the site's scheduled ones first, then the
+    players'; soonest first in each), then those ended lately that anyone joined (newest first), each
+    with how many players joined; with ``user_id`` (a signed-in player), each says whether that player
+    ``joined`` it. However many tournaments players make, the site's are on the list."""
     from sqlalchemy import func
 
     table = TournamentRow.__table__
@@ -157,7 +167,8 @@ def list_tournaments(engine: Engine, now_ms: int, *, ended_within_ms: int = 86_4
         coming = connection.execute(select(table, count.label("players"), names.c.name.label("by"))
                                     .outerjoin(names, names.c.id == TournamentRow.created_by)
                                     .where(TournamentRow.ends_ms > now_ms)
-                                    .order_by(TournamentRow.starts_ms, TournamentRow.format, TournamentRow.id)
+                                    .order_by(TournamentRow.slot.is_(None), TournamentRow.starts_ms,
+                                              TournamentRow.format, TournamentRow.id)
                                     .limit(limit)).all()
         ended = connection.execute(select(table, count.label("players"), names.c.name.label("by"))
                                    .outerjoin(names, names.c.id == TournamentRow.created_by)

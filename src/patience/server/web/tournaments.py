@@ -4,7 +4,6 @@ see :mod:`patience.server.arena.tournaments`)."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 
 import anyio
@@ -13,11 +12,20 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from patience.duel import FORMATS, LIMITS, Format
-from patience.errors import BadInputError
 from patience.server.accounts import AccountError
-from patience.server.arena.tournaments import check_password, new_tournament
-from patience.server.storage.tournaments import list_tournaments, make_tournament
-from patience.server.web.accounts import _form
+from patience.server.arena.tournaments import (
+    AHEAD_DAYS,
+    NAME_LONGEST,
+    OPEN_PER_ACCOUNT,
+    PASSWORD_LONGEST,
+    FormError,
+    Refused,
+    check_password,
+    new_tournament,
+    whole_number,
+)
+from patience.server.storage.tournaments import list_tournaments
+from patience.server.web.accounts import _address, _form
 from patience.server.web.identity import current_user
 from patience.tournament import MAX_MINUTES, MIN_MINUTES
 
@@ -35,22 +43,27 @@ def _now_ms(request: Request) -> int:
 
 
 async def tournaments_api(request: Request) -> Response:
-    """``GET /api/tournaments``: the tournaments to come and going on, then those ended in the last day;
-    the duel formats and the lengths a new one may have; for a signed-in player, whether they ``joined``
-    each."""
+    """``GET /api/tournaments``: the tournaments to come and going on (the site's first), then those ended
+    in the last day; the duel formats, the lengths and the other limits of a new one (for the form's
+    messages); for a signed-in player, whether they ``joined`` each."""
     now_ms = _now_ms(request)
     user = await current_user(request)
     listed = await anyio.to_thread.run_sync(functools.partial(
         list_tournaments, request.app.state.store.engine, now_ms, user_id=user.id if user is not None else None))
     formats = [Format(game, variant, limit).key for game, variants in FORMATS.items() for variant in variants
                for limit in LIMITS]
+    limits = {"name": [3, NAME_LONGEST], "ahead_days": AHEAD_DAYS, "password": PASSWORD_LONGEST,
+              "open": OPEN_PER_ACCOUNT}
     return JSONResponse({"tournaments": listed, "formats": formats, "minutes": [MIN_MINUTES, MAX_MINUTES],
-                         "now_ms": now_ms}, headers=NO_STORE)
+                         "limits": limits, "now_ms": now_ms}, headers=NO_STORE)
 
 
 async def tournaments_make(request: Request) -> Response:
     """``POST /api/tournaments`` (a form with the CSRF token: ``name``, ``format``, ``minutes``, ``start_ms``
-    (0 or empty: now), ``password`` (optional)): the new tournament's id. 401 signed out, 400 bad input."""
+    (0 or empty: now), ``password`` (optional)): the new tournament's id. 401 signed out; 400 a mistake
+    of the form, its code naming which (``bad_name``, ``bad_format``, ``bad_minutes``, ``bad_start``,
+    ``long_password``); 429 too many (``too_many_open``, ``too_many_tournaments``, ``busy``: see
+    :mod:`patience.server.arena.tournaments`)."""
     got = await _form(request, "tournament")
     if isinstance(got, Response):
         return got
@@ -60,21 +73,19 @@ async def tournaments_make(request: Request) -> Response:
         return _error("sign_in", "sign in to make a tournament", 401)
     now_ms = _now_ms(request)
     try:
-        minutes = int(fields.get("minutes", "") or "0")
-        start_ms = int(fields.get("start_ms", "") or "0")
+        minutes = whole_number(fields.get("minutes", ""), "bad_minutes", "a tournament's length in minutes")
+        start_ms = whole_number(fields.get("start_ms", ""), "bad_start", "a tournament's start")
         made = new_tournament(fields.get("name", ""), fields.get("format", ""), minutes, start_ms, now_ms, user.id)
         password = check_password(fields.get("password", ""))
-    except ValueError:
-        return _error("bad_tournament", "the length and the start are whole numbers", 400)
-    except BadInputError as exc:
-        return _error("bad_tournament", str(exc), 400)
-    if password:
-        try:  # the accounts' hashing: off the event loop, a bounded number at once
-            made = dataclasses.replace(made, password=await request.app.state.accounts.hashing.hash(password))
-        except AccountError as exc:
-            headers = {**NO_STORE, "Retry-After": str(exc.retry_after)} if exc.retry_after else NO_STORE
-            return JSONResponse({"error": exc.code, "msg": str(exc)}, status_code=exc.status, headers=headers)
-    await anyio.to_thread.run_sync(make_tournament, request.app.state.store.engine, made)
+    except FormError as exc:
+        return _error(exc.code, str(exc), 400)
+    try:
+        made = await request.app.state.arena.tournaments.make(made, _address(request), password,
+                                                             request.app.state.accounts.hashing)
+    except (Refused, AccountError) as exc:
+        headers = {**NO_STORE, "Retry-After": str(exc.retry_after)} if exc.retry_after else NO_STORE
+        return JSONResponse({"error": exc.code, "msg": str(exc), "retry_after": exc.retry_after}, status_code=429,
+                            headers=headers)
     return JSONResponse({"id": made.id, "url": f"/tournament?id={made.id}"}, headers=NO_STORE)
 
 

@@ -252,8 +252,28 @@ async function make(e) {
   }
   const msg = $("#make-msg");
   msg.hidden = false;
-  msg.textContent = answer.error === "busy" ? t("tour.err.busy")
+  msg.textContent = formError(answer);
+}
+
+/** What was wrong with the form, in the page's language: each mistake (``answer.error``) its own sentence,
+ * with the server's limits; a code this page does not know: the server's own sentence. */
+function formError(answer) {
+  const key = `tour.err.${answer.error}`;
+  const limits = (list && list.limits) || {};
+  const [min, max] = (list && list.minutes) || [15, 120];
+  const [shortest, longest] = limits.name || [3, 60];
+  const said = t(key, { shortest, longest, min, max, days: limits.ahead_days ?? 7, password: limits.password ?? 100,
+    open: limits.open ?? 3, wait: waitText(answer.retry_after) });
+  return said !== key && typeof said === "string" ? said
     : t("tour.err.bad_tournament", { msg: answer.msg || answer.error || "" });
+}
+
+/** A wait in seconds as "40 s", "25 min" or "3 h" (rounded up). */
+function waitText(seconds) {
+  const s = Math.max(1, Number(seconds) || 1);
+  if (s < 120) return `${Math.ceil(s)} s`;
+  if (s < 7200) return `${Math.ceil(s / 60)} min`;
+  return `${Math.ceil(s / 3600)} h`;
 }
 
 function render() {
