@@ -83,6 +83,7 @@ def test_hashes_are_shared(arena: Any) -> None:
         assert await b.hdel("pool:reloaded/standard/300", "u1", "nobody") == 1
         assert await a.hgetall("pool:reloaded/standard/300") == {"u2": b"1620"}
         assert await a.hgetall("pool:nothing") == {}
+        assert await b.hlen("pool:reloaded/standard/300") == 1 and await b.hlen("pool:nothing") == 0
         assert await b.hget("pool:reloaded/standard/300", "u2") == b"1620"
         assert await b.hget("pool:reloaded/standard/300", "u1") is None
 

@@ -117,7 +117,7 @@ class Arena:
         self.owned = OwnedMatches(store, self.bus, self.nodes, self.out, self.deals, self.writer, self.peers,
                                   now=now, wall=wall, countdown=countdown)
         self.pools = Pools(self.bus, self.nodes, wall, self._paired, self._lobby_changed)
-        self.view = LobbyView(self.bus, self.nodes, self.pools)
+        self.view = LobbyView(self.bus, self.nodes, self.pools, now)
         self.spectators = Spectators(self.bus, self.nodes, self.out, self.owned, self.peers)
         self.challenges = Challenges(store, self.bus, self.writer, self.view, self.pools, self.peers, wall,
                                      self._make, self._busy, self._rating)
@@ -144,6 +144,7 @@ class Arena:
         await self.bus.subscribe(channel_of(self.node), self._on_envelope)
         await self.view.start()
         await self.nodes.join()
+        await self.pools.lead()  # the first process of an arena pairs (and tells the lobby) from the start
         await self.challenges.take_up()
         taken = await self.owned.take_up()
         self._tasks = [asyncio.create_task(self.out.run(), name="arena-outbound"),
@@ -312,7 +313,7 @@ class Arena:
         elif isinstance(message, LobbyAsk):
             self.spectators.unwatch(conn)
             await self.view.watch(conn)
-            conn.send(await self.view.for_page(conn))
+            conn.send(await self.view.for_page(conn, fresh=True))
         elif isinstance(message, MatchJoin):
             self.spectators.unwatch(conn)
             await self._join(conn, message.id, message.v)

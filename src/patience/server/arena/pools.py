@@ -151,12 +151,20 @@ class Pools:
             except Exception:  # the bus is away: the next wave tries again
                 log.exception("a pairing wave failed")
 
+    async def lead(self) -> bool:
+        """Be the pairer (keep the lease, or take it if nobody holds it); True if this process is."""
+        if self._token is not None and await self.bus.renew("pairer", self._token, PAIRER_SECONDS):
+            return True
+        self._token = await self.bus.acquire("pairer", PAIRER_SECONDS)
+        if self._token is not None:
+            log.info("this process pairs the pools now")
+            await self.changed()  # the lobby's view comes from the pairer: a new one tells it at once
+        return self._token is not None
+
     async def wave(self) -> int:
         """Pair every pool once, if this process is the pairer; returns the pairs made."""
-        if self._token is None or not await self.bus.renew("pairer", self._token, PAIRER_SECONDS):
-            self._token = await self.bus.acquire("pairer", PAIRER_SECONDS)
-            if self._token is None:
-                return 0
+        if not await self.lead():
+            return 0
         self.waves += 1
         now = self.wall()
         made: list[tuple[Format, Side, Side]] = []

@@ -1,16 +1,18 @@
 """The lobby as its pages see it: the pools (who waits, closest first), the matches going on, who
 is online, and each player's own seek, match and challenge.
 
-A change anywhere in the arena is one message on the channel ``lobby``; each process tells its
-lobby pages at most every :data:`TELL_SECONDS` (changes close together make one message), with
-one reading of the shared state encoded once for all its pages.
+A change anywhere in the arena is one message on the channel ``lobby``. The process that pairs
+(it reads the pools every wave anyway) reads the shared state at most every
+:data:`TELL_SECONDS` and publishes it, encoded once, on ``lobby_view``; every process then tells
+its own lobby pages, adding to each what is the player's own (two reads). So the cost of a change
+is one reading of the arena for the whole arena, not one per process, and a process's work grows
+with its own pages.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 import msgspec
 
@@ -18,7 +20,7 @@ from patience.duel import Format
 from patience.server.arena.nodes import Nodes
 from patience.server.arena.pools import FORMAT_KEYS, Pools
 from patience.server.bus import Bus
-from patience.server.live import Connection
+from patience.server.live import Connection, Now
 from patience.server.protocol import DuelPlayer, LiveInfo, LobbyMsg, PoolInfo, encode
 
 __all__ = ["LobbyView"]
@@ -26,21 +28,40 @@ __all__ = ["LobbyView"]
 POOL_SHOWN = 12  # waiting players named per pool in the lobby
 LIVE_SHOWN = 20  # matches going on listed in the lobby, for spectators
 TELL_SECONDS = 0.2  # changes within this long make one lobby message
+FRESH_SECONDS = 5.0  # a page that opens the lobby gets the last view published if it is this recent
+
+
+class Summary(msgspec.Struct, frozen=True):
+    """What every lobby page is told alike: encoded once by the pairer, decoded once per process."""
+
+    infos: msgspec.Raw
+    live: msgspec.Raw
+    playing: int
+    online: int
+    challenge_of: dict[str, str]
+    at: float
+
+
+_SUMMARY = msgspec.json.Decoder(Summary)
 
 
 class LobbyView:
     """The lobby pages of this process (``watchers``) and what they are told."""
 
-    def __init__(self, bus: Bus, nodes: Nodes, pools: Pools) -> None:
+    def __init__(self, bus: Bus, nodes: Nodes, pools: Pools, now: Now) -> None:
         self.bus = bus
         self.node = bus.node
         self.nodes = nodes
         self.pools = pools
+        self.now = now
         self.watchers: set[Connection] = set()
         self._later: asyncio.TimerHandle | None = None
+        self._last: tuple[Summary, float] | None = None  # the last view published, and when it came
+        self.published = 0  # views this process published (as the pairer)
 
     async def start(self) -> None:
         await self.bus.subscribe("lobby", self._on_lobby)
+        await self.bus.subscribe("lobby_view", self._on_view)
 
     async def watch(self, conn: Connection) -> None:
         """Show the lobby on this page from now on (and tell challenges where the player is)."""
@@ -74,31 +95,46 @@ class LobbyView:
     # -- telling ---------------------------------------------------------------------------------
 
     def _on_lobby(self, _: bytes) -> None:
-        if self._later is not None or not self.watchers:
+        """Something changed: the pairer publishes the new view soon (changes close together: once)."""
+        if self._later is not None or not self.pools.pairing_here:
             return
         loop = asyncio.get_running_loop()
-        self._later = loop.call_later(TELL_SECONDS, lambda: loop.create_task(self._tell()))
+        self._later = loop.call_later(TELL_SECONDS, lambda: loop.create_task(self._publish()))
 
     async def changed(self) -> None:
         await self.bus.publish("lobby", b"")
 
-    async def _tell(self) -> None:
+    async def _publish(self) -> None:
         self._later = None
-        state = await self._state()
+        await self.bus.publish("lobby_view", msgspec.json.encode(await self._summary()))
+        self.published += 1
+
+    def _on_view(self, data: bytes) -> None:
+        try:
+            summary = _SUMMARY.decode(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return
+        self._last = (summary, self.now())
+        if self.watchers:
+            asyncio.get_running_loop().create_task(self._tell(summary))
+
+    async def _tell(self, summary: Summary) -> None:
         for conn in list(self.watchers):
             if conn.dropped:
                 self.watchers.discard(conn)
                 continue
-            conn.send(await self._render(conn, state))
+            conn.send(await self._render(conn, summary))
 
-    async def for_page(self, conn: Connection) -> bytes:
-        return await self._render(conn, await self._state())
+    async def for_page(self, conn: Connection, *, fresh: bool = False) -> bytes:
+        """The lobby for one page now: the last view published if it is recent (after a seek: a wave
+        and a view follow within a moment), else — or when the page opens the lobby — read afresh."""
+        if not fresh and self._last is not None and self.now() - self._last[1] < FRESH_SECONDS:
+            return await self._render(conn, self._last[0])
+        return await self._render(conn, await self._summary())
 
-    async def _state(self) -> dict[str, Any]:
+    async def _summary(self) -> Summary:
         pools = {key: await self.pools.waiting(key) for key in FORMAT_KEYS}
-        live = await self.bus.hgetall("live")
-        listed = [json.loads(data) for match_id, data in (await self.bus.hgetall("live_info")).items()
-                  if match_id in live]
+        listed = [json.loads(data) for data in (await self.bus.hgetall("live_info")).values()]
         listed.sort(key=lambda info: -info["at"])
         infos = []
         for key in FORMAT_KEYS:
@@ -107,13 +143,11 @@ class LobbyView:
             shown = [DuelPlayer(side.user, side.name, round(side.rating.rating), side.rating.provisional)
                      for side, _ in pool[:POOL_SHOWN]]
             infos.append(PoolInfo(key, fmt.game, fmt.variant_name, fmt.limit_s, len(pool), shown))
-        return {"infos": msgspec.Raw(msgspec.json.encode(infos)),
-                "live": msgspec.Raw(msgspec.json.encode(
-                    [LiveInfo(info["id"], info["format"], [DuelPlayer(**p) for p in info["players"]])
-                     for info in listed[:LIVE_SHOWN]])),
-                "challenge_of": await self.bus.hgetall("challenge_of"),
-                "pool_of": {user: key for key, entries in pools.items() for user in entries},
-                "playing": len(live), "online": await self._online()}
+        live = [LiveInfo(info["id"], info["format"], [DuelPlayer(**p) for p in info["players"]])
+                for info in listed[:LIVE_SHOWN]]
+        challenge_of = {user: code.decode() for user, code in (await self.bus.hgetall("challenge_of")).items()}
+        return Summary(msgspec.Raw(msgspec.json.encode(infos)), msgspec.Raw(msgspec.json.encode(live)),
+                       await self.bus.hlen("live"), await self._online(), challenge_of, self.now())
 
     async def _online(self) -> int:
         """How many players have a duel page open, on any process that is alive."""
@@ -123,15 +157,14 @@ class LobbyView:
             await self.bus.hdel("online", *[field for field, node in pages.items() if node in gone])
         return len({field.split("/", 1)[0] for field, node in pages.items() if node not in gone})
 
-    async def _render(self, conn: Connection, state: dict[str, Any]) -> bytes:
+    async def _render(self, conn: Connection, summary: Summary) -> bytes:
         user = conn.user
         you = seeking = match = challenge = None
         if user is not None:
             you = DuelPlayer(user.id, user.name, 0, True)
-            seeking = state["pool_of"].get(user.id)
+            seeking = await self.pools.seeking(user.id)
             busy = await self.bus.hget("busy", user.id)
             match = busy.decode() if busy is not None else None
-            code = state["challenge_of"].get(user.id)
-            challenge = code.decode() if code is not None else None
-        return encode(LobbyMsg(state["infos"], you, seeking, match, state["playing"], challenge, state["online"],
-                               state["live"]))
+            challenge = summary.challenge_of.get(user.id)
+        return encode(LobbyMsg(summary.infos, you, seeking, match, summary.playing, challenge, summary.online,
+                               summary.live))

@@ -113,6 +113,10 @@ class Bus(ABC):
         """Every field of hash ``key``."""
 
     @abstractmethod
+    async def hlen(self, key: str) -> int:
+        """How many fields hash ``key`` has."""
+
+    @abstractmethod
     async def claim(self, key: str, *fields: str) -> list[bytes] | None:
         """Take ``fields`` out of hash ``key`` at once: their values if every one was there (all
         deleted), else None (nothing deleted). Two processes never both get a field."""

@@ -68,6 +68,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("online", "hash", _VIEW, "the duel pages open, by player and page"),
     Family("lobby_pages", "hash", _VIEW, "where each player's lobby page is"),
     Family("lobby", "channel", _VIEW, "the lobby changed"),
+    Family("lobby_view", "channel", _VIEW, "the lobby as the pairer read it, for every process to tell its pages"),
     # challenges
     Family("challenges", "hash", _CHALLENGES, "open challenge links"),
     Family("challenge_of", "hash", _CHALLENGES, "each player's open challenge"),

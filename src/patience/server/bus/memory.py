@@ -54,6 +54,9 @@ class MemoryBus(Bus):
     async def hgetall(self, key: str) -> dict[str, bytes]:
         return dict(self._hashes.get(key, {}))
 
+    async def hlen(self, key: str) -> int:
+        return len(self._hashes.get(key, {}))
+
     async def claim(self, key: str, *fields: str) -> list[bytes] | None:
         found = self._hashes.get(key, {})
         if not all(f in found for f in fields):

@@ -178,6 +178,10 @@ class RedisBus(Bus):
         found = await self.redis.hgetall(self._k(key))
         return {(k.decode() if isinstance(k, bytes) else k): v for k, v in found.items()}
 
+    async def hlen(self, key: str) -> int:
+        self.commands += 1
+        return int(await self.redis.hlen(self._k(key)))
+
     async def claim(self, key: str, *fields: str) -> list[bytes] | None:
         if not fields:
             return []
