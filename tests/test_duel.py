@@ -460,3 +460,50 @@ def _pairs_by_hand(waiting: list[Seeker], now: float) -> list[tuple[str, str]]:
 def test_a_wave_pairs_as_the_rule_says(players: list[tuple[int, int]]) -> None:
     waiting = [Seeker(f"p{i}", rating * 1.0, since * 1.0) for i, (rating, since) in enumerate(players)]
     assert [(a.user, b.user) for a, b in pairs(waiting, 31.0)] == _pairs_by_hand(waiting, 31.0)
+
+
+def test_a_match_played_apart_counts_each_pool_at_the_time_limit() -> None:
+    """Play now: each player plays the deal at a time of their own, on a clock of their own; Der Fächer's
+    pool is counted at the limit for both, so giving up early banks nothing, and the record checks out."""
+    host_clock, guest_clock = ManualClock(), ManualClock()
+    match = Match("m-apart", Format("faecher", None, 300), 41, NONCE, clocks=(host_clock, guest_clock))
+    host, guest = match.sessions
+    host_clock.advance(2)
+    match.act(0, "giveup")
+    assert host.is_over and not host.waits_for_match  # settled at once: at the limit, the pool is empty
+    assert host.score == 0 and host.ledger[-1].kind == "pool" and host.ledger[-1].points == 0
+    assert guest.elapsed_ms() == 0 and not match.is_over  # the guest's clock has not started
+    guest_clock.advance(50)  # a day later, on the guest's own clock: 50 s of their game
+    play_useful(match, 1, 3, guest_clock, random.Random(5))
+    match.act(1, "giveup")
+    assert match.is_over and guest.match_end_ms == 300_000 and guest.ledger[-1].points == 0
+    result, _ = match.finish()
+    record = match.record()
+    assert record["apart"] is True and verify_match(record) == result
+    for side in (0, 1):
+        assert replay(record["games"][side]).score == match.sessions[side].score
+    together = copy.deepcopy(record)
+    del together["apart"]  # the same games read as played at once: the pool would count at the later end
+    with pytest.raises(RecordError):
+        verify_match(together)
+
+
+@settings(max_examples=25, deadline=None)
+@given(game=st.sampled_from(sorted(FORMATS)), rnd=st.randoms(use_true_random=False))
+def test_any_match_played_apart_replays_and_checks_out(game: str, rnd: random.Random) -> None:
+    variant = rnd.choice(sorted(FORMATS[game]))
+    clocks = (ManualClock(), ManualClock())
+    match = Match("m-apart-any", Format(game, variant, 300), rnd.randrange(1, 10**6), NONCE, clocks=clocks)
+    for side in (0, 1):  # one after the other, each on their own clock
+        session = match.sessions[side]
+        while not session.is_over:
+            clocks[side].advance(rnd.choice((0.5, 3, 9.999, 40)))
+            match.tick()
+            if session.is_over:
+                break
+            moves = session.state.useful_moves()
+            action = "giveup" if not moves or rnd.random() < 0.04 else str(rnd.choice(moves))
+            with contextlib.suppress(PatienceError):
+                match.act(side, action)
+    result, _ = match.finish()
+    assert verify_match(match.record()) == result

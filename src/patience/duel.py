@@ -233,7 +233,12 @@ class Match:
     def __init__(self, match_id: str, fmt: Format, seed: Seed, nonce: str = "",
                  clock: Callable[[], float] = time.monotonic,
                  players: tuple[Player, Player] = (Player("a", "A"), Player("b", "B")), *, proved: bool = False,
+                 clocks: tuple[Callable[[], float], Callable[[], float]] | None = None,
                  ) -> None:
+        """``clocks``: a match played **apart** (each player at a time of their own, on a clock of
+        their own, as Play now's same-deal matches are), instead of both on ``clock``. Der Fächer's
+        pool is then counted at the time limit for both: ending early banks nothing, whatever the
+        other player did or will do."""
         self.id = match_id
         self.format = fmt
         self.seed = check_seed(seed)
@@ -243,8 +248,10 @@ class Match:
         self.commitment = commitment(fmt.game, self.options, seed, nonce)
         self.players = players
         self.limit_ms = fmt.limit_s * 1000
-        self.sessions = (Session(fmt.game, seed, self.options, clock=_SideClock(clock, fmt.limit_s)),
-                         Session(fmt.game, seed, self.options, clock=_SideClock(clock, fmt.limit_s)))
+        self.apart = clocks is not None
+        side_clocks = clocks if clocks is not None else (clock, clock)
+        self.sessions = (Session(fmt.game, seed, self.options, clock=_SideClock(side_clocks[0], fmt.limit_s)),
+                         Session(fmt.game, seed, self.options, clock=_SideClock(side_clocks[1], fmt.limit_s)))
         self.new_ratings: tuple[Rating, Rating] | None = None
 
     @property
@@ -268,6 +275,10 @@ class Match:
         """Once both games are over, add what waited for the end of the match (Der Fächer's pool, counted
         at the later game's end); True if that happened now."""
         waiting = [s for s in self.sessions if s.waits_for_match]
+        if waiting and self.apart:  # each game's pool at the time limit, as soon as that game is over
+            for session in waiting:
+                session.settle(self.limit_ms)
+            return True
         if not waiting or not self.is_over:
             return False
         end = max(s.end_ms or 0 for s in self.sessions)
@@ -333,6 +344,8 @@ class Match:
             "options": self.options, "commitment": self.commitment, "proved": self.proved,
             "players": [p.to_dict() for p in self.players], "games": [s.record() for s in self.sessions],
         }
+        if self.apart:
+            out["apart"] = True
         if not self.is_over:  # the deal stays secret until the end, even in the games' records
             for game in out["games"]:
                 game.pop("seed", None)
@@ -374,7 +387,14 @@ def verify_match(record: Mapping[str, Any]) -> MatchResult:
         if session.outcome is None:
             raise RecordError(f"game {side + 1} has not ended")
         sessions.append(session)
-    end = max(s.end_ms or 0 for s in sessions)
+    apart = record.get("apart", False)
+    if not isinstance(apart, bool):
+        raise RecordError("'apart' of a match record is true or false")
+    limit_s = record.get("limit_s")
+    if apart and (not isinstance(limit_s, int) or isinstance(limit_s, bool)):
+        raise RecordError("a match played apart has its time limit in the record")
+    # played at once: the pool counts until the later game's end; played apart: until the time limit
+    end = int(limit_s) * 1000 if apart else max(s.end_ms or 0 for s in sessions)  # type: ignore[arg-type]
     for side, session in enumerate(sessions):
         if session.table.settles and session.match_end_ms != end:
             raise RecordError(f"game {side + 1}'s pool is not counted at the end of the match ({end} ms)")
