@@ -255,6 +255,16 @@ class _Owing(Protocol):
     def _headers_too_slow(self) -> bool: ...
 
 
+class _OwingBody(Protocol):
+    """A connection that may owe a request body (a :class:`HeaderGate` or a :class:`GuardedH11`)."""
+
+    _body_start: float | None  # when the headers were in, while the body is still to come
+
+    def _body_deadline(self) -> float: ...
+
+    def _body_too_slow(self) -> bool: ...
+
+
 class _HeaderSweep:
     """The deadlines of a loop's connections that owe their request headers, oldest first (each is
     ``seconds`` long, so the order they were set is the order they fall due), and one timer for the
@@ -316,11 +326,11 @@ class _BodySweep:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.due: list[tuple[float, int, float, GuardedH11]] = []  # (deadline, order, body's start, protocol)
+        self.due: list[tuple[float, int, float, _OwingBody]] = []  # (deadline, order, body's start, protocol)
         self.order = itertools.count()
         self.timer: asyncio.TimerHandle | None = None
 
-    def arm(self, protocol: GuardedH11, deadline: float, start: float) -> None:
+    def arm(self, protocol: _OwingBody, deadline: float, start: float) -> None:
         heapq.heappush(self.due, (deadline, next(self.order), start, protocol))
         if self.timer is None or deadline < self.timer.when():
             if self.timer is not None:
@@ -365,6 +375,31 @@ def _close_late(transport: asyncio.BaseTransport, kind: str, what: str) -> None:
     if sock is not None:
         _reset(sock)
     transport.close()
+
+
+def _end_of_headers(kept: bytearray, start: int) -> int:
+    """Where the bytes after the blank line that ends the headers begin (h11 takes a bare LF too), or -1."""
+    ends = [at + 3 for at in (kept.find(b"\n\r\n", start),) if at >= 0]
+    ends += [at + 2 for at in (kept.find(b"\n\n", start),) if at >= 0]
+    return min(ends, default=-1)
+
+
+def _body_to_keep(head: bytes, max_body: int) -> int:
+    """How many bytes of body to keep before handing a request on whose headers are ``head``: its
+    announced length, when it is one plain length of at most ``max_body``; 0 when there is none to
+    wait for (no body, a chunked one, a 100-continue, one over the cap, anything unusual: the
+    HTTP parser makes of it what it is)."""
+    length = 0
+    for line in head.split(b"\n")[1:]:
+        name, colon, value = line.partition(b":")
+        name = name.strip().lower()
+        if not colon or name not in (b"content-length", b"transfer-encoding", b"expect"):
+            continue
+        value = value.strip()
+        if name != b"content-length" or length or not value.isdigit():
+            return 0
+        length = int(value)
+    return length if length <= max_body else 0
 
 
 def _body_of(request: h11.Request) -> tuple[bool, int | None]:
@@ -523,14 +558,15 @@ class GuardedH11(H11Protocol):
 
 
 class HeaderGate(asyncio.Protocol):
-    """What a new connection talks to until the headers of its first request are in: it keeps the
-    bytes and the deadline, and only then hands the connection to the HTTP protocol (``protocol``,
-    :class:`GuardedH11`) with what it kept. A connection that never finishes its headers costs a few
-    small objects, not an HTTP parser and the server's bookkeeping; ``patience serve`` hands it to
-    uvicorn as its HTTP protocol."""
+    """What a new connection talks to until its first request is in (its headers, and its body when
+    it announces one of at most ``max_body`` bytes): it keeps the bytes and the deadlines, and only
+    then hands the connection to the HTTP protocol (``protocol``, :class:`GuardedH11`) with what it
+    kept. A connection that never finishes its request costs a few small objects, not an HTTP parser,
+    a task of the app and the server's bookkeeping; ``patience serve`` hands it to uvicorn as its HTTP
+    protocol."""
 
     header_seconds = HEADER_SECONDS
-    protocol: ClassVar[type[H11Protocol]] = GuardedH11
+    protocol: ClassVar[type[GuardedH11]] = GuardedH11
 
     def __init__(self, config: Any, server_state: Any, app_state: dict[str, Any],
                  _loop: asyncio.AbstractEventLoop | None = None) -> None:
@@ -540,7 +576,11 @@ class HeaderGate(asyncio.Protocol):
         self._kept = bytearray()
         self._transport: asyncio.Transport | None = None
         self._header_deadline: float | None = None
-        self._sweep = _sweep_for(_loop or asyncio.get_event_loop(), self.header_seconds)
+        self._loop = _loop or asyncio.get_event_loop()
+        self._sweep = _sweep_for(self._loop, self.header_seconds)
+        self._body_at = -1  # where the body begins in what is kept, once the headers are in
+        self._body_length = 0
+        self._body_start: float | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
@@ -556,16 +596,43 @@ class HeaderGate(asyncio.Protocol):
         kept = self._kept
         start = max(0, len(kept) - 3)
         kept += data
-        # the blank line that ends the headers (h11 takes a bare LF too); past the size limit the
-        # parser answers for itself
-        if kept.find(b"\n\r\n", start) >= 0 or kept.find(b"\n\n", start) >= 0 or len(kept) > self._limit:
-            self._hand_over()
+        if self._body_at < 0:
+            at = _end_of_headers(kept, start)
+            if at < 0:
+                if len(kept) > self._limit:
+                    self._hand_over()  # past the size limit the parser answers for itself
+                return
+            self._header_deadline = None
+            self._body_at, self._body_length = at, _body_to_keep(bytes(kept[:at]), self.protocol.max_body)
+            if len(kept) - at < self._body_length:  # the body is timed from now
+                self._body_start = now = self._loop.time()
+                _bodies_for(self._loop).arm(self, now + min(self.protocol.body_grace, self.protocol.body_seconds),
+                                            now)
+                return
+        elif len(kept) - self._body_at < self._body_length:
+            return
+        self._hand_over()
+
+    def _body_deadline(self) -> float:
+        guard = self.protocol
+        start = self._body_start if self._body_start is not None else self._loop.time()
+        got = len(self._kept) - self._body_at
+        return start + min(guard.body_seconds, guard.body_grace + got / guard.min_body_rate)
+
+    def _body_too_slow(self) -> bool:
+        self._body_start = None
+        if self._transport is None or self._transport.is_closing():
+            return False
+        guard = self.protocol
+        _close_late(self._transport, "bodies", f"request bodies not complete in {guard.body_seconds:g} s, or under "
+                                               f"{guard.min_body_rate:g} bytes a second: connections closed")
+        return True
 
     def _hand_over(self) -> None:
         transport = self._transport
         if transport is None or transport.is_closing():
             return
-        self._header_deadline = None
+        self._header_deadline = self._body_start = None
         config, server_state, app_state, loop = self._made
         protocol = self.protocol(config=config, server_state=server_state, app_state=app_state,  # type: ignore[call-arg]
                                  _loop=loop)
@@ -579,7 +646,7 @@ class HeaderGate(asyncio.Protocol):
         return None  # the client is done sending before its headers were: the connection closes
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._header_deadline = None
+        self._header_deadline = self._body_start = None
         self._transport = None
         self._connections.discard(self)
 
