@@ -119,11 +119,11 @@ class LobbyView:
             asyncio.get_running_loop().create_task(self._tell(summary))
 
     async def _tell(self, summary: Summary) -> None:
-        for conn in list(self.watchers):
-            if conn.dropped:
-                self.watchers.discard(conn)
-                continue
-            conn.send(await self._render(conn, summary))
+        for conn in [c for c in self.watchers if c.dropped]:
+            self.watchers.discard(conn)
+        conns = list(self.watchers)
+        for conn, data in zip(conns, await asyncio.gather(*(self._render(c, summary) for c in conns)), strict=True):
+            conn.send(data)
 
     async def for_page(self, conn: Connection, *, fresh: bool = False) -> bytes:
         """The lobby for one page now: the last view published if it is recent (after a seek: a wave
