@@ -17,14 +17,19 @@ For each number of server processes in ``--processes`` (e.g. ``1,2,4,8``) it mak
 The accounts and their sessions are written into the database *before* any server starts (one
 argon2 hash shared by all), so nothing else touches an SQLite file a server holds. Each simulated
 player connects from a loopback address of its own (Linux routes all of 127.0.0.0/8 to loopback;
-player n binds 127.1.0.1 + n), so the server's per-address budgets (50 messages a second, 1,024
+player n binds 127.1.1.1 + n, skipping .0 and .255), so the server's per-address budgets (50 messages a second, 1,024
 connections, per address) meet each player as one person on the internet: the servers are started
 without ``--forwarded-allow-ips`` (no forwarding header is trusted), so the address a server
 charges is the TCP peer's. The "peers" column shows the established connections to the servers and
 the distinct peer addresses among them, read from ``/proc/net/tcp`` at the window's start.
 
 The players run in ``--clients`` load-generator processes (each its own asyncio loop; default: one
-per core, at most 4), their results merged.
+per core, at most 4), their results merged. They share this machine's cores with the servers,
+PostgreSQL and Redis, and so does whatever else runs on it: before each level and burst the
+benchmark waits up to ``--wait-quiet`` seconds (30) for the rest of the machine to keep fewer than
+0.3 cores busy, and the ``other`` column says how many cores the rest kept busy during the
+measurement (``/proc/stat`` less the benchmark's own processes): figures taken with ``other`` well
+above 0 are not the arena's alone.
 
 **Levels** (``--players``, e.g. ``100,200,400``): every player seeks a Solitaire Reloaded duel
 (``reloaded/standard/300``); once all are paired, the **window** of ``--seconds`` starts after the
@@ -48,7 +53,7 @@ count. Per level:
   the commands that weigh most are listed under the table); ``xact/int``: PostgreSQL transactions
   per intent (``pg_stat_database`` xact_commit + xact_rollback of the database over the window;
   backends report them about once a second, so short windows read them less exactly);
-- ``RSS``: resident memory of the servers together at the window's end, MB.
+- ``RSS``: resident memory of the servers together at the window's end, MB; ``other``: see above.
 
 With ``--find-capacity`` the levels are a ladder (default 100,200,400,600,800,1000,1400,2000) and
 each process count stops at its first level that is not ``ok``; the capacity table gives the
@@ -58,13 +63,19 @@ largest level held at p99 < 50 ms.
 seek within ``--burst-spread`` seconds (1 s). Reported: the seconds from the first seek until every
 player has its ``duel`` message, players paired per second (paired / that time), the seek-to-duel
 p50/p99, players turned away (an ``err`` to their seek), paired twice (two matches, or a match not
-shared by exactly two players on both sides) or not at all (within 90 s), and the server CPU, Redis
-commands and PostgreSQL transactions per seek over the burst. Then every match is given up.
+shared by exactly two players on both sides) or not at all (within 90 s), and over the burst (the
+first seek to the last ``duel``): the servers' and the load generators' CPU in core-seconds, the
+lobby updates each seeker received, Redis commands and PostgreSQL transactions per seek. Then every
+match is given up (sent again after a ``server_error``, or when the server sends the match whole
+again after rebuilding it); the ``err`` messages of that phase are listed apart from the seeks'.
 
 ``--failover`` (N > 1): a match's owner (the process named by its lease in Redis) is killed with
 SIGKILL, and the time to the first move the new owner accepts is printed.
 
-Each run is bounded: at most 180 s to pair a level, the window (≤ 120 s), 120 s to end it.
+Each run is bounded: at most 180 s to pair a level, the window (≤ 120 s), 120 s to end it; 90 s
+for a burst's pairing. Ctrl+C or SIGTERM stops the servers, drops the database and prints the
+figures so far. ``--logs DIR`` keeps the servers' logs (warnings and errors only); the lines they
+said most are printed on stderr in any case.
 
     python benchmarks/duels.py                                   # 1 process: 100, 200, 400 players, a burst of 1000
     python benchmarks/duels.py --processes 1,2,4,8 --players 100,200,400 --burst 1000,2000
@@ -87,6 +98,7 @@ import os
 import random
 import secrets
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -578,11 +590,19 @@ def server_peers(ports: set[int]) -> tuple[int, int, int]:
     return connections, len(addresses), local
 
 
+def machine_busy() -> float:
+    """CPU seconds the whole machine has been busy (all cores; /proc/stat)."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    ticks = [int(x) for x in fields]
+    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # less idle and iowait
+
+
 @dataclass
 class Reading:
     at: float
     server_cpu: float
     client_cpu: float
+    machine: float = field(default_factory=machine_busy)
     redis_commands: int = 0
     redis_stats: dict[str, int] = field(default_factory=dict)
     redis_cpu: float = 0.0
@@ -642,18 +662,22 @@ class Costs:
     pg_xacts: int | None
     pg_cpu: float | None
     by_command: dict[str, int]
+    other: float  # cores busy on average with processes that are not the benchmark's (other work on the machine)
 
     @classmethod
     def between(cls, a: Reading, b: Reading, arena: Arena) -> Costs:
         by_command = {name: calls - a.redis_stats.get(name, 0) for name, calls in b.redis_stats.items()}
         by_command["info"] = by_command.get("info", 0) - 3  # this probe's own
         pg_cpu = sum(seconds - a.pg_cpu.get(pid, 0.0) for pid, seconds in b.pg_cpu.items() if not math.isnan(seconds))
+        ours = (b.server_cpu - a.server_cpu + b.client_cpu - a.client_cpu + pg_cpu
+                + (b.redis_cpu - a.redis_cpu if arena.redis_pid else 0.0))
         return cls(b.at - a.at, b.server_cpu - a.server_cpu, b.client_cpu - a.client_cpu,
                    b.redis_commands - a.redis_commands - 3 if arena.redis_url else None,
                    b.redis_cpu - a.redis_cpu if arena.redis_url else None,
                    b.pg_xacts - a.pg_xacts if arena.database else None,
                    pg_cpu if arena.database else None,
-                   {k: v for k, v in by_command.items() if v > 0})
+                   {k: v for k, v in by_command.items() if v > 0},
+                   max(0.0, (b.machine - a.machine - ours) / max(1e-9, b.at - a.at)))
 
 
 # --- a level, a burst, a fail-over ---------------------------------------------------------------
@@ -693,6 +717,23 @@ class Level:
     def ok(self) -> bool:
         return (self.p99 < TARGET_P99_MS and not self.budget and not self.other_errors and not self.lost
                 and not self.twice and not self.unanswered)
+
+
+def wait_quiet(arena: Arena, generators: Generators, most: float, limit: float = 0.3) -> None:
+    """Wait up to ``most`` seconds until the rest of the machine (processes not the benchmark's: other
+    work on this machine) keeps fewer than ``limit`` cores busy over a second; it shares the cores."""
+    deadline = time.monotonic() + most
+    probe = Probe(arena, generators)
+    try:
+        while True:
+            before = probe.read()
+            time.sleep(1.0)
+            other = Costs.between(before, probe.read(), arena).other
+            if other < limit or time.monotonic() > deadline:
+                return
+            print(f"  waiting: {other:.2f} cores busy with other work", file=sys.stderr)
+    finally:
+        probe.close()
 
 
 def shares(items: list[Any], parts: int) -> list[list[Any]]:
@@ -894,12 +935,12 @@ def level_row(level: Level) -> str:
             f"{per(c.server_cpu, level.intents, 1000):>6} {per(c.redis_cpu, level.intents, 1000):>6} "
             f"{per(c.pg_cpu, level.intents, 1000):>6} {per(c.client_cpu, level.intents, 1000):>6} "
             f"{per(c.redis_commands, level.intents, 1, 1):>7} {per(c.pg_xacts, level.intents):>8} "
-            f"{level.rss_mb:>6.0f}")
+            f"{level.rss_mb:>6.0f} {c.other:>5.2f}")
 
 
 LEVEL_HEADER = (f"{'procs':>5} {'players':>7} {'intents':>7} {'p50':>7} {'p99':>7} {'max':>7} {'ok':>3} "
                 f"{'lost':>5} {'twice':>5} {'budget':>6} {'errors':>6} {'peers':>9} {'srv':>6} {'redis':>6} "
-                f"{'pg':>6} {'client':>6} {'cmd/int':>7} {'xact/int':>8} {'RSS':>6}")
+                f"{'pg':>6} {'client':>6} {'cmd/int':>7} {'xact/int':>8} {'RSS':>6} {'other':>5}")
 
 
 def burst_row(b: Burst) -> str:
@@ -910,12 +951,12 @@ def burst_row(b: Burst) -> str:
     return (f"{b.processes:>5} {b.players:>7} {b.connected:>9} {b.all_paired:>11.2f} {rate:>9.0f} {p50:>8.0f} "
             f"{percentile(b.waits, 99):>8.0f} {b.turned_away:>7} {b.twice:>6} {b.unpaired:>8} "
             f"{c.server_cpu:>7.1f} {c.client_cpu:>7.1f} {b.lobbies / max(1, b.players):>7.0f} "
-            f"{per(c.redis_commands, b.players, 1, 1):>8} {per(c.pg_xacts, b.players):>9}")
+            f"{per(c.redis_commands, b.players, 1, 1):>8} {per(c.pg_xacts, b.players):>9} {c.other:>5.2f}")
 
 
 BURST_HEADER = (f"{'procs':>5} {'seekers':>7} {'connected':>9} {'all paired':>11} {'paired/s':>9} {'p50 ms':>8} "
                 f"{'p99 ms':>8} {'turned':>7} {'twice':>6} {'unpaired':>8} {'srv CPU':>7} {'client':>7} {'lobbies':>7} "
-                f"{'cmd/seek':>8} {'xact/seek':>9}")
+                f"{'cmd/seek':>8} {'xact/seek':>9} {'other':>5}")
 
 
 def counts_of(text: str) -> list[int]:
@@ -940,6 +981,9 @@ def main() -> int:
     parser.add_argument("--redis-url", default=None,
                         help="Redis for N > 1 (emptied!); default: a private redis-server on a free port")
     parser.add_argument("--failover", action="store_true", help="with N ≥ 2: measure a kill -9 fail-over")
+    parser.add_argument("--wait-quiet", type=float, default=30.0,
+                        help="before each level, wait up to this many seconds for other work on the machine to "
+                             "quieten (below 0.3 cores); the 'other' column says how busy it was")
     parser.add_argument("--logs", default=None, help="a folder to copy the servers' (and redis-server's) logs to")
     args = parser.parse_args()
     processes = [min(16, max(1, int(n))) for n in args.processes.split(",")]
@@ -948,6 +992,11 @@ def main() -> int:
     seconds = min(120.0, max(1.0, args.seconds))
     if any(n > 1 for n in processes) and args.redis_url is None and shutil.which("redis-server") is None:
         parser.error("no redis-server on PATH: give --redis-url")
+
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupted)  # a kill (or timeout) stops the servers and drops the database too
     generators = Generators(max(1, args.clients))
     levels: list[Level] = []
     bursts_done: list[Burst] = []
@@ -963,6 +1012,7 @@ def main() -> int:
                 print(f"\n{count} process{'es' if count > 1 else ''} on {', '.join(where.bases)}", file=sys.stderr)
                 used = 0
                 for n in counts:
+                    wait_quiet(where, generators, args.wait_quiet)
                     level = run_level(where, generators, players[used:used + n], seconds, args.think)
                     used += n
                     levels.append(level)
@@ -971,12 +1021,15 @@ def main() -> int:
                         break
                 used = sum(counts)
                 for n in bursts:
+                    wait_quiet(where, generators, args.wait_quiet)
                     burst = run_burst(where, generators, players[used:used + n], args.burst_spread)
                     used += n
                     bursts_done.append(burst)
                     print(f"  burst of {n}: all paired in {burst.all_paired:.2f} s", file=sys.stderr)
                 if args.failover and count > 1:
                     failovers.append((count, asyncio.run(failover(where, players[-2:]))))
+    except KeyboardInterrupt:
+        print("interrupted: the figures so far", file=sys.stderr)
     finally:
         generators.close()
     print("\nLevels: p50/p99/max ms of intents sent in the window; CPU in core-seconds per 1,000 intents "
@@ -999,6 +1052,8 @@ def main() -> int:
     print(f"\nPlayers held at p99 < {TARGET_P99_MS:g} ms (largest level ok; the first level not ok)")
     for count in processes:
         mine = [level for level in levels if level.processes == count]
+        if not mine:
+            continue
         held = max((level.players for level in mine if level.ok), default=0)
         failed = next((level for level in mine if not level.ok), None)
         beyond = f"; not at {failed.players} (p99 {failed.p99:.1f} ms)" if failed else "; every level ok"
