@@ -30,12 +30,14 @@ def test_a_second_start_installs_nothing_and_works_offline(tmp_path: Path) -> No
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True, timeout=120)
     port = free_port()
-    first = subprocess.Popen(["bash", "scripts/serve", "--port", str(port), "--data-dir", str(tmp_path / "data")],
-                             cwd=clone, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = tmp_path / "first.log"  # a file, not a pipe: nobody reads a pipe while pip and the server write
+    with log.open("w") as out:
+        first = subprocess.Popen(["bash", "scripts/serve", "--port", str(port), "--data-dir", str(tmp_path / "data")],
+                                 cwd=clone, env=_env(), stdout=out, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 900  # the first start installs and builds the solvers
         while True:
-            assert first.poll() is None, first.communicate()
+            assert first.poll() is None, log.read_text()[-3000:]
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).text == "ok":
                     break
@@ -45,8 +47,8 @@ def test_a_second_start_installs_nothing_and_works_offline(tmp_path: Path) -> No
             time.sleep(0.5)
     finally:
         first.terminate()
-        _, said = first.communicate(timeout=30)
-    assert "installing Patience Arena" in said
+        first.wait(timeout=30)
+    assert "installing Patience Arena" in log.read_text()
 
     # the second start, with no network at all: only a loopback of its own, which it serves on
     ask = f"import urllib.request as u; assert u.urlopen('http://127.0.0.1:{port}/healthz', timeout=1).read() == b'ok'"
