@@ -10,10 +10,11 @@ Each game runs in a process of its own, one deal after the other (so that times 
 core's and the peak memory is that game's). Seeds 1..1000 for every game; ``--quick`` takes
 Solitaire Reloaded on seeds 1..200 only.
 
-The budget is wall-clock time; on a machine others share, a deal's search gets fewer positions
-in its seconds. ``--budget-nodes N`` bounds the positions instead (no time bound: Solitaire
-Reloaded's hard deals search about 1.5 million positions a second on one core of the reference
-machine, so 15 million stand for 10 s), and the times shown are then the CPU time each deal took.
+The budget is CPU time of the searching thread (as every solver's budget is), so a deal's search
+gets as many positions on a machine others share as on a quiet one, and the same deals are
+resolved. ``--budget-nodes N`` bounds the positions instead (no time bound: Solitaire Reloaded's
+hard deals search about 1.5 million positions a second on one core of the reference machine, so
+15 million stand for 10 s), and the times shown are then the CPU time each deal took.
 
 Targets: Teppich and Der Fächer (one pass too) 100 % resolved, median < 50 ms; Solitaire
 Reloaded ≥ 99.5 % resolved within 10 s per deal (seeds 1..1000), median < 100 ms, peak memory

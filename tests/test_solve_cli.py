@@ -89,6 +89,7 @@ def test_solve_continues_a_record(tmp_path: Path) -> None:
     ["solve", "reloaded", "--position", "faecher | nonsense"],
     ["study", "teppich", "--deals", "0"],
     ["study", "teppich", "--deals", "5", "--players", "robot"],
+    ["study", "teppich", "--deals", "5", "--seed", "900001"],  # the seeds of a study: --first-seed
 ])
 def test_bad_input_is_refused_with_a_message(args: list[str]) -> None:
     done = run(*args)

@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("study", help="win rates with 95%% intervals over many deals: solver, greedy and hint player")
     add_game_arguments(p)
     p.add_argument("--deals", type=int, required=True, help="how many deals (seeds from --first-seed on)")
-    p.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
+    p.add_argument("--first-seed", type=int, default=1,
+                   help="the first seed (default 1); e.g. --first-seed 900001 --deals 1000 plays seeds 900001..901000")
     p.add_argument("--players", default="solver,greedy",
                    help="comma-separated: solver, greedy, hint (follows the hint at every step); default solver,greedy")
     p.add_argument("--workers", type=int, default=None, help="processes to use (default: every core)")
@@ -63,7 +64,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _budget_arguments(p: argparse.ArgumentParser, seconds: float) -> None:
     p.add_argument("--budget-s", type=float, default=seconds, metavar="S",
-                   help=f"seconds a search may take (default {seconds:g})")
+                   help=f"seconds a search may take, in CPU time of the searching thread, so that the answer "
+                        f"does not depend on the machine's load (default {seconds:g})")
     p.add_argument("--budget-nodes", type=int, default=None, metavar="N", help="positions a search may visit")
     p.add_argument("--memory-mb", type=float, default=512.0, metavar="MB",
                    help="bound of the transposition table (default 512)")
@@ -146,6 +148,9 @@ def cmd_study(args: argparse.Namespace) -> int:
     from patience.solve.study import PLAYERS, plot_study, study
 
     cls, options = game_options(args)
+    if args.seed is not None:  # (every game command takes --seed; a study would have ignored it)
+        raise BadInputError("a study plays seeds --first-seed .. --first-seed + --deals - 1: "
+                            "choose them with --first-seed, not --seed")
     if args.deals <= 0:
         raise BadInputError("--deals must be more than 0")
     players = tuple(p.strip() for p in args.players.split(",") if p.strip())

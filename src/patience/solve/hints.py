@@ -69,14 +69,15 @@ def hint(target: Any, *, budget_s: float = 1.0) -> Move | None:
     """A good move now, or None when no move is left (see the module docstring).
 
     ``target`` is a state or a session (its ``state``); the state's move stack tells which
-    positions the game was in already. ``budget_s`` caps the time: the searches are bounded by
-    positions, so within the cap the hint depends on what the player has seen alone.
+    positions the game was in already. ``budget_s`` caps the time, counted in the CPU time of the
+    thread that asks (as the solvers' budgets are): the searches are bounded by positions, so
+    within the cap the hint depends on what the player has seen alone, not on the machine's load.
     """
     state: State = target if isinstance(target, State) else target.state
     if state.is_won():
         return None
     if isinstance(state, Reloaded):  # (its useful_moves() looks at the stock's cards: not asked here)
-        return _reloaded_hint(state, time.perf_counter() + budget_s)
+        return _reloaded_hint(state, time.thread_time() + budget_s)
     if not state.useful_moves():
         return None
     if isinstance(state, Carpet) and not state.options.waste:
@@ -119,7 +120,7 @@ def _remember(state: State, moves: list[Move]) -> None:
 def _full_information_hint(state: State, budget_s: float) -> Move | None:
     from patience.solve.solution import solve
 
-    deadline = time.perf_counter() + budget_s
+    deadline = time.thread_time() + budget_s
     key = str(state)
     move = _NEXT.get(key)
     if move is None:
@@ -142,7 +143,7 @@ def _full_information_hint(state: State, budget_s: float) -> Move | None:
             return up
         afters.append((up, after))
     for up, after in afters:
-        left = deadline - time.perf_counter()
+        left = deadline - time.thread_time()
         if left <= 0:
             break
         rest = solve(after, Budget(seconds=left, nodes=None, memory_mb=_MEMORY_MB))
@@ -204,7 +205,7 @@ def _status(world: Reloaded, deadline: float) -> Status:
         return known
     from patience.solve.klondike import core_position
 
-    left = max(0.001, deadline - time.perf_counter())
+    left = max(0.001, deadline - time.thread_time())
     found = core_position(world).solve(seconds=left, nodes=SAMPLE_NODES, memory_mb=8.0)  # the core's own search
     status = Status(found["status"])
     if status is Status.UNKNOWN and found["reason"] != "nodes":
@@ -332,7 +333,7 @@ def _reloaded_hint(state: Reloaded, deadline: float) -> Move | None:
             return planned
     best, best_won = candidates[0], -1
     for move in candidates:
-        if time.perf_counter() >= deadline:
+        if time.thread_time() >= deadline:
             break
         won = 0
         for world in worlds:
@@ -363,7 +364,7 @@ def _line_won(core: Any, deadline: float) -> bool:
         return known
     if core.is_won():
         return True
-    found = core.solve(seconds=max(0.001, deadline - time.perf_counter()), nodes=SAMPLE_NODES, memory_mb=8.0)
+    found = core.solve(seconds=max(0.001, deadline - time.thread_time()), nodes=SAMPLE_NODES, memory_mb=8.0)
     won = found["status"] == "won"
     if found["status"] == "unknown" and found["reason"] != "nodes":
         return won  # cut by the time cap: not remembered
@@ -429,7 +430,7 @@ def _line_hint(state: Reloaded, worlds: list[Reloaded], visited: set[Any], deadl
     for line in lines:
         if not fresh[line[0]]:
             continue
-        if best is not None and time.perf_counter() >= deadline:
+        if best is not None and time.thread_time() >= deadline:
             break
         won = 0
         for n, core in enumerate(cores):

@@ -63,7 +63,7 @@ class PlayerResult:
     won: int = 0
     lost: int = 0
     unknown: int = 0
-    seconds: float = 0.0  # time spent playing or solving, summed over the deals
+    seconds: float = 0.0  # CPU time spent playing or solving, summed over the deals
     history: list[tuple[int, int, int]] = field(default_factory=list)  # (deals, won, decided) checkpoints
 
     @property
@@ -158,17 +158,17 @@ def run_chunk(game: str, options: Mapping[str, Any], seeds: Sequence[int], playe
         status, greedy_won, t_solver, t_greedy = "", None, 0.0, 0.0
         hint_won, t_hint = None, 0.0
         if "solver" in players:
-            t = time.perf_counter()
+            t = time.thread_time()
             status = solve(state, budget).status.value
-            t_solver = time.perf_counter() - t
+            t_solver = time.thread_time() - t
         if "greedy" in players:
-            t = time.perf_counter()
+            t = time.thread_time()
             greedy_won = play_greedy(state)[0]
-            t_greedy = time.perf_counter() - t
+            t_greedy = time.thread_time() - t
         if "hint" in players:
-            t = time.perf_counter()
+            t = time.thread_time()
             hint_won = play_hints(state, budget_s=budget.seconds or 10.0)[0]
-            t_hint = time.perf_counter() - t
+            t_hint = time.thread_time() - t
         rows.append((seed, status, greedy_won, t_solver, t_greedy, hint_won, t_hint))
     return rows
 
@@ -176,9 +176,9 @@ def run_chunk(game: str, options: Mapping[str, Any], seeds: Sequence[int], playe
 def _carpet_chunk(opts: Any, seeds: Sequence[int], players: Sequence[str]) -> list[DealRow]:
     from patience.solve.fastcarpet import carpet_outcomes
 
-    t = time.perf_counter()
+    t = time.thread_time()
     won, _ = carpet_outcomes(list(seeds), opts.rows * opts.cols)
-    each = (time.perf_counter() - t) / max(1, len(seeds))
+    each = (time.thread_time() - t) / max(1, len(seeds))
     rows: list[DealRow] = []
     for seed, w in zip(seeds, won.tolist(), strict=True):
         status = (Status.WON if w else Status.UNWINNABLE).value if "solver" in players else ""

@@ -19,6 +19,7 @@
 // left, a waste top card that fits its foundation goes there without branching (safe; the
 // proof is in CarpetWasteProblem's docstring).
 
+#include "cpuclock.hpp"
 #include "keyset.hpp"
 #include "mix.hpp"
 
@@ -28,7 +29,6 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -210,7 +210,7 @@ class Position {
 };
 
 using Line = std::vector<std::tuple<std::string, int>>;
-using Clock = std::chrono::steady_clock;
+using patience_core::thread_cpu_seconds;
 
 struct Found {
     int status = 1;  // 0 won, 1 unwinnable, 2 unknown
@@ -222,7 +222,7 @@ struct Found {
 // positions known to be lost. With `shuffle`, each position's moves are tried in another order
 // (a fixed shuffle drawn from its key). On a stop by the node cap, the current line's keys are
 // taken out of the table: what is left there was searched to the end.
-Found search(Position pos, Table& table, const Clock::time_point& start, double seconds, long long max_nodes,
+Found search(Position pos, Table& table, double start, double seconds, long long max_nodes,
              u64 shuffle, std::vector<Undo>& line, u64& peak, u64& resets) {
     Found out;
     line.clear();
@@ -289,8 +289,7 @@ Found search(Position pos, Table& table, const Clock::time_point& start, double 
             line.push_back(u);
             enter(k);
         }
-        if ((out.nodes & 4095) == 0 && seconds >= 0 &&
-            std::chrono::duration<double>(Clock::now() - start).count() > seconds) {
+        if ((out.nodes & 4095) == 0 && seconds >= 0 && thread_cpu_seconds() - start > seconds) {
             out.status = 2;
             out.reason = "time";
             break;
@@ -332,7 +331,7 @@ std::tuple<int, std::string, Line, u64, u64, u64, u64> solve(const std::vector<i
     Table table(entries);
 
     nb::gil_scoped_release release;
-    auto start = Clock::now();
+    const double start = thread_cpu_seconds();  // the budget is this thread's CPU time (cpuclock.hpp)
     std::vector<Undo> line;
     u64 nodes = 0, peak = 1, resets = 0;
     Found found;

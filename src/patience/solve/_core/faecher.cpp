@@ -25,6 +25,7 @@
 //   portfolio (every move is one way, so they are lost for good); the current line's keys
 //   are taken out when a search stops on its node cap.
 
+#include "cpuclock.hpp"
 #include "keyset.hpp"
 
 #include <nanobind/nanobind.h>
@@ -34,7 +35,6 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -368,13 +368,13 @@ struct Outcome {
     double seconds = 0;
 };
 
-using Clock = std::chrono::steady_clock;
+using patience_core::thread_cpu_seconds;
 
 // depth_first of patience.solve.search on one move order, with `table` as what is known lost
 // (it is the table, as `lost` is in Python); `line` gets the won line
 Outcome depth_first(Fan pos, Table& table, double seconds, long long max_nodes, std::vector<Move>& line,
                     u64& peak, u64& resets) {
-    auto start = Clock::now();
+    const double start = thread_cpu_seconds();  // the budget is this thread's CPU time (cpuclock.hpp)
     Outcome out{1, "every line searched"};
     if (pos.won()) {
         out.status = 0;
@@ -433,8 +433,7 @@ Outcome depth_first(Fan pos, Table& table, double seconds, long long max_nodes, 
             pos.moves(stack);
             frames.push_back({begin, stack.size(), 0});
         }
-        if (nodes % 1024 == 0 && seconds >= 0 &&
-            std::chrono::duration<double>(Clock::now() - start).count() > seconds) {
+        if (nodes % 1024 == 0 && seconds >= 0 && thread_cpu_seconds() - start > seconds) {
             out.status = 2;
             out.reason = "time";
             break;
@@ -450,7 +449,7 @@ Outcome depth_first(Fan pos, Table& table, double seconds, long long max_nodes, 
         for (const Key& q : path) table.erase(q);
     if (out.status == 0) line = played;
     out.nodes = nodes;
-    out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    out.seconds = thread_cpu_seconds() - start;
     return out;
 }
 

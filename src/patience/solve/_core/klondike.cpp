@@ -23,8 +23,10 @@
 //   or a cycle could be walked again and again.
 // - The children of a position are made together when it is entered, so that their table
 //   slots are fetched from memory at once.
-// - Budgets of nodes and seconds; the answer is won (with the line), unwinnable or unknown.
+// - Budgets of nodes and seconds (of the searching thread's CPU time, cpuclock.hpp); the answer is
+//   won (with the line), unwinnable or unknown.
 
+#include "cpuclock.hpp"
 #include "mix.hpp"
 
 #include <nanobind/nanobind.h>
@@ -33,7 +35,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -847,9 +848,9 @@ uint64_t luby(uint64_t i) {  // the i-th term (from 1) of the Luby sequence
 // was cut short need not be lost (the positions on its line were not searched to the end).
 Outcome depth_first(const Position& root, std::optional<double> seconds, std::optional<uint64_t> max_nodes,
                     double memory_mb, uint64_t shuffle = 0, bool probes = false) {
-    using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
-    auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    // the budget is this thread's CPU time (cpuclock.hpp): a probe runs on the same thread, within it
+    const double start = patience_core::thread_cpu_seconds();
+    auto elapsed = [&] { return patience_core::thread_cpu_seconds() - start; };
     Outcome out;
     if (root.won()) {
         out.status = "won";
