@@ -204,7 +204,11 @@ class Reloaded(FoundationsStockWaste):
     def useful_moves(self) -> list[Move]:
         """Legal moves less those that cannot change anything: stock turning when no stock or
         waste card fits anywhere now (turning changes no target), and a King that is already a
-        pile's bottom card moving to another empty pile."""
+        pile's bottom card moving to another empty pile.
+
+        Turning is left out whenever no talon card fits, whatever else may be played: until a card
+        moves, turning only brings round cards that still fit nowhere. The game ends (no move
+        left) when this list is empty; the simple hint never says "draw" while drawing helps nothing."""
         moves = []
         stock_turns = []
         for m in self.legal_moves():
@@ -215,15 +219,16 @@ class Reloaded(FoundationsStockWaste):
                 continue
             else:
                 moves.append(m)
-        if moves or not stock_turns:
-            return moves + stock_turns
+        if stock_turns and self._talon_card_fits():
+            moves.extend(stock_turns)
+        return moves
+
+    def _talon_card_fits(self) -> bool:
+        """Does a card of the stock or the waste fit a foundation or a tableau pile now?"""
         tops = [p[-1] if p else -1 for p in self.tableau]
-        for card in (*self.stock, *self.waste):
-            if self.fits_foundation(card) or any(
-                (t < 0 and card % 13 == 12) or (t >= 0 and _fits_on(card, t)) for t in tops
-            ):
-                return stock_turns
-        return []
+        return any(self.fits_foundation(card) or any((t < 0 and card % 13 == 12) or (t >= 0 and _fits_on(card, t))
+                                                     for t in tops)
+                   for card in (*self.stock, *self.waste))
 
     def check(self, move: Move) -> str | None:
         if move in (DRAW, REDEAL):
