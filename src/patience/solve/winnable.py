@@ -95,12 +95,30 @@ class Entry:
 
 
 def _load(path: Path) -> dict[str, Any]:
+    """The lists of a file, read within the bounds of every JSON file a command reads
+    (:func:`patience.record.read_json_file`) and checked field by field; BadInputError if anything is off."""
+    from patience.record import read_json_file
+
     if not path.exists():
         return {"format": FORMAT, "version": VERSION, "lists": {}}
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("format") != FORMAT or data.get("version") != VERSION:
+    data = read_json_file(path, BadInputError)
+    if not isinstance(data, dict) or data.get("format") != FORMAT or type(data.get("version")) is not int \
+            or data.get("version") != VERSION or not isinstance(data.get("lists"), dict):
         raise BadInputError(f"{path} is not a list of winnable seeds (format {FORMAT} {VERSION})")
-    return data  # type: ignore[no-any-return]
+    for key, raw in data["lists"].items():
+        _check_list(path, key, raw)
+    return data
+
+
+def _check_list(path: Path, key: str, raw: Any) -> None:
+    def numbers(value: Any) -> bool:
+        return isinstance(value, list) and all(type(n) is int and n > 0 for n in value)
+
+    if not (isinstance(raw, dict) and isinstance(raw.get("game"), str) and isinstance(raw.get("options"), dict)
+            and isinstance(raw.get("deal_check"), str) and type(raw.get("checked")) is int and raw["checked"] >= 0
+            and numbers(raw.get("seeds")) and numbers(raw.get("unknown", []))):
+        raise BadInputError(f"{path}: the list {key[:60]!r} is not a list of winnable seeds (game, options, "
+                            "deal_check, checked, seeds and unknown, each of its type)")
 
 
 def entry(game: str, options: Mapping[str, Any] | None = None, path: Path | None = None) -> Entry:
@@ -114,8 +132,7 @@ def entry(game: str, options: Mapping[str, Any] | None = None, path: Path | None
     if raw.get("deal_check") != check:
         raise BadInputError(f"the winnable seeds of {key} were made for other deals (the shuffle changed): "
                             "make them again with 'patience winnable --extend'")
-    return Entry(key, gid, opts, int(raw["checked"]), [int(s) for s in raw["seeds"]],
-                 [int(s) for s in raw.get("unknown", [])], check)
+    return Entry(key, gid, opts, raw["checked"], list(raw["seeds"]), list(raw.get("unknown", [])), check)
 
 
 def seeds(game: str, options: Mapping[str, Any] | None = None, path: Path | None = None) -> list[int]:
