@@ -139,12 +139,13 @@ def _listen(host: str, port: int) -> socket.socket:
 
 
 def _writable(data_dir: Path) -> Path:
-    """The data folder, made when missing and tried with a file of our own: one that cannot be written is one
-    clear line before anything starts, rather than a database that fails on its first game."""
+    """The data folder, made when missing (mode 0700) and tried with a file of our own: one that cannot be
+    written is one clear line before anything starts, rather than a database that fails on its first game."""
     import tempfile
 
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        # a folder made here is its owner's alone (0700): the database in it holds secret deal keys
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=data_dir):
             pass
     except OSError as exc:

@@ -11,9 +11,7 @@ shows ``day:YYYY-MM-DD`` where a game number would be).
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
-import multiprocessing
 import secrets
 import time
 from collections.abc import Callable
@@ -25,7 +23,7 @@ from patience.daily import DAILY, daily_commitment, daily_options, day_of, is_ov
 from patience.errors import BadInputError
 from patience.games import get_game
 from patience.rng import new_deal_key
-from patience.server.arena.dealstock import DEFAULT_BUDGET_S, _lower_priority, prove, take_deal
+from patience.server.arena.dealstock import DEFAULT_BUDGET_S, prove, solver_pool, take_deal
 from patience.server.storage.daily import DailyDeal, choose_deal, day_board, find_attempt, find_deal, start_attempt
 from patience.server.storage.league import frames
 from patience.server.storage.store import SavedGame, Store
@@ -89,9 +87,8 @@ class DailyDeals:
         """A key proved winnable now, in a process of its own; after :data:`PROVE_TRIES` keys in vain, a
         key not proved (``proved`` false in the day's record)."""
         log.info("no proved %s deal in stock for the deal of the day: proving one", variant)
-        context = multiprocessing.get_context("spawn")
         loop = asyncio.get_running_loop()
-        with concurrent.futures.ProcessPoolExecutor(1, mp_context=context, initializer=_lower_priority) as pool:
+        with solver_pool() as pool:  # a process that dies with the server, even on kill -9
             for _ in range(PROVE_TRIES):
                 key = new_deal_key()
                 proved, _nodes = await loop.run_in_executor(pool, prove, variant, key, self.budget_s)

@@ -4,11 +4,12 @@ A duel is dealt from a fresh 256-bit deal key (:func:`patience.rng.new_deal_key`
 can guess or compute from the cards they see. Winnable-only duels cannot come from a published
 list (a player would find the deal in it from the first face-up cards), so the server proves
 its own: :meth:`DealStock.run` draws keys, has the solvers search them in a separate process
-(at a lower priority, off the event loop) and keeps those proved winnable, up to ``target``
-per duel variant. :meth:`DealStock.take` hands a new match the oldest key of its variant and
-deletes it in the same statement, so two processes sharing the database never deal one key
-twice. When the stock of a variant is empty, the match gets a fresh key whose deal was not
-proved (``proved`` false): every deal is fair when both players get it.
+(at a lower priority, off the event loop, dying with the server: :func:`solver_process`) and
+keeps those proved winnable, up to ``target`` per duel variant. :meth:`DealStock.take` hands a
+new match the oldest key of its variant and deletes it in the same statement, so two processes
+sharing the database never deal one key twice. When the stock of a variant is empty, the match
+gets a fresh key whose deal was not proved (``proved`` false): every deal is fair when both
+players get it.
 
 A key leaves the server only in the match record, once the match is over.
 """
@@ -21,6 +22,9 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import signal
+import sys
+import threading
 import time
 from typing import Any
 
@@ -34,7 +38,8 @@ from patience.rng import new_deal_key
 from patience.server.storage.store import DealStockRow, Store
 
 __all__ = [
-    "DEFAULT_BUDGET_S", "VARIANTS", "DealStock", "add_deal", "prove", "stock_counts", "take_deal", "variant_of",
+    "DEFAULT_BUDGET_S", "VARIANTS", "DealStock", "add_deal", "prove", "solver_pool", "solver_process", "stock_counts",
+    "take_deal", "variant_of",
 ]
 
 log = logging.getLogger("patience.server")
@@ -104,9 +109,47 @@ def prove(variant: str, deal: str, budget_s: float) -> tuple[bool, int]:
     return solution.status is Status.WON, solution.nodes
 
 
+PARENT_CHECK_SECONDS = 0.5  # how often a solver process looks whether its server is still there
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies (Linux)
+
+
 def _lower_priority() -> None:
     with contextlib.suppress(OSError):
         os.nice(10)  # the solver gives way to the players
+
+
+def solver_process(parent: int) -> None:
+    """The initializer of a solver process (the deal stock's, the deal of the day's): it gives way to
+    the players, and it dies with the server ``parent`` however the server ends, even by ``kill -9``,
+    which runs no code of the server's: on Linux the kernel sends it SIGKILL when the server dies
+    (``PR_SET_PDEATHSIG``, strictly when the server's thread that started it ends: the event loop's,
+    which lasts as long as the server); everywhere a thread of its own ends it once its parent is no longer the
+    server (the search runs without the GIL, so the thread runs during a search too). With the solver
+    process gone, nothing holds the pipe of multiprocessing's resource tracker any more, and the
+    tracker ends as well."""
+    _lower_priority()
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the server died before the line above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="patience-parent-watch", daemon=True).start()
+
+
+def solver_pool() -> concurrent.futures.ProcessPoolExecutor:
+    """A process of its own for the solvers (spawned: no fork of a process with threads and sockets),
+    at a lower priority, that dies with this server (:func:`solver_process`)."""
+    return concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                                  initializer=solver_process, initargs=(os.getpid(),))
 
 
 class DealStock:
@@ -136,8 +179,7 @@ class DealStock:
         """Fill the stock up to ``target`` keys per variant, for as long as the server runs."""
         if self.target <= 0:
             return
-        context = multiprocessing.get_context("spawn")  # no fork of a process with threads and sockets
-        pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=context, initializer=_lower_priority)
+        pool = solver_pool()
         loop = asyncio.get_running_loop()
         try:
             while True:
@@ -155,7 +197,7 @@ class DealStock:
                 except concurrent.futures.process.BrokenProcessPool:
                     log.exception("the deal stock's solver process died: starting another")
                     pool.shutdown(wait=False, cancel_futures=True)
-                    pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=context, initializer=_lower_priority)
+                    pool = solver_pool()
                     continue
                 if proved:
                     await anyio.to_thread.run_sync(add_deal, self.store.engine, variant, deal, nodes)

@@ -19,6 +19,7 @@ and the test suite runs every storage test on both.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -652,8 +653,8 @@ class ArenaLock:
             import fcntl
 
             path = Path(url.database + ".lock")
-            try:
-                self._file = path.open("a+")
+            try:  # readable by its owner alone, as the database is (PRIVATE_FILE)
+                self._file = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, PRIVATE_FILE), "a+")
             except OSError as exc:  # no such folder, or one that cannot be written
                 raise StoreError(f"cannot reach the database {url.database}: {exc.strerror or exc}") from None
             try:
@@ -766,7 +767,25 @@ def make_engine(url: str, *, sole: bool = False) -> Engine:
     return engine
 
 
+PRIVATE_FILE = 0o600  # an SQLite file the store makes: its owner alone reads it (it holds secret deal keys)
+
+
+def _private_file(url: str) -> None:
+    """Make the SQLite file of ``url`` empty with mode 0600 when it does not exist yet (an empty file is an
+    empty database), so that SQLite, which makes a new file readable by everyone (0644 less the umask),
+    never does: the secret deal keys of the duels and the days to come are kept in it, and its
+    write-ahead log (``-wal``, ``-shm``) gets the file's mode from SQLite. A file that exists keeps its
+    mode; a folder that is missing or cannot be written is left to SQLite to report."""
+    database = make_url(url).database
+    if not database or database.startswith("file:"):
+        return
+    with contextlib.suppress(OSError):
+        os.close(os.open(database, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
+
+
 def _sqlite_engine(url: str, in_memory: bool, *, sole: bool = False) -> Engine:
+    if not in_memory:
+        _private_file(url)
     if in_memory:
         # one shared connection, or every thread would see its own empty database
         engine = create_engine(url, connect_args={"check_same_thread": False}, poolclass=StaticPool)
