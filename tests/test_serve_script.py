@@ -32,7 +32,8 @@ def test_a_second_start_installs_nothing_and_works_offline(tmp_path: Path) -> No
     port = free_port()
     log = tmp_path / "first.log"  # a file, not a pipe: nobody reads a pipe while pip and the server write
     with log.open("w") as out:
-        first = subprocess.Popen(["bash", "scripts/serve", "--port", str(port), "--data-dir", str(tmp_path / "data")],
+        first = subprocess.Popen(["bash", "scripts/serve", "--port", str(port), "--data-dir", str(tmp_path / "data"),
+                                  "--deal-stock", "0"],
                                  cwd=clone, env=_env(), stdout=out, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 900  # the first start installs and builds the solvers
@@ -47,7 +48,11 @@ def test_a_second_start_installs_nothing_and_works_offline(tmp_path: Path) -> No
             time.sleep(0.5)
     finally:
         first.terminate()
-        first.wait(timeout=30)
+        try:
+            first.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            first.kill()
+            raise
     assert "installing Patience Arena" in log.read_text()
 
     # the second start, with no network at all: only a loopback of its own, which it serves on
@@ -55,7 +60,7 @@ def test_a_second_start_installs_nothing_and_works_offline(tmp_path: Path) -> No
     inside = f"""
 ip link set lo up
 start=$(python3 -c 'import time; print(time.time())')
-bash scripts/serve --port {port} --data-dir {tmp_path / "data"} 2>serve.err &
+bash scripts/serve --port {port} --data-dir {tmp_path / "data"} --deal-stock 0 2>serve.err &
 for i in $(seq 300); do
   if python3 -c "{ask}" 2>/dev/null
   then python3 -c "import time; print('ready after %.1f s' % (time.time() - $start))"
