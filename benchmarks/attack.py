@@ -13,7 +13,15 @@ addresses (127.0.3.1–250, two players each), the attackers from others:
 - ``--storm`` clients post wrong passwords to the sign-in form without pause, spread over 50
   addresses, and as many post sign-ups;
 - ``--half-open`` connections send the start of a request's headers and then a byte now and then
-  (reopened as soon as the server closes one).
+  (reopened as soon as the server closes one);
+- ``--signin-addresses`` addresses (127.4.0.1 and up) post wrong passwords for one account without
+  pause while its real user, from an address of their own, signs in with the right password once a
+  second, on a new browser and on the browser they signed in on before by turns (phase
+  ``signin-many``);
+- one account guesses a tournament's password over ``--guess-sockets`` sockets while, once a
+  second, a real user (a new account each time) joins it with the right password (phase
+  ``tour-guess``). For these two phases the real users' tries are counted by answer, with their
+  p50 and max in ms.
 
 It runs a phase in peace, one per kind of attack alone and one with every attack at once, and prints
 for each the players' p50/p95/p99/max, the server's memory, its CPU seconds in the phase (connecting the
@@ -52,6 +60,7 @@ PLAYER_ADDRESSES = 250  # the players' source addresses, 127.0.3.1 and up
 # the attacks of each phase
 PHASES: dict[str, tuple[str, ...]] = {"peace": (), "flood": ("flooders",), "storm": ("storm",),
                                       "half-open": ("half_open",), "all": ("flooders", "storm", "half_open")}
+PHASES.update({"signin-many": ("signin_many",), "tour-guess": ("tour_guess",)})
 
 
 class Tally:
@@ -136,6 +145,160 @@ async def half_open(port: int, number: int, stop_at: float, tally: Tally) -> Non
         writer.close()
 
 
+def _real_user_figures(tally: Tally, what: str, answers: list[tuple[str, float]]) -> None:
+    """The real user's tries: how many of each answer, and their latencies' p50 and max (ms)."""
+    for answer, _ in answers:
+        tally.counts[f"{what}: {answer}"] += 1
+    latencies = [ms for _, ms in answers]
+    if latencies:
+        tally.counts[f"{what}: p50 ms"] = round(statistics.median(latencies))
+        tally.counts[f"{what}: max ms"] = round(max(latencies))
+
+
+async def _sign_in(client: httpx.AsyncClient, login: str, password: str) -> int:
+    csrf = (await client.get("/api/me")).json()["csrf"]
+    answer = await client.post("/account/signin", data={"csrf": csrf, "login": login, "password": password},
+                               headers={"accept": "application/json"})
+    return answer.status_code
+
+
+async def signin_many(base: str, addresses: int, stop_at: float, tally: Tally) -> None:
+    """Wrong passwords for "victim" from ``addresses`` addresses (127.4.0.1 and up) without pause (the
+    real user's sign-ins meanwhile: :func:`real_users`)."""
+
+    async def guesser(number: int) -> None:
+        transport = httpx.AsyncHTTPTransport(local_address=f"127.4.{number // 250}.{1 + number % 250}")
+        async with httpx.AsyncClient(base_url=base, transport=transport, timeout=30) as client:
+            csrf = (await client.get("/api/me")).json()["csrf"]
+            n = 0
+            while time.monotonic() < stop_at:
+                n += 1
+                try:
+                    data = {"csrf": csrf, "login": "victim", "password": f"guess-{number}-{n}"}
+                    answer = await client.post("/account/signin", headers={"accept": "application/json"}, data=data)
+                    tally.counts[f"many-address guesses {answer.status_code}"] += 1
+                    if answer.status_code == 429:
+                        await asyncio.sleep(0.05)
+                except httpx.HTTPError as exc:
+                    tally.counts[f"many-address guesses {type(exc).__name__}"] += 1
+
+    for ended in await asyncio.gather(*(guesser(n) for n in range(addresses)), return_exceptions=True):
+        if isinstance(ended, BaseException):
+            tally.counts[f"many-address guessers ended: {type(ended).__name__}"] += 1
+
+
+async def _account(base: str, login: str, address: str) -> httpx.AsyncClient:
+    """A browser at ``address`` with a new account, signed in."""
+    client = httpx.AsyncClient(base_url=base, transport=httpx.AsyncHTTPTransport(local_address=address), timeout=60)
+    csrf = (await client.get("/api/me")).json()["csrf"]
+    answer = await client.post("/account/signup", data={"csrf": csrf, "login": login, "password": "a-password-1"},
+                               headers={"accept": "application/json"})
+    answer.raise_for_status()
+    return client
+
+
+async def _try_password(url: str, client: httpx.AsyncClient, address: str, tournament: str, password: str
+                        ) -> str:
+    """One page of ``client`` joins ``tournament`` with ``password``: "joined" or the error's code."""
+    cookie = "; ".join(f"{name}={value}" for name, value in client.cookies.items())
+    async with connect(url, additional_headers={"Cookie": cookie}, open_timeout=30, local_addr=(address, 0)) as ws:
+        await ws.send(json.dumps({"t": "tjoin", "d": {"id": tournament, "password": password}}))
+        while True:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            if msg["t"] == "err":
+                return str(msg["d"]["code"])
+            if msg["t"] == "tour" and msg["d"]["joined"]:
+                return "joined"
+
+
+async def tour_guess(base: str, sockets: int, stop_at: float, tally: Tally) -> None:
+    """An owner makes a tournament with a password ("Friends' cup"), and one account guesses it over
+    ``sockets`` sockets, each as fast as its answers come (the real users who join meanwhile:
+    :func:`real_users`)."""
+    url = base.replace("http", "ws", 1) + "/ws"
+    owner = await _account(base, "owner", "127.5.2.1")
+    csrf = (await owner.get("/api/me")).json()["csrf"]
+    made = await owner.post("/api/tournaments", headers={"accept": "application/json"}, data={
+        "csrf": csrf, "name": "Friends' cup", "format": "faecher/standard/300", "minutes": "60", "password": "sesame"})
+    tournament = made.json()["id"]
+    mallory = await _account(base, "mallory", "127.5.2.2")
+    cookie = "; ".join(f"{name}={value}" for name, value in mallory.cookies.items())
+
+    async def guesser(number: int) -> None:
+        n = 0
+        while time.monotonic() < stop_at:
+            try:
+                async with connect(url, additional_headers={"Cookie": cookie}, open_timeout=30,
+                                   local_addr=("127.5.2.2", 0)) as ws:
+                    while time.monotonic() < stop_at:
+                        n += 1
+                        await ws.send(json.dumps({"t": "tjoin", "d": {"id": tournament, "password": f"g{number}-{n}"}}))
+                        while True:
+                            msg = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                            if msg["t"] == "err":
+                                tally.counts[f"one account's guesses: {msg['d']['code']}"] += 1
+                                break
+            except Exception as exc:  # closed by the server (its budget), or the phase's end
+                tally.counts[f"one account's guesses: socket ended ({type(exc).__name__})"] += 1
+                await asyncio.sleep(0.1)
+
+    await asyncio.gather(*(guesser(n) for n in range(sockets)), return_exceptions=True)
+    await owner.aclose()
+    await mallory.aclose()
+
+
+async def real_users(base: str, attackers: dict[str, int], go: asyncio.Event, stop_at: list[float]
+                     ) -> dict[str, int]:
+    """The real users of phases signin-many and tour-guess, in the players' process (not at the
+    attackers' low priority): once a second while the phase is measured, "victim" signs in with the
+    right password from an address of its own (127.5.0.1), on a new browser and on the browser it
+    signed in on before the attack by turns; or a new account (from 127.5.3.N) joins the tournament
+    "Friends' cup" with its password. Their answers and their p50 and max (ms)."""
+    tally = Tally()
+    home = "127.5.0.1"
+    known = httpx.AsyncClient(base_url=base, transport=httpx.AsyncHTTPTransport(local_address=home), timeout=60)
+    if attackers.get("signin_many"):
+        tally.counts[f"real user's sign-in before the attack: {await _sign_in(known, 'victim', 'the-real-one')}"] += 1
+    await go.wait()
+    url = base.replace("http", "ws", 1) + "/ws"
+    tournament = None
+    while attackers.get("tour_guess") and tournament is None and time.monotonic() < stop_at[0]:
+        listed = (await known.get("/api/tournaments")).json()["tournaments"]
+        tournament = next((t["id"] for t in listed if t["name"] == "Friends' cup"), None)
+        if tournament is None:
+            await asyncio.sleep(0.2)
+    tries: dict[str, list[tuple[str, float]]] = collections.defaultdict(list)
+    n = 0
+    while (attackers.get("signin_many") or tournament) and time.monotonic() < stop_at[0] - 1.0:
+        n += 1
+        if tournament is not None:
+            address = f"127.5.3.{n}"
+            try:
+                friend = await _account(base, f"friend{n}", address)
+            except httpx.HTTPStatusError as exc:  # its sign-up refused (the hashing queue full)
+                tally.counts[f"real user's sign-ups before joining: {exc.response.status_code}"] += 1
+                await asyncio.sleep(1.0)
+                continue
+            start = time.perf_counter()
+            answer = await _try_password(url, friend, address, tournament, "sesame")
+            tries["real user's joins with the password"].append((answer, (time.perf_counter() - start) * 1000))
+            await friend.aclose()
+        else:
+            kind = "known browser" if n % 2 else "new browser"
+            client = known if kind == "known browser" else httpx.AsyncClient(
+                base_url=base, transport=httpx.AsyncHTTPTransport(local_address=home), timeout=60)
+            start = time.perf_counter()
+            status = await _sign_in(client, "victim", "the-real-one")
+            tries[f"real user's sign-ins ({kind})"].append((str(status), (time.perf_counter() - start) * 1000))
+            if client is not known:
+                await client.aclose()
+        await asyncio.sleep(1.0)
+    await known.aclose()
+    for what, answers in tries.items():
+        _real_user_figures(tally, what, answers)
+    return dict(tally.counts)
+
+
 async def attack(base: str, seconds: float, attackers: dict[str, int], flood_addresses: int) -> dict[str, int]:
     url = base.replace("http", "ws", 1) + "/ws"
     port = int(base.rsplit(":", 1)[1])
@@ -144,6 +307,10 @@ async def attack(base: str, seconds: float, attackers: dict[str, int], flood_add
     attacks = [asyncio.create_task(flooder(url, i, end, tally, flood_addresses)) for i in range(attackers["flooders"])]
     attacks += [asyncio.create_task(storm(base, i, end, tally)) for i in range(attackers["storm"])]
     attacks += [asyncio.create_task(half_open(port, i, end, tally)) for i in range(attackers["half_open"])]
+    if attackers.get("signin_many"):
+        attacks.append(asyncio.create_task(signin_many(base, attackers["signin_many"], end, tally)))
+    if attackers.get("tour_guess"):
+        attacks.append(asyncio.create_task(tour_guess(base, attackers["tour_guess"], end, tally)))
     await asyncio.wait_for(asyncio.gather(*attacks, return_exceptions=True), timeout=seconds + 60)
     return dict(tally.counts)
 
@@ -171,6 +338,8 @@ async def run(base: str, players: int, seconds: float, attackers: dict[str, int]
         if i % 50 == 49:
             await asyncio.sleep(0.05)
     await asyncio.wait_for(asyncio.gather(*(e.wait() for e in readies)), timeout=120)
+    reals = asyncio.create_task(real_users(base, attackers, go, stop_at))  # before the attack: their set-up
+    await asyncio.sleep(0.5)
     out: multiprocessing.Queue[dict[str, int]] = multiprocessing.Queue()
     processes = []
     for kind, count in attackers.items():  # a process per kind of attack: a flood would starve the others
@@ -189,6 +358,7 @@ async def run(base: str, players: int, seconds: float, attackers: dict[str, int]
         tally.update(await asyncio.to_thread(out.get, True, 120))
     for process in processes:
         process.join(30)
+    tally.update(await reals)
     return result, dict(tally)
 
 
@@ -201,6 +371,10 @@ def main() -> int:
                         help="addresses the flooding sockets come from (default 1: one attacker; at most 200)")
     parser.add_argument("--storm", type=int, default=40, help="sign-in and sign-up clients (at most 200)")
     parser.add_argument("--half-open", type=int, default=2000, help="half-open connections (at most 5000)")
+    parser.add_argument("--signin-addresses", type=int, default=48,
+                        help="addresses sending wrong passwords in phase signin-many (at most 1000)")
+    parser.add_argument("--guess-sockets", type=int, default=40,
+                        help="sockets of the account guessing a tournament's password in phase tour-guess (≤ 200)")
     parser.add_argument("--database-url", default=None, metavar="URL",
                         help="the server's database (default: an SQLite file in a fresh folder)")
     parser.add_argument("--phases", default=",".join(PHASES),
@@ -210,6 +384,8 @@ def main() -> int:
     seconds = min(120.0, max(1.0, args.seconds))
     attackers = {"flooders": min(200, args.flooders), "storm": min(200, args.storm),
                  "half_open": min(5000, args.half_open)}
+    attackers.update({"signin_many": min(1000, max(1, args.signin_addresses)),
+                      "tour_guess": min(200, max(1, args.guess_sockets))})
     flood_addresses = min(200, max(1, args.flood_addresses))
     phases = [p.strip() for p in args.phases.split(",") if p.strip()]
     if not phases or any(p not in PHASES for p in phases):

@@ -399,7 +399,31 @@ def test_the_hashing_queues_are_apart_and_fair() -> None:
                    for a in answers), answers
         return sum(isinstance(a, AccountError) for a in answers)
 
-    assert refused(got["one_key"]) == 7  # one hashed at once (the queues were empty), then two places
+    # one hashed at once (the queues were empty), then two places at most (which newer tries of other
+    # accounts, as good, may take: the oldest gives way)
+    assert refused(got["one_key"]) >= 7
     assert refused(got["fresh"]) == 0
     assert refused(got["flood"]) == 1  # the worst guesser's place went to the fresh try
     assert refused(got["many_keys"]) > 0 and refused(got["signups"]) > 0  # their own queues were full
+
+
+def test_the_csrf_key_is_made_once_when_processes_start_together(store: Store, fake_time: FakeTime) -> None:
+    """The first pages of a fresh database asked at the same moment, on several processes (or threads):
+    one key is written, every one of them uses it (the others once answered 500)."""
+    many = [make(store, fake_time, WatchedHasher()) for _ in range(8)]
+    barrier = threading.Barrier(len(many))
+    keys: list[Any] = []
+
+    def first_page(accounts: Accounts) -> None:
+        barrier.wait()
+        try:
+            keys.append(accounts.csrf_key())
+        except Exception as exc:  # what a page would have answered 500 for
+            keys.append(exc)
+
+    threads = [threading.Thread(target=first_page, args=(accounts,)) for accounts in many]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(keys) == len(many) and len(set(keys)) == 1 and isinstance(keys[0], bytes), keys

@@ -229,12 +229,15 @@ class Hashing:
       lately ranks one worse for each time (:data:`REFUSALS_WINDOW`): a script that knocks again at
       once goes behind those that waited. Of one rank the newest goes first: under a flood, the tries
       that came first are the guessers' that fill the queue;
-    - a full queue (``waiting``) or a key's full share takes a try of a better rank in the place of the
-      worst one waiting, which is answered 429 at once; otherwise the new try is answered 429, with
-      the seconds to wait. A try that waited :data:`HASH_MAX_WAIT` seconds is answered 429 too.
+    - a full queue (``waiting``) or a key's full share gives the place of the worst try waiting (of
+      those as bad, the oldest) to a new try of the same rank or a better one, and answers it 429 at
+      once; a new try worse than every one waiting is answered 429. Each 429 says the seconds to
+      wait. A try that waited :data:`HASH_MAX_WAIT` seconds is answered 429 too.
 
-    So a guesser's address, once it has failed, always waits behind a real user's, and a real user on
-    a browser the account knows goes first even before the guessers have failed."""
+    So a guesser's address, once it has failed or been refused, always waits behind a real user's; a
+    real user on a browser the account knows goes first even before the guessers have failed; and
+    under a flood of fresh addresses a real user who comes later takes the place of one that came
+    first (which, refused, ranks worse when it knocks again)."""
 
     def __init__(self, hasher: PasswordHasher, at_once: int = HASHES_AT_ONCE, waiting: int = HASHES_WAITING,
                  rate: float = HASH_RATE, *, per_key: int = HASH_PER_KEY, max_wait: float = HASH_MAX_WAIT) -> None:
@@ -281,9 +284,10 @@ class Hashing:
         return sum(1 for at in times if at >= edge)
 
     def _make_room(self, among: list[_Waiter], rank: int, lane: str, key: str) -> None:
-        """Take the place of the worst try ``among`` those waiting, if it ranks worse than ``rank``."""
+        """Take the place of the worst try ``among`` those waiting (then the oldest), unless it ranks
+        better than ``rank``."""
         worst = max(among, key=lambda w: (w.rank, -w.seq))
-        if worst.rank <= rank:
+        if worst.rank < rank:
             raise self._busy(lane, key)
         self._queues[lane].remove(worst)
         worst.future.set_exception(self._busy(worst.lane, worst.key))
@@ -460,12 +464,16 @@ class Accounts:
 
     def csrf_key(self) -> bytes:
         if self._csrf_key is None:
-            with Session(self.store.engine) as db, db.begin():
-                row = db.get(SecretRow, "csrf")
-                if row is None:
-                    row = SecretRow(name="csrf", value=secrets.token_hex(32))
-                    db.add(row)
-                value = row.value
+            try:
+                with Session(self.store.engine) as db, db.begin():
+                    row = db.get(SecretRow, "csrf")
+                    if row is None:
+                        row = SecretRow(name="csrf", value=secrets.token_hex(32))
+                        db.add(row)
+                    value = row.value
+            except IntegrityError:  # another thread or process wrote it first, at the same moment: theirs
+                with Session(self.store.engine) as db:
+                    value = db.get_one(SecretRow, "csrf").value
             self._csrf_key = bytes.fromhex(value)
         return self._csrf_key
 
