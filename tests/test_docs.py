@@ -58,7 +58,7 @@ def test_readme_opens_with_the_two_set_up_commands_and_ci_runs_the_same_test_com
     run, test = commands
     assert run == "./scripts/serve"
     serve = (ROOT / "scripts" / "serve").read_text(encoding="utf-8")
-    assert ". scripts/env.sh" in serve and '-m pip install -q -e .' in serve and "-m patience serve" in serve
+    assert ". scripts/env.sh" in serve and '-m pip install -e .' in serve and "-m patience serve" in serve
     assert ". scripts/env.sh" in (ROOT / "scripts" / "test").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test.strip().lstrip("./") in ci
