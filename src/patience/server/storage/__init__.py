@@ -1,3 +1,4 @@
 """Storage: the SQLAlchemy store (SQLite or PostgreSQL), the duel tables' queries, the migrations."""
 
+from patience.server.storage import roles as roles  # the accounts' roles (patience admin)
 from patience.server.storage import tournaments as tournaments  # its tables belong to the schema's models

@@ -1,0 +1,144 @@
+"""What ``patience admin`` reads and changes: accounts and their roles, the deal stock, the schema version.
+
+Roles (``moderator``, ``admin``) are rows of ``user_roles`` (migration 0012). Closing an account
+takes away what signs it in (its login name becomes ``~`` and its id, which no login can be, and its
+password hash is emptied, which no password matches), gives it a neutral display name, ends its
+sessions and drops its roles and open challenge; its games and matches stay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import BigInteger, ForeignKey, String, delete, func, or_, select, update
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from patience.errors import PatienceError
+from patience.server.storage.store import (
+    AuthSessionRow,
+    Base,
+    ChallengeRow,
+    DealStockRow,
+    Store,
+    UserRow,
+    name_key,
+    now_ms,
+)
+
+__all__ = ["ROLES", "Account", "AdminError", "RoleRow", "close_account", "find_accounts", "grant", "revoke",
+           "schema_version", "stock"]
+
+ROLES = ("moderator", "admin")
+CLOSED_PREFIX = "~"  # a login name that begins so cannot be typed at sign-in (accounts.LOGIN)
+
+
+class AdminError(PatienceError):
+    """Bad input to an admin command: one line, exit code 2."""
+
+
+class RoleRow(Base):
+    """A role of an account (migration 0012)."""
+
+    __tablename__ = "user_roles"
+
+    user_id: Mapped[str] = mapped_column(String(24), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    role: Mapped[str] = mapped_column(String(16), primary_key=True)
+    granted_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+@dataclass(frozen=True)
+class Account:
+    id: str
+    login: str
+    name: str
+    created_ms: int
+    roles: tuple[str, ...]
+
+    @property
+    def closed(self) -> bool:
+        return self.login.startswith(CLOSED_PREFIX)
+
+
+def find_accounts(store: Store, text: str | None = None, *, limit: int = 1000) -> list[Account]:
+    """Accounts whose login or display name contains ``text`` (any case), oldest first."""
+    query = select(UserRow).order_by(UserRow.created_ms, UserRow.id).limit(limit)
+    if text:
+        pattern = "%" + text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        query = query.where(or_(func.lower(UserRow.login).like(pattern, escape="\\"),
+                                func.lower(UserRow.name).like(pattern, escape="\\")))
+    with Session(store.engine) as db:
+        rows = db.scalars(query).all()
+        roles: dict[str, list[str]] = {}
+        if rows:
+            for user_id, role in db.execute(select(RoleRow.user_id, RoleRow.role)
+                                            .where(RoleRow.user_id.in_([r.id for r in rows]))
+                                            .order_by(RoleRow.role)):
+                roles.setdefault(user_id, []).append(role)
+        return [Account(r.id, r.login, r.name, r.created_ms, tuple(roles.get(r.id, ()))) for r in rows]
+
+
+def _user(db: Session, login: str) -> UserRow:
+    row = db.scalar(select(UserRow).where(UserRow.login == login.strip().lower()))
+    if row is None or row.login.startswith(CLOSED_PREFIX):
+        raise AdminError(f"no account with the login name {login!r}")
+    return row
+
+
+def _role(role: str) -> str:
+    if role not in ROLES:
+        raise AdminError(f"unknown role {role!r}: the roles are {', '.join(ROLES)}")
+    return role
+
+
+def grant(store: Store, login: str, role: str) -> bool:
+    """Give ``login`` the role; False when it had it already."""
+    role = _role(role)
+    with Session(store.engine) as db, db.begin():
+        user = _user(db, login)
+        if db.get(RoleRow, (user.id, role)) is not None:
+            return False
+        db.add(RoleRow(user_id=user.id, role=role, granted_ms=now_ms()))
+        return True
+
+
+def revoke(store: Store, login: str, role: str) -> bool:
+    """Take the role from ``login``; False when it did not have it."""
+    role = _role(role)
+    with Session(store.engine) as db, db.begin():
+        user = _user(db, login)
+        done = db.execute(delete(RoleRow).where(RoleRow.user_id == user.id, RoleRow.role == role))
+        return bool(done.rowcount)  # type: ignore[attr-defined]
+
+
+def close_account(store: Store, login: str) -> Account:
+    """Close the account (see the module's text); its games and matches stay. Returns it as it is now."""
+    with Session(store.engine) as db, db.begin():
+        user = _user(db, login)
+        name = f"Closed account {user.id[:8]}"
+        db.execute(delete(AuthSessionRow).where(AuthSessionRow.user_id == user.id))
+        db.execute(delete(RoleRow).where(RoleRow.user_id == user.id))
+        db.execute(delete(ChallengeRow).where(ChallengeRow.user_id == user.id))
+        db.execute(update(UserRow).where(UserRow.id == user.id).values(
+            login=f"{CLOSED_PREFIX}{user.id}", password_hash="", name=name, name_key=name_key(name),
+            renamed_from=None))
+        return Account(user.id, f"{CLOSED_PREFIX}{user.id}", name, user.created_ms, ())
+
+
+def stock(store: Store) -> dict[str, int]:
+    """The deal stock: deals proved winnable waiting, per duel variant (``GAME/VARIANT``)."""
+    with Session(store.engine) as db:
+        rows = db.execute(select(DealStockRow.variant, func.count()).group_by(DealStockRow.variant)
+                          .order_by(DealStockRow.variant)).all()
+    return {variant: int(count) for variant, count in rows}
+
+
+def schema_version(store: Store) -> tuple[str | None, str]:
+    """The database's schema version and the newest this package knows."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    from patience.server.storage.store import alembic_config
+
+    head = ScriptDirectory.from_config(alembic_config(store.url)).get_current_head() or ""
+    with store.engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision(), head
