@@ -686,17 +686,24 @@ export class Board {
     return best;
   }
 
+  /** A click or tap. A double click is two clicks on the same card that both pick it: a click that
+   * put the picked card onto this one (a drop) is not the first half of one. */
   tap(g) {
     const now = performance.now();
     const last = this.lastTap;
     const double = last && g.index >= 0 && last.pile === g.pile && last.index === g.index &&
       now - last.time < DOUBLE_TAP_MS;
-    this.lastTap = double ? null : { pile: g.pile, index: g.index, time: now };
+    this.lastTap = null;
     if (double && g.up) {
       this.toFoundation(g.pile, g.index);
       return;
     }
+    const before = this.selection;
     this.click(g.pile, g.index, g.up);
+    const sel = this.selection;
+    if (g.index >= 0 && sel && sel !== before && sel.pile === g.pile) {
+      this.lastTap = { pile: g.pile, index: g.index, time: now };
+    }
   }
 
   /** A double click, a double tap or the F key: the card (or run) to its foundation. */
