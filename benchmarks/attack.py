@@ -14,6 +14,14 @@ addresses (127.0.3.1–250, two players each), the attackers from others:
   addresses, and as many post sign-ups;
 - ``--half-open`` connections send the start of a request's headers and then a byte now and then
   (reopened as soon as the server closes one);
+- ``--slow-bodies`` connections from ``--slow-body-addresses`` addresses (127.6.0.1 and up) post the
+  headers of a sign-in and then its body a byte every 2 s, reopened as soon as the server closes
+  one: by default 15,400 from 16 addresses, past the cap in all of a process with 20,000
+  descriptors (15,000) and within the cap per address (phase ``slow-body``);
+- ``--churners`` sockets from ``--churn-addresses`` addresses (127.7.0.1 and up; by default 5 from
+  5, a client each, whose socket is its address's last when it closes) each send 40 pings, read the
+  answers, close and open another at once, so that a socket's own budget is always new (phase
+  ``churn``; the attackers' lines give the pings answered a second, an address);
 - ``--signin-addresses`` addresses (127.4.0.1 and up) post wrong passwords for one account without
   pause while its real user, from an address of their own, signs in with the right password once a
   second, on a new browser and on the browser they signed in on before by turns (phase
@@ -24,7 +32,9 @@ addresses (127.0.3.1–250, two players each), the attackers from others:
   p50 and max in ms.
 
 It runs a phase in peace, one per kind of attack alone and one with every attack at once, and prints
-for each the players' p50/p95/p99/max, the server's memory, its CPU seconds in the phase (connecting the
+for each the players' p50/p95/p99/max, how many of the others' new connections were answered (from
+addresses of their own, every half second: a ``/healthz``, and a new websocket's ping, each within
+5 s), the server's memory, its CPU seconds in the phase (connecting the
 players included) and the machine's load average (the
 attackers, the players and the server share this machine's cores), then what the attackers got
 (answers by status, how many half-open connections the server closed) and the log lines the attacks
@@ -32,6 +42,8 @@ left. Everything stays on loopback and ends on its own.
 
     python benchmarks/attack.py                     # 500 players, 10 s a phase
     python benchmarks/attack.py --players 100 --seconds 5 --phases peace,all
+    python benchmarks/attack.py --phases peace,slow-body,churn --database-url postgresql+psycopg://.../db \
+        --redis-url redis://127.0.0.1:6379/0 --workers 2      # two processes of one arena
 """
 
 from __future__ import annotations
@@ -60,6 +72,8 @@ PLAYER_ADDRESSES = 250  # the players' source addresses, 127.0.3.1 and up
 # the attacks of each phase
 PHASES: dict[str, tuple[str, ...]] = {"peace": (), "flood": ("flooders",), "storm": ("storm",),
                                       "half-open": ("half_open",), "all": ("flooders", "storm", "half_open")}
+PHASES.update({"slow-body": ("slow_bodies",), "churn": ("churners",)})
+PROBE_ADDRESSES = 250  # the others' source addresses, 127.8.0.1 and up
 PHASES.update({"signin-many": ("signin_many",), "tour-guess": ("tour_guess",)})
 
 
@@ -299,7 +313,66 @@ async def real_users(base: str, attackers: dict[str, int], go: asyncio.Event, st
     return dict(tally.counts)
 
 
-async def attack(base: str, seconds: float, attackers: dict[str, int], flood_addresses: int) -> dict[str, int]:
+def _address(first: str, number: int, addresses: int) -> str:
+    """The address of attacker ``number`` among ``addresses``, from ``first`` (e.g. "127.6") on."""
+    n = number % addresses
+    return f"{first}.{n // 250}.{1 + n % 250}"
+
+
+async def slow_body(port: int, number: int, addresses: int, stop_at: float, tally: Tally) -> None:
+    """The headers of a sign-in POST of 5,000 bytes, then its body a byte every 2 s; another as soon as
+    the server ends one."""
+    address = _address("127.6", number, addresses)
+    while time.monotonic() < stop_at:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
+        except OSError as exc:
+            tally.counts[f"slow bodies not connected ({type(exc).__name__})"] += 1
+            await asyncio.sleep(0.1)
+            continue
+        tally.counts["slow bodies opened"] += 1
+        try:
+            writer.write(b"POST /account/signin HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-www-form-"
+                         b"urlencoded\r\ncontent-length: 5000\r\n\r\ncsrf=")
+            while time.monotonic() < stop_at:
+                try:
+                    async with asyncio.timeout(2.0):  # no task a wait: the attacker's own CPU stays small
+                        got = await reader.read(100)
+                except TimeoutError:
+                    writer.write(b"a")
+                    continue
+                tally.counts["slow bodies answered" if got else "slow bodies closed by the server"] += 1
+                break
+        except OSError:
+            tally.counts["slow bodies closed by the server"] += 1
+        writer.close()
+
+
+async def churner(url: str, number: int, addresses: int, stop_at: float, tally: Tally) -> None:
+    """Opens a socket, sends 40 pings, reads the answers (or until the server closes it), closes it and
+    opens another at once."""
+    address = _address("127.7", number, addresses)
+    ping = json.dumps({"t": "ping", "d": {}})
+    while time.monotonic() < stop_at:
+        try:
+            async with asyncio.timeout(max(0.01, stop_at - time.monotonic())):
+                async with connect(url, open_timeout=30, local_addr=(address, 0)) as ws:
+                    for _ in range(40):
+                        await ws.send(ping)
+                    for _ in range(40):
+                        message = json.loads(await ws.recv())
+                        if message["t"] == "err":
+                            tally.counts[f"churn: {message['d'].get('code')}"] += 1
+                            break
+                        tally.counts["churn: pings answered"] += message["t"] == "pong"
+        except TimeoutError:
+            break
+        except Exception as exc:  # closed by the server
+            tally.counts[f"churn: socket ended ({type(exc).__name__})"] += 1
+
+
+async def attack(base: str, seconds: float, attackers: dict[str, int], flood_addresses: int,
+                 spread: dict[str, int] | None = None) -> dict[str, int]:
     url = base.replace("http", "ws", 1) + "/ws"
     port = int(base.rsplit(":", 1)[1])
     tally = Tally()
@@ -311,21 +384,56 @@ async def attack(base: str, seconds: float, attackers: dict[str, int], flood_add
         attacks.append(asyncio.create_task(signin_many(base, attackers["signin_many"], end, tally)))
     if attackers.get("tour_guess"):
         attacks.append(asyncio.create_task(tour_guess(base, attackers["tour_guess"], end, tally)))
+    spread = spread or {}
+    attacks += [asyncio.create_task(slow_body(port, i, spread.get("slow_bodies", 1), end, tally))
+                for i in range(attackers.get("slow_bodies", 0))]
+    attacks += [asyncio.create_task(churner(url, i, spread.get("churners", 1), end, tally))
+                for i in range(attackers.get("churners", 0))]
     await asyncio.wait_for(asyncio.gather(*attacks, return_exceptions=True), timeout=seconds + 60)
+    if tally.counts["churn: pings answered"]:
+        answered = tally.counts["churn: pings answered"] / seconds
+        tally.counts["churn: pings answered a second, an address"] = round(answered / spread.get("churners", 1))
     return dict(tally.counts)
 
 
 def attacker(base: str, seconds: float, attackers: dict[str, int], flood_addresses: int,
-             out: multiprocessing.Queue[dict[str, int]]) -> None:
+             out: multiprocessing.Queue[dict[str, int]], spread: dict[str, int] | None = None) -> None:
     """The attack in a process of its own: its flood must not slow the players' own event loop. On
     this machine the attackers' own CPU is taken from the server and the players; at the lowest
     priority they use what is left, as attackers on other machines would."""
     os.nice(19)
-    out.put(asyncio.run(attack(base, seconds, attackers, flood_addresses)))
+    out.put(asyncio.run(attack(base, seconds, attackers, flood_addresses, spread)))
 
 
-async def run(base: str, players: int, seconds: float, attackers: dict[str, int],
-              flood_addresses: int) -> tuple[Result, dict[str, int]]:
+async def probe_others(base: str, go: asyncio.Event, stop_at: list[float]) -> dict[str, list[bool]]:
+    """Every half second, from an address of its own: a new connection asks ``/healthz``, a new websocket
+    pings. Whether each was answered within 5 s."""
+    url = base.replace("http", "ws", 1) + "/ws"
+    answered: dict[str, list[bool]] = {"healthz": [], "socket": []}
+    await go.wait()
+    n = 0
+    while time.monotonic() < stop_at[0]:
+        address = f"127.8.0.{1 + n % PROBE_ADDRESSES}"
+        n += 1
+        try:
+            async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(local_address=address), timeout=5) as c:
+                answered["healthz"].append((await c.get(f"{base}/healthz")).text == "ok")
+        except httpx.HTTPError:
+            answered["healthz"].append(False)
+        try:
+            async with asyncio.timeout(5), connect(url, open_timeout=5, local_addr=(address, 0)) as ws:
+                await ws.send(json.dumps({"t": "ping", "d": {}}))
+                while json.loads(await ws.recv())["t"] != "pong":
+                    pass
+            answered["socket"].append(True)
+        except Exception:  # refused, reset, or not in time
+            answered["socket"].append(False)
+        await asyncio.sleep(0.5)
+    return answered
+
+
+async def run(base: str, players: int, seconds: float, attackers: dict[str, int], flood_addresses: int,
+              spread: dict[str, int] | None = None) -> tuple[Result, dict[str, int], dict[str, list[bool]]]:
     url = base.replace("http", "ws", 1) + "/ws"
     result = Result(players)
     go = asyncio.Event()
@@ -346,11 +454,13 @@ async def run(base: str, players: int, seconds: float, attackers: dict[str, int]
         if count:
             only = {k: (count if k == kind else 0) for k in attackers}
             processes.append(multiprocessing.Process(target=attacker,
-                                                     args=(base, seconds + 2.0, only, flood_addresses, out)))
+                                                     args=(base, seconds + 2.0, only, flood_addresses, out,
+                                                           spread)))
             processes[-1].start()
     if processes:
         await asyncio.sleep(2.0)  # the attack is under way before the players are measured
     stop_at[0] = time.monotonic() + seconds
+    probes = asyncio.create_task(probe_others(base, go, stop_at))
     go.set()
     await asyncio.wait_for(asyncio.gather(*tasks), timeout=seconds + 60)
     tally: collections.Counter[str] = collections.Counter()
@@ -359,7 +469,16 @@ async def run(base: str, players: int, seconds: float, attackers: dict[str, int]
     for process in processes:
         process.join(30)
     tally.update(await reals)
-    return result, dict(tally)
+    return result, dict(tally), await probes
+
+
+def _processes(pid: int) -> list[int]:
+    """The server's process and its children (the workers of ``--workers``)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        children = []
+    return [pid, *(int(child) for child in children)]
 
 
 def main() -> int:
@@ -371,6 +490,17 @@ def main() -> int:
                         help="addresses the flooding sockets come from (default 1: one attacker; at most 200)")
     parser.add_argument("--storm", type=int, default=40, help="sign-in and sign-up clients (at most 200)")
     parser.add_argument("--half-open", type=int, default=2000, help="half-open connections (at most 5000)")
+    parser.add_argument("--slow-bodies", type=int, default=15_400,
+                        help="connections posting a body a byte every 2 s in phase slow-body (at most 19000)")
+    parser.add_argument("--slow-body-addresses", type=int, default=16,
+                        help="addresses the slow bodies come from (default 16; at most 1000)")
+    parser.add_argument("--churners", type=int, default=5,
+                        help="sockets reconnecting every 40 messages in phase churn (at most 200)")
+    parser.add_argument("--churn-addresses", type=int, default=5,
+                        help="addresses the churning sockets come from (default 5: a socket each; at most 200)")
+    parser.add_argument("--redis-url", default=None, metavar="URL",
+                        help="the server's Redis: with --workers, processes of one arena (needs --database-url)")
+    parser.add_argument("--workers", type=int, default=1, help="server processes on the port (needs --redis-url)")
     parser.add_argument("--signin-addresses", type=int, default=48,
                         help="addresses sending wrong passwords in phase signin-many (at most 1000)")
     parser.add_argument("--guess-sockets", type=int, default=40,
@@ -387,11 +517,17 @@ def main() -> int:
     attackers.update({"signin_many": min(1000, max(1, args.signin_addresses)),
                       "tour_guess": min(200, max(1, args.guess_sockets))})
     flood_addresses = min(200, max(1, args.flood_addresses))
+    attackers.update({"slow_bodies": min(19_000, max(0, args.slow_bodies)),
+                      "churners": min(200, max(0, args.churners))})
+    spread = {"slow_bodies": min(1000, max(1, args.slow_body_addresses)),
+              "churners": min(200, max(1, args.churn_addresses))}
     phases = [p.strip() for p in args.phases.split(",") if p.strip()]
     if not phases or any(p not in PHASES for p in phases):
         parser.error(f"--phases: comma-separated names among {', '.join(PHASES)}")
 
     extra = ["--database-url", args.database_url] if args.database_url else []
+    extra += ["--redis-url", args.redis_url] if args.redis_url else []
+    extra += ["--workers", str(args.workers)] if args.workers > 1 else []
     with tempfile.TemporaryDirectory() as data_dir, serving(data_dir, extra=extra) as (base, server):
         with httpx.Client(base_url=base) as client:
             csrf = client.get("/api/me").json()["csrf"]
@@ -401,15 +537,15 @@ def main() -> int:
               f"{seconds:g} s a phase; attacks: {attackers['flooders']} flooders from {flood_addresses} address(es), "
               f"{attackers['storm']} sign-in/sign-up clients, {attackers['half_open']} half-open connections")
         print(f"{'phase':>10} {'intents':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7} "
-              f"{'RSS MB':>7} {'server s':>8} {'load':>5}")
+              f"{'healthz':>7} {'sockets':>7} {'RSS MB':>7} {'server s':>8} {'load':>5}")
         worst = 0.0
         tallies: list[tuple[str, dict[str, int]]] = []
         for name in phases:
             attack = {kind: (count if kind in PHASES[name] else 0) for kind, count in attackers.items()}
             gc.disable()
-            cpu = cpu_seconds(server.pid)
-            result, tally = asyncio.run(run(base, players, seconds, attack, flood_addresses))
-            cpu = cpu_seconds(server.pid) - cpu
+            cpu = sum(cpu_seconds(pid) for pid in _processes(server.pid))
+            result, tally, probes = asyncio.run(run(base, players, seconds, attack, flood_addresses, spread))
+            cpu = sum(cpu_seconds(pid) for pid in _processes(server.pid)) - cpu
             gc.enable()
             gc.collect()
             lat = result.latencies
@@ -418,7 +554,9 @@ def main() -> int:
                 worst = max(worst, p99)
             print(f"{name:>10} {len(lat):>8} {statistics.median(lat) if lat else float('nan'):>8.2f} "
                   f"{percentile(lat, 95):>8.2f} {p99:>8.2f} {max(lat, default=float('nan')):>8.2f} "
-                  f"{result.errors:>7} {rss_mb(server.pid):>7.0f} {cpu:>8.1f} {os.getloadavg()[0]:>5.1f}")
+                  f"{result.errors:>7} {sum(probes['healthz']):>3}/{len(probes['healthz']):<3} "
+                  f"{sum(probes['socket']):>3}/{len(probes['socket']):<3} "
+                  f"{sum(rss_mb(pid) for pid in _processes(server.pid)):>7.0f} {cpu:>8.1f} {os.getloadavg()[0]:>5.1f}")
             tallies.append((name, tally))
         print("\nwhat the attackers got:")
         for name, tally in tallies:
