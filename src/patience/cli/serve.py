@@ -47,6 +47,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "for Secure cookies); default: trust no forwarding header")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="start N server processes on this port (needs --redis-url; default 1)")
+    p.add_argument("--log-format", choices=("text", "json"), default="text",
+                   help="the log lines on stderr: readable text (default) or one JSON object a line (time, "
+                        "level, process, event, request id; secrets blanked)")
+    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="warning",
+                   help="the least level logged (default warning; info adds a line per request)")
     p.set_defaults(func=cmd_serve)
 
 
@@ -55,6 +60,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from patience.server.app import DB_FILE, app_from_env, create_app, default_data_dir
+    from patience.server.logs import log_config
     from patience.server.storage.store import ArenaLock, Store, StoreError, safe_url, sqlite_url
     from patience.server.transport.listener import GuardedLoop, HeaderGate
 
@@ -107,7 +113,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     arena = f"; arena shared through {_safe_redis(redis_url)}" if redis_url else ""
     print(f"Patience Arena: http://{host}:{args.port}/  (games and statistics in {where}{arena})")
     print("Stop with Ctrl+C.")
-    options: dict[str, Any] = {"fd": listening.fileno(), "ws_max_size": MAX_MESSAGE, "log_level": "warning",
+    options: dict[str, Any] = {"fd": listening.fileno(), "ws_max_size": MAX_MESSAGE, "log_level": args.log_level,
+                               "log_config": log_config(args.log_format, args.log_level),
                                "ws_ping_interval": PING_SECONDS, "ws_ping_timeout": PING_SECONDS,
                                # connection caps and a header time limit (patience.server.transport.listener)
                                # (a trusted proxy's address is held by the cap in all only)

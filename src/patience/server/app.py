@@ -41,6 +41,7 @@ from patience.server.arena import Arena
 from patience.server.arena.daily import DailyDeals
 from patience.server.arena.dealstock import DealStock
 from patience.server.bus import make_bus, stop_tasks
+from patience.server.logs import LogContext
 from patience.server.solo import Hub
 from patience.server.storage.store import ArenaLock, Store, sqlite_url
 from patience.server.storage.writer import GroupWriter
@@ -185,7 +186,7 @@ def create_app(
         WebSocketRoute("/ws", play_socket),
         Mount("/static", StaticFiles(directory=pages.WEB_DIR), name="static"),
     ]
-    middleware = [Middleware(CountCutShort), Middleware(HeadersMiddleware),
+    middleware = [Middleware(LogContext), Middleware(CountCutShort), Middleware(HeadersMiddleware),
                   Middleware(GZipMiddleware, minimum_size=600)]
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
                      exception_handlers={404: pages.not_found_page})
