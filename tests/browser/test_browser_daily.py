@@ -42,19 +42,32 @@ def test_one_attempt_at_the_deal_of_the_day(browser: Any, base_url: str, shot: A
     page.wait_for_selector(".card.up")
     expect(page.locator("#variant-name")).to_contain_text("Deal of the day 20")  # its day: no key, no number
     expect(page.locator("#m-restart")).to_be_hidden()
+    # hints are off in the attempt, and a new game is not offered while it goes on (giving up is, in the menu)
+    expect(page.locator("#hint")).to_be_hidden()
+    expect(page.locator("#new")).to_be_hidden()
+    shot(page, "daily-attempt-desktop")
+    page.keyboard.press("h")
+    page.wait_for_timeout(300)
+    expect(page.locator("#toast")).to_be_hidden()
     page.locator("#menu-btn").click()
+    expect(page.locator("#m-new")).to_be_hidden()
     page.locator("#m-giveup").click()
     page.locator("#confirm-yes").click()
     expect(page.locator("#end-title")).to_have_text("Given up")
+    page.locator("#look").click()
+    expect(page.locator("#new")).to_be_visible()  # the attempt is over: a new game may begin
+    expect(page.locator("#hint")).to_be_hidden()
     page.goto(f"{base_url}/daily?game=reloaded")
     row = page.locator("#rows tr", has_text=name)
     expect(row).to_contain_text("Given up")
+    # the attempt is done: its result, and no button that would only be refused
+    expect(page.locator("#daily-play")).to_have_count(0)
+    expect(page.locator("#daily-done")).to_have_text(re.compile(
+        r"^Today's attempt is done: Given up, score −?\d+, rank \d+\. The next deal comes at midnight \(UTC\)\.$"))
     shot(page, "daily-desktop")
-    page.locator("#daily-play").click()
-    expect(page.locator("#daily-msg")).to_have_text("You have played today's deal: one attempt a day.")
-    shot(page, "daily-desktop-refused")
     page.locator("#nav .langs button[data-lang=de]").click()
-    expect(page.locator("#daily-play")).to_have_text("Heutiges Blatt spielen")
+    expect(page.locator("#daily-done")).to_contain_text("Dein heutiger Versuch ist beendet: Aufgegeben")
+    shot(page, "daily-desktop-done-de")
     context.close()
 
     phone = browser.new_context(viewport={"width": 390, "height": 844}, locale="it-IT", is_mobile=True,

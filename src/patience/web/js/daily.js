@@ -75,10 +75,15 @@ async function render() {
   if (!data.over) {
     if (user) {
       const mine = data.entries.find((entry) => entry.user === user.id);
-      const button = el("button", { type: "button", className: "btn primary", id: "daily-play",
-        textContent: t(mine && !mine.outcome ? "daily.go_on" : "daily.play") });
-      button.addEventListener("click", start);
-      actions.append(button);
+      if (mine && mine.outcome) { // one attempt a day, and this one is over: its result, no button
+        actions.append(el("span", { id: "daily-done", textContent: t("daily.done",
+          { outcome: t(`outcome.${mine.outcome}`).replace(/!$/, ""), score: points(mine.score), rank: mine.rank }) }));
+      } else {
+        const button = el("button", { type: "button", className: "btn primary", id: "daily-play",
+          textContent: t(mine ? "daily.go_on" : "daily.play") });
+        button.addEventListener("click", start);
+        actions.append(button);
+      }
     } else {
       actions.append(el("a", { className: "btn primary", href: `/account?next=${encodeURIComponent(address())}`,
         textContent: t("daily.sign_in") }), " ", el("span", { className: "small", textContent: t("daily.signed_out") }));

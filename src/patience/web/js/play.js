@@ -163,7 +163,14 @@ function onError(d) {
     return;
   }
   board.snapBack();
-  toast(d.code === "game_over" ? t("why.game_over") : d.msg, "bad");
+  if (d.code === "game_over") toast(t("why.game_over"), "bad");
+  else if (d.code === "not_here" && isDaily()) toast(t("hints_off"), "bad");
+  else toast(lang() === "en" && d.msg ? d.msg : t("server_error"), "bad"); // the server speaks English
+}
+
+/** The game on the table is an attempt at the deal of the day. */
+function isDaily() {
+  return !!(view.game && String(view.game.seed).startsWith("day:"));
 }
 
 /** An address naming no game: said in the page's language over the empty table, with the way back. */
@@ -192,6 +199,11 @@ function setStatus(status) {
   $("#score").textContent = points(status.score);
   showUndo(status);
   $("#hint").disabled = !!status.outcome;
+  // the deal of the day: no hints, and no new game while its one attempt goes on (give up in the menu)
+  const daily = isDaily();
+  $("#hint").hidden = daily;
+  $("#new").hidden = daily && !status.outcome;
+  $("#m-new").hidden = daily && !status.outcome;
   $("#pool-box").hidden = !status.pool || !!status.outcome; // once over, what was left is in the score
   tickClock();
 }
@@ -393,7 +405,7 @@ async function copyShare() {
 
 function bindControls() {
   $("#undo").addEventListener("click", () => net.send("undo"));
-  $("#hint").addEventListener("click", () => net.send("hint"));
+  $("#hint").addEventListener("click", () => !isDaily() && net.send("hint"));
   $("#new").addEventListener("click", () => startNew(null));
   $("#menu-btn").addEventListener("click", () => $("#menu").showModal());
   $("#score-btn").addEventListener("click", openLedger);
@@ -449,7 +461,7 @@ function bindControls() {
     if (e.target instanceof HTMLInputElement) return;
     const key = e.key.toLowerCase();
     if (key === "u") net.send("undo");
-    else if (key === "h") net.send("hint");
+    else if (key === "h" && !isDaily()) net.send("hint");
     else if (key === "d") net.send("stock", withAuto({}));
     else if (key === "r" || e.key === "?") openRules();
   });
