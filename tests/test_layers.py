@@ -25,7 +25,7 @@ SERVER_RANKS = {
     "arena": 6,
     "web": 7,
     "transport": 8,
-    "app": 9,
+    "app": 9, "metrics": 9,
     "__init__": 10,
 }
 """The server's rooms, lowest first: a room may import a room of a lower rank, or itself."""

@@ -52,6 +52,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "level, process, event, request id; secrets blanked)")
     p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="warning",
                    help="the least level logged (default warning; info adds a line per request)")
+    p.add_argument("--metrics-port", type=int, default=None, metavar="N",
+                   help="serve /metrics (Prometheus text format) on a listener of its own on this port "
+                        "(default: no metrics; never on the public port)")
+    p.add_argument("--metrics-host", default="127.0.0.1",
+                   help="address of the metrics listener (default 127.0.0.1: this machine only)")
     p.set_defaults(func=cmd_serve)
 
 
@@ -77,6 +82,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise BadInputError("--deal-stock is a number of deals from 0 to 10000")
     if not 1 <= args.workers <= 64:
         raise BadInputError("--workers is a number of processes from 1 to 64")
+    if args.metrics_port is not None and not 1 <= args.metrics_port <= 65535:
+        raise BadInputError("--metrics-port is a port number from 1 to 65535")
+    if args.metrics_port is not None and args.workers > 1:
+        raise BadInputError("--metrics-port serves one process: start N patience serve processes, each with "
+                            "its own --port and --metrics-port, rather than --workers N")
     if args.workers > 1 and redis_url is None:
         raise BadInputError("--workers N needs --redis-url: the processes share the arena through Redis")
     # Reach the database and bring its schema up to date before listening, so that a wrong URL or
@@ -128,8 +138,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
         uvicorn.run(f"{app_from_env.__module__}:{app_from_env.__name__}", factory=True, workers=args.workers,
                     **options)
     else:
-        uvicorn.run(create_app(database_url=store.url, deal_stock=stock, redis_url=redis_url), **options)
+        app = create_app(database_url=store.url, deal_stock=stock, redis_url=redis_url)
+        if args.metrics_port is not None:
+            _serve_metrics(app, args.metrics_host, args.metrics_port)
+        uvicorn.run(app, **options)
     return 0
+
+
+def _serve_metrics(app: Any, host: str, port: int) -> None:
+    from patience.server.metrics import serve_metrics
+
+    try:
+        serve_metrics(app, host, port)
+    except OSError as exc:
+        reason = (exc.strerror or str(exc)).split(" (while attempting")[0]
+        raise BadInputError(f"cannot serve the metrics on {host} port {port}: {reason} "
+                            "(choose another with --metrics-port)") from None
+    shown = f"[{host}]" if ":" in host else host
+    print(f"Metrics: http://{shown}:{port}/metrics")
 
 
 def _listen(host: str, port: int) -> socket.socket:
