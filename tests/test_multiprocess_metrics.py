@@ -64,6 +64,9 @@ def test_two_processes_serve_their_figures_apart(pair: tuple[list[ServeProcess],
     solo.open()
     solo.send("new", {"game": "teppich", "seed": "5", "cid": "solo"})
     solo.until(lambda m: m["t"] == "game")
+    assert anna.ws is not None
+    anna.ws.send("this is no message")  # refused: counted by its reason
+    anna.until(lambda m: m["t"] == "err")
 
     first, second = scrape(port_one), scrape(port_two)
     for figures in (first, second):
@@ -82,6 +85,20 @@ def test_two_processes_serve_their_figures_apart(pair: tuple[list[ServeProcess],
     assert first["patience_players_signed_in"] >= 2 and second["patience_players_signed_in"] >= 1
     assert first["patience_solo_games_held"] >= 1
     assert first["patience_group_commits_total"] + second["patience_group_commits_total"] >= 1
+    # events counted as they happen: the intents (timed), group commits, pairing waves, refusals, the bus
+    for figures in (first, second):
+        assert figures["patience_intent_seconds_count{kind=stock}"] >= 1
+        assert 0 < figures["patience_intent_seconds_sum{kind=stock}"] < 10
+        assert figures["patience_bus_round_trip_seconds_count"] >= 1
+        assert figures["patience_bus_round_trip_seconds_sum"] < 2 * figures["patience_bus_round_trip_seconds_count"]
+    assert first["patience_intent_seconds_count{kind=new}"] >= 1
+    assert sum(v for k, v in first.items() if k.startswith("patience_refused_messages_total{")) >= 1
+    commits = first["patience_group_commit_seconds_count"] + second["patience_group_commit_seconds_count"]
+    assert commits >= 1
+    assert first["patience_group_commit_batch_sum"] + second["patience_group_commit_batch_sum"] >= commits
+    assert first["patience_pairing_wave_seconds_count"] + second["patience_pairing_wave_seconds_count"] >= 1
+    pools = [k for figures in (first, second) for k in figures if k.startswith("patience_pool_seekers{pool=")]
+    assert pools, "the pairer shows its pools"
     # the public port does not serve the figures
     for proc in (one, two):
         answer = httpx.get(f"{proc.url}/metrics")

@@ -12,6 +12,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+import patience.server.figures as figures
 from patience.server.accounts import User
 from patience.server.protocol import ErrorMsg, Why, encode
 from patience.session import ManualClock
@@ -56,6 +57,7 @@ class Peer:
 
     def error(self, code: str, message: str, ack: int | None = None, why: Why | None = None) -> bytes:
         data = encode(ErrorMsg(code, message, ack, why))
+        figures.REFUSED.labels(code).inc()
         self.send(data)
         return data
 

@@ -9,15 +9,20 @@ figures are for the people who run the site, never on the public port.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+
+import patience.server.figures as figures
 
 __all__ = ["ArenaCollector", "registry_for", "serve_metrics"]
 
@@ -53,6 +58,12 @@ class ArenaCollector(Collector):
         yield CounterMetricFamily("patience_group_commits", "group commits (batches) written", value=writer.batches)
         yield CounterMetricFamily("patience_group_commit_rows", "jobs written by the group commits",
                                   value=writer.rows)
+        seekers = GaugeMetricFamily("patience_pool_seekers", "seekers waiting per pool at the last pairing wave "
+                                    "(the pairer's figure)", labels=["pool"])
+        for pool, count in sorted(arena.pools.seekers.items()):
+            seekers.add_metric([pool], count)
+        yield seekers
+        self._bus_round_trip(arena)
         yield from self._hashing(arena.hashing)
         yield from self._stock(arena.deals)
 
@@ -73,6 +84,25 @@ class ArenaCollector(Collector):
                                     value=summary[0].online)
             yield GaugeMetricFamily("patience_arena_playing", "players in a duel in the whole arena",
                                     value=summary[0].playing)
+
+    def _bus_round_trip(self, arena: Any) -> None:
+        """Time one bus command from the app's event loop (at most once a second; a bus that does not
+        answer within 2 s is counted in the last bucket)."""
+        now = time.monotonic()
+        if now - getattr(self, "_timed", 0.0) < 1.0 or not arena._tasks:
+            return
+        self._timed = now
+        loop = arena._tasks[0].get_loop()
+
+        async def command() -> float:
+            started = time.perf_counter()
+            await arena.bus.hget("metrics", "round-trip")
+            return time.perf_counter() - started
+
+        try:
+            figures.BUS_SECONDS.observe(asyncio.run_coroutine_threadsafe(command(), loop).result(timeout=2.0))
+        except Exception:
+            figures.BUS_SECONDS.observe(2.0)
 
     def _hashing(self, hashing: Any) -> Iterator[Metric]:
         queued = GaugeMetricFamily("patience_signin_queue", "password checks waiting, per lane", labels=["lane"])
@@ -105,7 +135,20 @@ def registry_for(app: Any) -> CollectorRegistry:
     """A registry of this process alone, with the app's figures."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(ArenaCollector(app))
+    for instrument in figures.ALL:
+        registry.register(instrument)
     return registry
+
+
+class ErrorCounter(logging.Handler):
+    """Counts the log lines at level error or worse, by logger and exception type."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        kind = record.exc_info[0].__name__ if record.exc_info and record.exc_info[0] else "none"
+        figures.ERRORS.labels(record.name, kind).inc()
 
 
 def serve_metrics(app: Any, host: str, port: int) -> threading.Thread:
@@ -113,5 +156,7 @@ def serve_metrics(app: Any, host: str, port: int) -> threading.Thread:
     from prometheus_client import start_http_server
 
     _server, thread = start_http_server(port, addr=host, registry=registry_for(app))
+    for name in ("patience", "uvicorn.error"):
+        logging.getLogger(name).addHandler(ErrorCounter())
     return thread
 

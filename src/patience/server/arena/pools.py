@@ -23,9 +23,11 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+import patience.server.figures as figures
 from patience.duel import FORMATS, LIMITS, Format, Seeker, pairs
 from patience.ratings import Rating
 from patience.server.arena.nodes import Nodes
@@ -84,6 +86,7 @@ class Pools:
         self._wake = asyncio.Event()
         self.waves = 0  # waves this process ran as the pairer
         self.made = 0  # pairs it made
+        self.seekers: dict[str, int] = {}  # seekers waiting per pool at its last wave
 
     @property
     def pairing_here(self) -> bool:
@@ -165,12 +168,21 @@ class Pools:
         """Pair every pool once, if this process is the pairer; returns the pairs made."""
         if not await self.lead():
             return 0
+        started = time.perf_counter()
+        try:
+            return await self._wave()
+        finally:
+            figures.WAVE_SECONDS.observe(time.perf_counter() - started)
+            figures.WAVE_SEEKERS.observe(sum(self.seekers.values()))
+
+    async def _wave(self) -> int:
         self.waves += 1
         now = self.wall()
         made: list[tuple[Format, Side, Side]] = []
         entries: dict[str, bytes] = {}
         for key in FORMAT_KEYS:
             waiting = await self.waiting(key)
+            self.seekers[key] = len(waiting)
             if len(waiting) < 2:
                 continue
             chosen = pairs([Seeker(side.user, side.rating.rating, since) for side, since in waiting.values()], now)

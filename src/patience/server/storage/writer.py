@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 from sqlalchemy.exc import OperationalError
 
+import patience.server.figures as figures
 from patience.server.storage.league import MoveRow, insert_moves
 from patience.server.storage.store import SavedGame, Store, write_acks, write_figures, write_games, write_moves
 
@@ -103,8 +104,11 @@ class GroupWriter:
         jobs, self._jobs = self._jobs, []
         if not jobs:
             return
+        started = time.perf_counter()
         try:
             await anyio.to_thread.run_sync(self._commit, jobs)
+            figures.COMMIT_SECONDS.observe(time.perf_counter() - started)
+            figures.COMMIT_BATCH.observe(len(jobs))
         except Exception as exc:  # every job of the batch is told; the matches rebuild from what is durable
             self._failed(exc)
             for job in jobs:

@@ -16,12 +16,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+import patience.server.figures as figures
 from patience.server.arena import Arena
 from patience.server.live import Connection
 from patience.server.protocol import NewIntent, ProtocolError, decode
@@ -93,6 +95,7 @@ async def _receive_all(ws: WebSocket, conn: Connection, router: Router, own: Tok
                        shared: TokenBucket, address: str) -> None:
     while True:
         message: Message = await ws.receive()
+        arrived = time.perf_counter()
         if message["type"] == "websocket.disconnect":
             return
         wait = max(own.take(), shared.take())
@@ -119,6 +122,8 @@ async def _receive_all(ws: WebSocket, conn: Connection, router: Router, own: Tok
         except Exception:  # the connection and the game outlive a fault in one message
             log.exception("message failed: %r", intent)
             conn.error("server_error", "the server could not handle that message")
+        figures.INTENT_SECONDS.labels(type(intent).__name__.removesuffix("Intent").lower()).observe(
+            time.perf_counter() - arrived)
         await asyncio.sleep(0)  # the other sockets' messages are read before this one's next
 
 
