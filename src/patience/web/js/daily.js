@@ -89,9 +89,13 @@ async function render() {
         textContent: t("daily.sign_in") }), " ", el("span", { className: "small", textContent: t("daily.signed_out") }));
     }
   }
-  $("#daily-msg").hidden = !message;
-  $("#daily-msg").textContent = message;
+  const noDeal = data.over && !data.commitment; // a day before there were deals of the day
+  const said = noDeal ? t("lost.day", { day: data.day }) : message;
+  $("#daily-msg").hidden = !said;
+  $("#daily-msg").textContent = said;
   $("#daily-commitment").textContent = data.commitment || "—";
+  $("#daily-commitment").parentElement.hidden = noDeal;
+  $(".daily-board").hidden = noDeal;
   const reveal = $("#daily-reveal");
   reveal.replaceChildren();
   if (data.over && data.seed) {

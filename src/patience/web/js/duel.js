@@ -7,10 +7,11 @@ import { Board } from "./board.js";
 import { commitmentText, el, formatName, openPage, sha256 } from "./arena.js";
 import { onLang, say, t } from "./i18n.js";
 import { Liveness } from "./liveness.js";
-import { $, applyText, confirmDialog, formatTime, points, showUndo, signed, toast } from "./ui.js";
+import { $, applyText, confirmDialog, formatTime, pageNotice, points, showUndo, signed, toast } from "./ui.js";
 import { randomId } from "./net.js";
 
 const params = new URLSearchParams(location.search);
+const MATCH_ID = /^[A-Za-z0-9_-]{8,40}$/; // a duel's id as the server writes it; anything else names no duel
 const TOUR = /^[A-Za-z0-9_-]{8,16}$/.test(params.get("t") || "") ? params.get("t") : null; // a tournament's duel
 const INTENTS = new Set(["move", "stock", "undo", "giveup"]);
 const TOUR_BACK_SECONDS = 8; // after a tournament's duel, back to its standings (and the next pairing)
@@ -43,8 +44,8 @@ const net = {
   cid: randomId(),
   ack: 0,
   pending: new Map(),
-  matchId: params.get("m"),
-  watchId: params.get("w"),
+  matchId: MATCH_ID.test(params.get("m") || "") ? params.get("m") : null,
+  watchId: MATCH_ID.test(params.get("w") || "") ? params.get("w") : null,
   v: 0,
   retry: 0,
   seeking: null, // the pool this page waits in: a page that reconnects (a restart, say) joins it again
@@ -366,7 +367,9 @@ function onError(d) {
     url.searchParams.delete("w");
     history.replaceState(null, "", url.pathname + url.search);
     net.raw("lobby", { cid: net.cid });
+    pageNotice($("#lobby"), "lost.duel"); // lasting: the address led nowhere
   } else if (d.code === "no_such_match" || d.code === "not_your_match") {
+    if (d.code === "no_such_match") pageNotice($("#lobby"), "lost.duel");
     net.matchId = null;
     const url = new URL(location.href);
     url.searchParams.delete("m");
@@ -772,6 +775,14 @@ async function main() {
   onLang(relabel);
   bind();
   relabel();
+  for (const key of ["m", "w"]) {
+    if (params.has(key) && !MATCH_ID.test(params.get(key))) { // an address naming no duel: said, in the lobby
+      pageNotice($("#lobby"), "lost.duel");
+      const url = new URL(location.href);
+      url.searchParams.delete(key);
+      history.replaceState(null, "", url.pathname + url.search);
+    }
+  }
   net.open();
 }
 

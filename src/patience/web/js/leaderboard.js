@@ -2,11 +2,13 @@
 
 import { el, gameName, openPage } from "./arena.js";
 import { onLang } from "./i18n.js";
-import { $, applyText } from "./ui.js";
+import { $, applyText, pageNotice } from "./ui.js";
 
 const GAMES = ["reloaded", "faecher", "teppich"];
 const params = new URLSearchParams(location.search);
 let game = GAMES.includes(params.get("game")) ? params.get("game") : "reloaded";
+// an address naming no game with a leaderboard: said, over the first game's board
+const unknown = params.has("game") && !GAMES.includes(params.get("game")) ? params.get("game").slice(0, 40) : null;
 
 async function render() {
   applyText();
@@ -17,6 +19,7 @@ async function render() {
     tab.addEventListener("click", (e) => {
       e.preventDefault();
       game = id;
+      pageNotice($("main"), null);
       history.replaceState(null, "", `/leaderboard?game=${id}`);
       render();
     });
@@ -42,6 +45,7 @@ async function render() {
 
 async function main() {
   await openPage();
+  if (unknown !== null) pageNotice($("main"), "lost.leaderboard", { game: unknown });
   onLang(render);
   render();
 }

@@ -142,6 +142,10 @@ function onError(d) {
     showLost(params.get("game") || "");
     return;
   }
+  if (d.code === "bad_options" && !view.game) {
+    showLost(params.get("game") || "", "lost.options"); // the engine's words are English: the page's own
+    return;
+  }
   if (d.code === "unknown_game" || d.code === "bad_options" || d.code === "no_winnable") {
     // nothing changed: the game on the table (if any) goes on
     toast(say(d.why, d.msg), "bad");
@@ -174,12 +178,12 @@ function isDaily() {
 }
 
 /** An address naming no game: said in the page's language over the empty table, with the way back. */
-function showLost(game) {
+function showLost(game, key = "lost.game") {
   const box = document.createElement("section");
   box.className = "panel lost";
   box.setAttribute("role", "alert");
   const text = Object.assign(document.createElement("p"), { textContent: "" });
-  text.dataset.t = "lost.game";
+  text.dataset.t = key;
   text.dataset.p = JSON.stringify({ game: game.slice(0, 40) });
   const back = Object.assign(document.createElement("a"), { className: "btn primary", href: "/" });
   back.dataset.t = "lost.home";

@@ -92,8 +92,10 @@ async function main() {
   const response = await fetch(`/api/profile/${encodeURIComponent(id)}`);
   if (!response.ok) {
     applyText();
+    $("#error").dataset.t = "profile.no_player"; // follows a language switch
     $("#error").textContent = t("profile.no_player");
     $("#error").hidden = false;
+    for (const panel of document.querySelectorAll("main section.panel")) panel.hidden = true; // no empty headings
     return;
   }
   data = await response.json();

@@ -4,7 +4,7 @@
 
 import { el, formatName, gameName, openPage, postForm } from "./arena.js";
 import { lang, onLang, t } from "./i18n.js";
-import { $, applyText, formatTime } from "./ui.js";
+import { $, applyText, formatTime, pageNotice } from "./ui.js";
 import { randomId } from "./net.js";
 
 const params = new URLSearchParams(location.search);
@@ -59,6 +59,9 @@ function receive(text) {
   } else if (msg.t === "duel" && !d.end) {
     // paired: the duel is played on the duel page, which comes back here when it ends
     location.href = `/duel?${new URLSearchParams({ m: d.id, t: ID })}`;
+  } else if (msg.t === "err" && d.code === "no_such_tournament" && !tour) {
+    $("#tour-one").hidden = true; // an address naming no tournament: said, with no empty panel
+    pageNotice($("main"), "lost.tournament");
   } else if (msg.t === "err") {
     message = t(`tour.err.${d.code}`);
     if (message === `tour.err.${d.code}`) message = d.msg || t("tour.err.failed");
@@ -104,7 +107,7 @@ function endText(d) {
 
 function renderOne() {
   const d = tour;
-  $("#tour-one").hidden = false;
+  $("#tour-one").hidden = !d; // nothing to show before the server has said what the tournament is
   if (!d) return;
   document.title = `${tourName(d)} · Patience Arena`;
   $("#tour-name").textContent = tourName(d);
@@ -289,6 +292,7 @@ async function main() {
     $("#tour-one").hidden = false;
     net.open();
   } else {
+    if (params.has("id")) pageNotice($("main"), "lost.tournament"); // no tournament has an id like this
     $("#tour-make").addEventListener("submit", make);
     $("#make-locked").addEventListener("change", () => {
       const on = $("#make-locked").checked;

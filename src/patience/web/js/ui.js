@@ -13,6 +13,25 @@ export function applyText(root = document) {
   for (const el of root.querySelectorAll("[data-t-placeholder]")) el.placeholder = t(el.dataset.tPlaceholder);
 }
 
+/** A lasting notice at the top of ``container`` (an address that leads nowhere, say): the text of ``key``
+ * in the page's language (it follows a language switch); ``key`` null takes it away. */
+export function pageNotice(container, key, params = {}) {
+  let box = container.querySelector(":scope > .page-notice");
+  if (!key) {
+    if (box) box.remove();
+    return;
+  }
+  if (!box) {
+    box = document.createElement("p");
+    box.className = "notice bad page-notice";
+    box.setAttribute("role", "alert");
+    container.prepend(box);
+  }
+  box.dataset.t = key;
+  box.dataset.p = JSON.stringify(params);
+  box.textContent = t(key, params);
+}
+
 /** Buttons DE · EN · IT that switch the language (and keep the choice). */
 export function languageSwitch(container) {
   container.replaceChildren();
