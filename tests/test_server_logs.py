@@ -4,6 +4,7 @@ with the time, level, process and event (and the request's id where one is serve
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -24,6 +25,21 @@ def test_scrub_blanks_secrets_and_keeps_the_rest() -> None:
     said = scrub(f'GET /x?token=abc123&page=2 password: "p w" deal {key} cookie=s3cr3t; session_token=zz ok')
     assert "abc123" not in said and "p w" not in said and key not in said and "s3cr3t" not in said
     assert "zz" not in said and "page=2" in said and said.endswith(" ok")
+
+
+def test_a_json_line_names_the_request_and_the_user_where_known() -> None:
+    from patience.server.logs import REQUEST, USER, JsonFormatter
+
+    record = logging.LogRecord("patience.server", logging.ERROR, __file__, 1, "move failed: %s", ("x",), None)
+    assert set(json.loads(JsonFormatter().format(record))) == {"time", "level", "process", "logger", "event"}
+    request, user = REQUEST.set("ws-1234"), USER.set("u-42")
+    try:
+        line = json.loads(JsonFormatter().format(record))
+    finally:
+        REQUEST.reset(request)
+        USER.reset(user)
+    assert line["request"] == "ws-1234" and line["user"] == "u-42" and line["event"] == "move failed: x"
+    assert line["level"] == "error"
 
 
 @pytest.mark.slow

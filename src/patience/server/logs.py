@@ -2,7 +2,8 @@
 
 A JSON line has ``time`` (UTC, ISO 8601), ``level``, ``process`` (host name and process id),
 ``logger``, ``event`` (the message) and, where known, ``request`` (an id given to each HTTP request
-or socket by :class:`LogContext`), ``socket`` and ``user`` (from a log call's ``extra``), and
+or socket by :class:`LogContext`), ``user`` (the account a socket serves, or a log call's ``extra``),
+``socket`` (a log call's ``extra``), and
 ``error`` (the traceback). Whatever looks like a secret is blanked in every line, in both formats:
 deal keys (64 hex digits), and what follows ``password``, ``token``, ``key``, ``secret`` or
 ``cookie`` (as ``name=value``, ``name: value`` or a JSON field).
@@ -23,12 +24,15 @@ import secrets
 import socket
 from typing import Any
 
-__all__ = ["FORMATS", "REQUEST", "JsonFormatter", "LogContext", "TextFormatter", "log_config", "scrub"]
+__all__ = ["FORMATS", "REQUEST", "USER", "JsonFormatter", "LogContext", "TextFormatter", "log_config", "scrub"]
 
 FORMATS = ("text", "json")
 
 REQUEST: contextvars.ContextVar[str | None] = contextvars.ContextVar("patience_request", default=None)
 """The id of the HTTP request or socket being served (set by :class:`LogContext`)."""
+
+USER: contextvars.ContextVar[str | None] = contextvars.ContextVar("patience_user", default=None)
+"""The id of the signed-in account a socket serves (set by the play socket once it knows it)."""
 
 _SECRET = re.compile(
     r"""(?ix)
@@ -78,7 +82,7 @@ class JsonFormatter(logging.Formatter):
         if request:
             line["request"] = str(request)
         for field in ("socket", "user"):
-            value = getattr(record, field, None)
+            value = getattr(record, field, None) or (USER.get() if field == "user" else None)
             if value is not None:
                 line[field] = scrub(str(value))
         if record.exc_info:

@@ -26,6 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 import patience.server.figures as figures
 from patience.server.arena import Arena
 from patience.server.live import Connection
+from patience.server.logs import USER
 from patience.server.protocol import NewIntent, ProtocolError, decode
 from patience.server.solo.hub import Hub
 from patience.server.transport.budget import MAX_WAIT, Budgets, TokenBucket
@@ -69,6 +70,8 @@ async def play_socket(ws: WebSocket) -> None:
     closing = asyncio.Event()
     conn = Connection(browser, on_overflow=closing.set)
     conn.user = await current_user(ws)
+    if conn.user is not None:
+        USER.set(conn.user.id)  # the log lines of this socket's tasks name the account
     unwatch = accounts_of(ws).watch(ws.cookies.get(SESSION_COOKIE), closing.set) if conn.user else None
     address = ws.client.host if ws.client else "?"
     shared = router.budgets.opened(address)
