@@ -120,7 +120,8 @@ function fill() {
   if (unfinished) {
     const game = games.find((g) => g.id === unfinished.game);
     const name = game ? game.names[lang()] || game.names.en : unfinished.game;
-    $("#resume-line").textContent = t("unfinished_line", { game: name, seed: unfinished.seed, moves: unfinished.moves });
+    const moves = t(`n_moves.${unfinished.moves === 1 ? "one" : "many"}`, { n: unfinished.moves });
+    $("#resume-line").textContent = t("unfinished_line", { game: name, seed: unfinished.seed, moves });
     $("#resume-link").href = `/play?${new URLSearchParams({ game: unfinished.game, seed: unfinished.seed, id: unfinished.id })}`;
   }
 }
