@@ -240,9 +240,9 @@ def test_a_body_must_come_in_time_and_at_a_minimum_rate(server: int, caplog: pyt
         assert trickle(steady, b"a" * 300, 0.25, 4.0) == b""
     with socket.create_connection(("127.0.0.1", server), timeout=5) as kept_alive:  # a second request's body
         kept_alive.sendall(b"GET / HTTP/1.1\r\nhost: x\r\n\r\n")
-        answer = b""
-        while not answer.endswith(b"\r\n\r\nok"):
-            answer += kept_alive.recv(1000)
+        first = b""
+        while not first.endswith(b"\r\n\r\nok"):
+            first += kept_alive.recv(1000)
         kept_alive.sendall(b"POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n")
         assert trickle(kept_alive, b"a", 0.2, 4.0) == b""
     with post(server, 1000, body=b"a" * 400) as fine:  # the rest in good time

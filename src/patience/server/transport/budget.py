@@ -122,7 +122,7 @@ class Budgets:
         """A socket of ``address`` opened: the bucket it shares with the other sockets of its address
         (what the address had left when its last socket closed, if that was lately)."""
         key = address_group(address)
-        bucket, sockets = self._addresses.get(key) or (self._idle.pop(key, None), 0)
+        bucket, sockets = self._addresses.get(key) or (self._idle.pop(key) if key in self._idle else None, 0)
         if bucket is None:
             bucket = TokenBucket(self.address_rate, self.address_burst, self.now)
         self._addresses[key] = (bucket, sockets + 1)

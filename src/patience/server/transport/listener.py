@@ -159,7 +159,7 @@ class GuardedLoop(asyncio.SelectorEventLoop):
         self.by_address: dict[str, int] = {}  # open connections per address (an IPv6 /64 is one)
         self.open_connections = 0
         # the connections that wait for their client, longest waiting first
-        self.waiting: collections.OrderedDict[asyncio.BaseTransport, None] = collections.OrderedDict()
+        self.waiting: collections.OrderedDict[_CountedTransport, None] = collections.OrderedDict()
         # behind a proxy every player comes from its address: the proxy's connections are held by the
         # cap in all only (``proxies`` as --forwarded-allow-ips: addresses, networks or '*')
         items = [item.strip() for item in (proxies or "").split(",") if item.strip()]
@@ -235,7 +235,7 @@ class GuardedLoop(asyncio.SelectorEventLoop):
             return True
         return False
 
-    def connection_closed(self, host: str, transport: asyncio.BaseTransport | None = None) -> None:
+    def connection_closed(self, host: str, transport: _CountedTransport | None = None) -> None:
         """A counted socket was closed."""
         if transport is not None:
             self.waiting.pop(transport, None)
