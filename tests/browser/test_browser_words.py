@@ -71,3 +71,19 @@ def test_german_names_the_stock_talon_everywhere(page: Any, base_url: str) -> No
           return [i18n.t("pile.s"), i18n.t("pile.s_faecher"), i18n.t("why.carpet_no_draw"), i18n.t("stock_none")];
         }""")
     assert all("Talon" in text for text in said), said
+
+
+@pytest.mark.parametrize(("lang", "one", "many"), [
+    ("en", "whole (1 card)", "whole (4 cards)"), ("de", "ganz (1 Karte)", "ganz (4 Karten)"),
+    ("it", "intera (1 carta)", "intera (4 carte)")])
+def test_a_wrong_move_counts_one_card_in_the_singular(page: Any, base_url: str, lang: str, one: str,
+                                                      many: str) -> None:
+    """The server's reason (its parameters as text, as the explanation reads them from the engine)."""
+    page.goto(f"{base_url}/?lang={lang}")
+    said = page.evaluate(
+        """async (lang) => {
+          const i18n = await import("/static/js/i18n.js");
+          i18n.setLang(lang);
+          return ["1", "4"].map((n) => i18n.say({ k: "l_illegal", p: { rk: "reserve_whole", n } }, "", "faecher"));
+        }""", lang)
+    assert one in said[0] and many in said[1], said

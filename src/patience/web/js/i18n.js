@@ -84,7 +84,8 @@ const TEXT = {
       fan_empty: "This fan place is empty (used places are not refilled)",
       reserve_empty: "This reserve pile is empty",
       reserve_top_only: "Only a reserve pile's top card moves to another reserve pile",
-      reserve_whole: "A reserve pile goes to the foundation whole ({n} cards) or by its top card",
+      reserve_whole: { one: "A reserve pile goes to the foundation whole (1 card) or by its top card",
+        many: "A reserve pile goes to the foundation whole ({n} cards) or by its top card" },
       waste_empty: "The waste is empty", draw_first: "Stock cards are turned onto the waste first",
       never_leave_foundation: "Cards never leave the foundations here",
       one_at_a_time: "Cards move one at a time here", never_to_fan: "Cards never go back to the fan",
@@ -190,7 +191,8 @@ const TEXT = {
       fan_empty: "Dieser Fächerplatz ist leer (er wird nicht nachgefüllt)",
       reserve_empty: "Dieser Hilfsstapel ist leer",
       reserve_top_only: "Nur die oberste Karte eines Hilfsstapels darf auf einen anderen",
-      reserve_whole: "Ein Hilfsstapel geht ganz ({n} Karten) oder mit seiner obersten Karte auf die Ablage",
+      reserve_whole: { one: "Ein Hilfsstapel geht ganz (1 Karte) oder mit seiner obersten Karte auf die Ablage",
+        many: "Ein Hilfsstapel geht ganz ({n} Karten) oder mit seiner obersten Karte auf die Ablage" },
       waste_empty: "Der Abwurf ist leer", draw_first: "Talonkarten werden zuerst aufgedeckt",
       never_leave_foundation: "Karten verlassen die Ablagen nie",
       one_at_a_time: "Karten werden hier einzeln bewegt", never_to_fan: "Karten gehen nie zurück in den Fächer",
@@ -295,7 +297,8 @@ const TEXT = {
       fan_empty: "Questo posto del ventaglio è vuoto (non si riempie)",
       reserve_empty: "Questa riserva è vuota",
       reserve_top_only: "Solo la carta in cima a una riserva passa su un'altra riserva",
-      reserve_whole: "Una riserva va sulla base intera ({n} carte) o con la carta in cima",
+      reserve_whole: { one: "Una riserva va sulla base intera (1 carta) o con la carta in cima",
+        many: "Una riserva va sulla base intera ({n} carte) o con la carta in cima" },
       waste_empty: "Gli scarti sono vuoti", draw_first: "Le carte del mazzo si girano prima sugli scarti",
       never_leave_foundation: "Le carte non lasciano mai le basi",
       one_at_a_time: "Qui le carte si spostano una alla volta",
@@ -385,6 +388,10 @@ export function t(key, params = {}) {
   let text = lookup(key, TEXT[current]);
   if (text === undefined) text = lookup(key, TEXT.en);
   if (text === undefined) return key;
+  // a text with a singular and a plural ({one, many}) given a count n: the form for that count
+  if (text && typeof text === "object" && typeof text.one === "string" && /^-?\d+$/.test(String(params.n))) {
+    text = Number(params.n) === 1 ? text.one : text.many;
+  }
   if (typeof text !== "string") return text;
   return text.replace(/\{(\w+)\}/g, (m, name) => (params[name] !== undefined ? String(params[name]) : m));
 }
