@@ -84,6 +84,8 @@ def test_hashes_are_shared(arena: Any) -> None:
         assert await a.hgetall("pool:reloaded/standard/300") == {"u2": b"1620"}
         assert await a.hgetall("pool:nothing") == {}
         assert await b.hlen("pool:reloaded/standard/300") == 1 and await b.hlen("pool:nothing") == 0
+        assert await a.hmget("pool:reloaded/standard/300", ["u2", "u1", "u2"]) == [b"1620", None, b"1620"]
+        assert await a.hmget("pool:nothing", ["u2"]) == [None] and await a.hmget("pool:nothing", []) == []
         assert await b.hget("pool:reloaded/standard/300", "u2") == b"1620"
         assert await b.hget("pool:reloaded/standard/300", "u1") is None
 

@@ -16,7 +16,8 @@ from patience.server.bus.keys import FAMILIES, Family, clash
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "patience"
 
-KIND_OF = {"hset": "hash", "hget": "hash", "hdel": "hash", "hgetall": "hash", "hlen": "hash", "claim": "hash",
+KIND_OF = {"hset": "hash", "hget": "hash", "hdel": "hash", "hgetall": "hash", "hlen": "hash", "hmget": "hash",
+           "claim": "hash",
            "acquire": "lease", "renew": "lease", "release": "lease", "holder": "lease", "renew_many": "lease",
            "lock": "lease", "hit": "rate", "publish": "channel", "subscribe": "channel", "unsubscribe": "channel"}
 WRITES = {"hset", "hdel", "claim", "acquire", "renew", "release", "renew_many", "lock", "hit", "publish"}

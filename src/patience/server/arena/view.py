@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 
 import msgspec
 
@@ -24,6 +25,8 @@ from patience.server.live import Connection, Now
 from patience.server.protocol import DuelPlayer, LiveInfo, LobbyMsg, PoolInfo, encode
 
 __all__ = ["LobbyView"]
+
+log = logging.getLogger("patience.server")
 
 POOL_SHOWN = 12  # waiting players named per pool in the lobby
 LIVE_SHOWN = 20  # matches going on listed in the lobby, for spectators
@@ -106,7 +109,11 @@ class LobbyView:
 
     async def _publish(self) -> None:
         self._later = None
-        await self.bus.publish("lobby_view", msgspec.json.encode(await self._summary()))
+        try:
+            await self.bus.publish("lobby_view", msgspec.json.encode(await self._summary()))
+        except Exception:  # the bus is away or swamped: the next change publishes again
+            log.warning("the lobby's view could not be published: the bus did not answer")
+            return
         self.published += 1
 
     def _on_view(self, data: bytes) -> None:
@@ -119,11 +126,21 @@ class LobbyView:
             asyncio.get_running_loop().create_task(self._tell(summary))
 
     async def _tell(self, summary: Summary) -> None:
+        """Every lobby page here: what is the player's own read for all of them at once (two commands)."""
         for conn in [c for c in self.watchers if c.dropped]:
             self.watchers.discard(conn)
         conns = list(self.watchers)
-        for conn, data in zip(conns, await asyncio.gather(*(self._render(c, summary) for c in conns)), strict=True):
-            conn.send(data)
+        users = [c.user.id for c in conns if c.user is not None]
+        try:
+            seeking = dict(zip(users, await self.bus.hmget("seeking", users), strict=True))
+            busy = dict(zip(users, await self.bus.hmget("busy", users), strict=True))
+        except Exception:  # the bus is away: the pages get the next view
+            log.warning("the lobby could not be told: the bus did not answer")
+            return
+        for conn in conns:
+            user = conn.user.id if conn.user is not None else None
+            conn.send(self._encode(conn, summary, seeking.get(user) if user else None,
+                                   busy.get(user) if user else None))
 
     async def for_page(self, conn: Connection, *, fresh: bool = False) -> bytes:
         """The lobby for one page now: the last view published if it is recent (after a seek: a wave
@@ -158,13 +175,18 @@ class LobbyView:
         return len({field.split("/", 1)[0] for field, node in pages.items() if node not in gone})
 
     async def _render(self, conn: Connection, summary: Summary) -> bytes:
+        if conn.user is None:
+            return self._encode(conn, summary, None, None)
+        return self._encode(conn, summary, await self.bus.hget("seeking", conn.user.id),
+                            await self.bus.hget("busy", conn.user.id))
+
+    @staticmethod
+    def _encode(conn: Connection, summary: Summary, seeking: bytes | None, busy: bytes | None) -> bytes:
         user = conn.user
-        you = seeking = match = challenge = None
+        you = challenge = None
         if user is not None:
             you = DuelPlayer(user.id, user.name, 0, True)
-            seeking = await self.pools.seeking(user.id)
-            busy = await self.bus.hget("busy", user.id)
-            match = busy.decode() if busy is not None else None
             challenge = summary.challenge_of.get(user.id)
-        return encode(LobbyMsg(summary.infos, you, seeking, match, summary.playing, challenge, summary.online,
+        return encode(LobbyMsg(summary.infos, you, None if seeking is None else seeking.decode(),
+                               None if busy is None else busy.decode(), summary.playing, challenge, summary.online,
                                summary.live))

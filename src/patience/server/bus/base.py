@@ -113,6 +113,10 @@ class Bus(ABC):
         """Every field of hash ``key``."""
 
     @abstractmethod
+    async def hmget(self, key: str, fields: list[str]) -> list[bytes | None]:
+        """Several fields of hash ``key`` in one command (None for each that is not there)."""
+
+    @abstractmethod
     async def hlen(self, key: str) -> int:
         """How many fields hash ``key`` has."""
 

@@ -79,6 +79,8 @@ FAMILIES: tuple[Family, ...] = (
     Family("live", "hash", _OWNED, "the matches going on and their owners"),
     Family("live_info", "hash", _OWNED, "the matches going on as the lobby lists them"),
     Family("busy", "hash", _OWNED, "the match each player plays now"),
+    # operating the site
+    Family("metrics", "hash", "patience.server.metrics", "never written: a scrape reads it to time a bus round trip"),
     # tournaments
     Family("tour_pages:{id}", "hash", "patience.server.arena.tournaments", "the pages open on a tournament"),
     Family("lock:tourmake:{user}", "lease", "patience.server.arena.tournaments",

@@ -54,6 +54,10 @@ class MemoryBus(Bus):
     async def hgetall(self, key: str) -> dict[str, bytes]:
         return dict(self._hashes.get(key, {}))
 
+    async def hmget(self, key: str, fields: list[str]) -> list[bytes | None]:
+        found = self._hashes.get(key, {})
+        return [found.get(f) for f in fields]
+
     async def hlen(self, key: str) -> int:
         return len(self._hashes.get(key, {}))
 

@@ -178,6 +178,12 @@ class RedisBus(Bus):
         found = await self.redis.hgetall(self._k(key))
         return {(k.decode() if isinstance(k, bytes) else k): v for k, v in found.items()}
 
+    async def hmget(self, key: str, fields: list[str]) -> list[bytes | None]:
+        if not fields:
+            return []
+        self.commands += 1
+        return [None if v is None else bytes(v) for v in await self.redis.hmget(self._k(key), fields)]
+
     async def hlen(self, key: str) -> int:
         self.commands += 1
         return int(await self.redis.hlen(self._k(key)))
