@@ -1,6 +1,6 @@
-"""What a client's faults leave in a real ``patience serve``'s log: text frames that are not UTF-8
-and POST bodies cut short are counted in one line per kind (then at most one a minute), never a
-traceback each."""
+"""What a client's faults leave in a real ``patience serve``'s log: text frames that are not UTF-8,
+POST bodies cut short, requests that are not HTTP and upgrades to something other than a websocket
+are counted in one line per kind (then at most one a minute), never a traceback or a line each."""
 
 from __future__ import annotations
 
@@ -61,13 +61,23 @@ def cut_short_body(port: int, kept_alive: bool) -> None:
                   b"content-length: 5000\r\n\r\ncsrf=abc&login=someone&password=")
 
 
-def test_not_utf8_frames_and_cut_short_bodies_leave_a_line_per_kind(server: ServeProcess) -> None:
+def answer_to(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(request)
+        return s.recv(100)
+
+
+def test_a_clients_faults_leave_a_line_per_kind(server: ServeProcess) -> None:
     started = len(server.log().splitlines())
     for n in range(FAULTS):
         assert not_utf8_text_frame(server.port)[:4] == b"\x88\x02\x03\xef"  # closed: 1007, not UTF-8
         cut_short_body(server.port, kept_alive=n % 2 == 1)
+        assert answer_to(server.port, b"NOT HTTP AT ALL\r\n\r\n").startswith(b"HTTP/1.1 400 ")
+        assert answer_to(server.port, b"GET /healthz HTTP/1.1\r\nhost: x\r\nupgrade: h2c\r\nconnection: upgrade\r\n"
+                                      b"\r\n").startswith(b"HTTP/1.1 200 ")
     time.sleep(0.5)  # the last bodies' ends are seen
     assert httpx.get(f"{server.url}/healthz", timeout=5).text == "ok"
     lines = server.log_path.read_text().splitlines()[started:]
     assert len(lines) <= 4, "\n".join(lines[:40])
-    assert any("UTF-8" in line for line in lines) and any("cut short" in line for line in lines), lines
+    for kind in ("UTF-8", "cut short", "not HTTP", "other than a websocket"):
+        assert any(kind in line for line in lines), (kind, lines)

@@ -7,7 +7,9 @@ sending what the server refuses anyway.
   :mod:`patience.server.transport.listener`) ends the app's handler with Starlette's
   ``ClientDisconnect``, which uvicorn would log with a traceback.
 - :func:`counting_client_faults` (while the app runs): uvicorn logs a traceback for every
-  websocket text frame that is not UTF-8 (and closes the socket with 1007, as it should).
+  websocket text frame that is not UTF-8 (and closes the socket with 1007, as it should), and a
+  line for every request that is not HTTP (answered 400) and every upgrade to something other than
+  a websocket.
 """
 
 from __future__ import annotations
@@ -41,13 +43,23 @@ class CountCutShort:
             OVERLOADS("cut short", "request bodies cut short (the client left, or its connection was closed)")
 
 
-class _NotUtf8(logging.Filter):
-    """Takes uvicorn's line and traceback for a websocket text frame that is not UTF-8 out of the log,
-    and counts it."""
+# uvicorn's lines about a client's requests, as it words them: (kind, what the overload line says)
+_UVICORN_LINES = {
+    "Invalid HTTP request received.": ("not http", "requests that are not HTTP: answered 400"),
+    "Unsupported upgrade request.": ("bad upgrade", "upgrades to something other than a websocket: not upgraded"),
+}
+
+
+class _ClientFaults(logging.Filter):
+    """Takes uvicorn's lines (and tracebacks) about a client's faults out of the log, and counts them."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.exc_info is not None and isinstance(record.exc_info[1], UnicodeDecodeError):
             OVERLOADS("not utf-8", "websocket text frames that are not UTF-8: their sockets closed (1007)")
+            return False
+        said = _UVICORN_LINES.get(record.msg) if isinstance(record.msg, str) else None
+        if said is not None:
+            OVERLOADS(*said)
             return False
         return True
 
@@ -55,7 +67,7 @@ class _NotUtf8(logging.Filter):
 @contextlib.contextmanager
 def counting_client_faults() -> Iterator[None]:
     """While the block runs, uvicorn's lines about a client's faults are counted, not written."""
-    logger, only = logging.getLogger("uvicorn.error"), _NotUtf8()
+    logger, only = logging.getLogger("uvicorn.error"), _ClientFaults()
     logger.addFilter(only)
     try:
         yield
