@@ -243,15 +243,18 @@ async def play(url: str, number: int, token: str, think: float, window: list[flo
     try:
         async with open_socket(url, number, token) as ws:
             await ws.send(json.dumps({"t": "seek", "d": {"format": FORMAT, "cid": f"p{number}"}}))
-            async with asyncio.timeout(PAIR_SECONDS):
-                while True:
-                    message = await receive(ws, tally)
-                    if message["t"] == "duel":
-                        match_id, side = message["d"]["id"], message["d"]["you"]
-                        starts_at = time.monotonic() + message["d"].get("starts_in", 0) / 1000
-                        break
-                    if message["t"] == "err":
-                        raise Refused(message["d"].get("code"))
+            try:
+                async with asyncio.timeout(PAIR_SECONDS):
+                    while True:
+                        message = await receive(ws, tally)
+                        if message["t"] == "duel":
+                            match_id, side = message["d"]["id"], message["d"]["you"]
+                            starts_at = time.monotonic() + message["d"].get("starts_in", 0) / 1000
+                            break
+                        if message["t"] == "err":
+                            raise Refused(message["d"].get("code"))
+            except TimeoutError:
+                return  # never paired: counted as such
             tally.starts.append(starts_at)
             ready.set()
             await asyncio.sleep(max(0.0, starts_at - time.monotonic()) + rng.random() * think)
