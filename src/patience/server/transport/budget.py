@@ -11,7 +11,8 @@ An address's bucket outlives its sockets: a client that closes its socket and op
 what its address had left, not a new burst (until the bucket is full again, when it is as good as a
 new one and forgotten). An IPv6 client owns a /64 at least (a home or a phone gets one, often more),
 so the addresses of one /64 are one address here, as at the door
-(:mod:`patience.server.transport.listener`).
+(:mod:`patience.server.transport.listener`) and in the sign-in limits
+(:func:`patience.server.accounts.address_group`).
 
 >>> address_group("2001:db8:1:2:aaaa::7"), address_group("::ffff:203.0.113.7")
 ('2001:db8:1:2::/64', '203.0.113.7')
@@ -23,10 +24,11 @@ so the addresses of one /64 are one address here, as at the door
 
 from __future__ import annotations
 
-import ipaddress
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
+
+from patience.server.accounts import address_group  # the unit every limit per address counts in
 
 __all__ = ["ADDRESS_BURST", "ADDRESS_NEW_GAMES", "ADDRESS_NEW_GAMES_BURST", "ADDRESS_RATE", "IDLE_ADDRESSES",
            "NEW_GAMES", "SOCKET_BURST", "SOCKET_RATE", "Budgets", "TokenBucket", "address_group"]
@@ -52,19 +54,6 @@ MAX_WAIT = 10.0  # a socket that owes more than this many seconds of messages is
 # used go first (some 200 bytes each: 20 MB at most)
 IDLE_ADDRESSES = 100_000
 
-
-def address_group(host: str) -> str:
-    """Who shares a budget and a cap: an IPv4 address, or the /64 of an IPv6 one (an IPv4 address
-    mapped into IPv6 is the IPv4 address); anything else (a name, '?') as it is."""
-    if ":" not in host:
-        return host
-    try:
-        address = ipaddress.IPv6Address(host.split("%", 1)[0])
-    except ValueError:
-        return host
-    if address.ipv4_mapped is not None:
-        return str(address.ipv4_mapped)
-    return str(ipaddress.IPv6Network((address, 64), strict=False))
 
 
 class TokenBucket:
