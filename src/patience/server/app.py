@@ -13,9 +13,11 @@ The server is rooms that only look down (see docs/scaling.md):
 - ``protocol`` and ``explain`` — the messages and the reasons, which every room may use.
 
 >>> [route.path for route in create_app(database_url="sqlite://").routes]  # doctest: +NORMALIZE_WHITESPACE
-['/', '/play', '/duel', '/account', '/profile', '/leaderboard', '/match', '/matches', '/account/signup',
- '/account/signin', '/account/signout', '/account/name', '/api/games', '/api/stats', '/api/me', '/api/leaderboard',
- '/api/profile/{user}', '/api/matches', '/api/matches/{id}', '/healthz', '/ws', '/static']
+['/', '/play', '/duel', '/account', '/profile', '/leaderboard', '/daily', '/tournament', '/match', '/matches',
+ '/account/signup', '/account/signin', '/account/signout', '/account/name', '/api/games', '/api/stats', '/api/me',
+ '/api/leaderboard', '/api/profile/{user}', '/api/matches', '/api/matches/{id}', '/api/daily/{game}',
+ '/api/daily/{game}/start', '/api/daily/{game}/{day}/record', '/api/daily/{game}/{day}/replay/{id}',
+ '/api/tournaments', '/api/tournaments', '/api/tournaments/{id}', '/healthz', '/ws', '/static']
 """
 
 from __future__ import annotations
