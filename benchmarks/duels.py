@@ -42,7 +42,8 @@ count. Per level:
 - ``p50/p99/max``: intent sent to its answer (``dev``/``rej``/``err`` with its ack), ms;
   ``ok`` when p99 < 50 ms and nothing below went wrong;
 - ``lost``/``twice``: intents answered as played but missing from, or twice in, the finished
-  match's record (``/api/matches/ID``), plus intents never answered: must be 0;
+  match's record (``/api/matches/ID``); ``unans``: intents never answered (30 s): all must be 0 (a
+  match not over 10 s after both gave up cannot be checked: it is listed under the table);
 - ``budget``: ``err`` messages of the per-socket/per-address budgets (``too_many``,
   ``too_many_games``); ``errors``: every other ``err``, failed connection and unpaired player (the
   codes are listed under the table);
@@ -63,19 +64,20 @@ largest level held at p99 < 50 ms.
 seek within ``--burst-spread`` seconds (1 s). Reported: the seconds from the first seek until every
 player has its ``duel`` message, players paired per second (paired / that time), the seek-to-duel
 p50/p99, players turned away (an ``err`` to their seek), paired twice (two matches, or a match not
-shared by exactly two players on both sides) or not at all (within 90 s), and over the burst (the
-first seek to the last ``duel``): the servers' and the load generators' CPU in core-seconds, the
-lobby updates each seeker received, Redis commands and PostgreSQL transactions per seek. Then every
-match is given up (sent again after a ``server_error``, or when the server sends the match whole
-again after rebuilding it); the ``err`` messages of that phase are listed apart from the seeks'.
+shared by exactly two players on both sides) or not at all (within half of ``--pair-timeout``),
+and over the burst (the first seek to the last ``duel``): the servers' and the load generators'
+CPU in core-seconds, the lobby updates each seeker received, Redis commands and PostgreSQL
+transactions per seek. Then every match is given up (sent again after a ``server_error``, or when
+the server sends the match whole again after rebuilding it); the ``err`` messages of that phase are
+listed apart from the seeks'.
 
 ``--failover`` (N > 1): a match's owner (the process named by its lease in Redis) is killed with
 SIGKILL, and the time to the first move the new owner accepts is printed.
 
-Each run is bounded: at most 180 s to pair a level, the window (≤ 120 s), 120 s to end it; 90 s
-for a burst's pairing. Ctrl+C or SIGTERM stops the servers, drops the database and prints the
-figures so far. ``--logs DIR`` keeps the servers' logs (warnings and errors only); the lines they
-said most are printed on stderr in any case.
+Each run is bounded: at most ``--pair-timeout`` (180 s) to pair a level, the window (≤ 120 s),
+120 s to end it; half the pair time-out for a burst's pairing. Ctrl+C or SIGTERM stops the
+servers, drops the database and prints the figures so far. ``--logs DIR`` keeps the servers' logs
+(warnings and errors only); the lines they said most are printed on stderr in any case.
 
     python benchmarks/duels.py                                   # 1 process: 100, 200, 400 players, a burst of 1000
     python benchmarks/duels.py --processes 1,2,4,8 --players 100,200,400 --burst 1000,2000
@@ -236,7 +238,7 @@ async def give_up(ws: ClientConnection, tally: Tally, match_id: str, ack: int, a
 
 
 async def play(url: str, number: int, token: str, think: float, window: list[float], tally: Tally,
-               ready: asyncio.Event) -> None:
+               ready: asyncio.Event, pair_seconds: float = PAIR_SECONDS) -> None:
     """A player of a level: seek, play from the end of the countdown to the window's end, give up."""
     rng = random.Random(number)
     match_id, side, applied, sent, answered = None, 0, 0, 0, 0
@@ -244,7 +246,7 @@ async def play(url: str, number: int, token: str, think: float, window: list[flo
         async with open_socket(url, number, token) as ws:
             await ws.send(json.dumps({"t": "seek", "d": {"format": FORMAT, "cid": f"p{number}"}}))
             try:
-                async with asyncio.timeout(PAIR_SECONDS):
+                async with asyncio.timeout(pair_seconds):
                     while True:
                         message = await receive(ws, tally)
                         if message["t"] == "duel":
@@ -301,7 +303,8 @@ async def play(url: str, number: int, token: str, think: float, window: list[flo
         tally.records.append((number, match_id, side, applied, sent, answered))
 
 
-async def level_job(conn: Connection, players: list[tuple[int, str, str]], think: float) -> Tally:
+async def level_job(conn: Connection, players: list[tuple[int, str, str]], think: float,
+                    pair_seconds: float = PAIR_SECONDS) -> Tally:
     """This generator's share of a level: [(number, token, url)]."""
     loop = asyncio.get_running_loop()
     tally = Tally()
@@ -309,10 +312,10 @@ async def level_job(conn: Connection, players: list[tuple[int, str, str]], think
     readies = [asyncio.Event() for _ in players]
     tasks = []
     for i, ((number, token, url), ready) in enumerate(zip(players, readies, strict=True)):
-        tasks.append(asyncio.create_task(play(url, number, token, think, window, tally, ready)))
+        tasks.append(asyncio.create_task(play(url, number, token, think, window, tally, ready, pair_seconds)))
         if i % 25 == 24:
             await asyncio.sleep(0.05)  # players arrive in waves
-    await asyncio.wait([asyncio.create_task(e.wait()) for e in readies], timeout=PAIR_SECONDS + 10)
+    await asyncio.wait([asyncio.create_task(e.wait()) for e in readies], timeout=pair_seconds + 10)
     conn.send(("ready", max(tally.starts, default=time.monotonic())))
     window[:] = await loop.run_in_executor(None, conn.recv)
     _, pending = await asyncio.wait(tasks, timeout=max(1.0, window[1] - time.monotonic()) + END_SECONDS)
@@ -324,7 +327,7 @@ async def level_job(conn: Connection, players: list[tuple[int, str, str]], think
 
 
 async def burst_player(url: str, number: int, token: str, ws: ClientConnection, offset: float, t0: list[float],
-                       tally: Tally, paired: asyncio.Event, finish: asyncio.Event) -> None:
+                       tally: Tally, paired: asyncio.Event, finish: asyncio.Event, wait: float = BURST_WAIT) -> None:
     """Seek at ``t0 + offset``; after ``finish``, give the match up (the burst is measured by then)."""
     matches: list[tuple[str, int]] = []
     sent_at, duel_at, turned = math.nan, math.nan, 0
@@ -334,7 +337,7 @@ async def burst_player(url: str, number: int, token: str, ws: ClientConnection, 
         sent_at = time.monotonic()
         await ws.send(json.dumps({"t": "seek", "d": {"format": FORMAT, "cid": f"b{number}"}}))
         with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(BURST_WAIT):
+            async with asyncio.timeout(wait):
                 while not matches:
                     message = await receive(ws, tally)
                     if message["t"] == "duel":
@@ -367,7 +370,7 @@ async def burst_player(url: str, number: int, token: str, ws: ClientConnection, 
         tally.records.append((number, sent_at, duel_at, turned, matches))  # type: ignore[arg-type]
 
 
-async def burst_job(conn: Connection, players: list[tuple[int, str, str, float]]) -> Tally:
+async def burst_job(conn: Connection, players: list[tuple[int, str, str, float]], wait: float = BURST_WAIT) -> Tally:
     """This generator's share of a burst: [(number, token, url, when to seek after the start)]."""
     loop = asyncio.get_running_loop()
     tally = Tally()
@@ -387,7 +390,7 @@ async def burst_job(conn: Connection, players: list[tuple[int, str, str, float]]
         t0 = [await loop.run_in_executor(None, conn.recv)]
         pairs = [asyncio.Event() for _ in players]
         finish = asyncio.Event()
-        tasks = [asyncio.create_task(burst_player(url, n, tok, ws, offset, t0, tally, e, finish))
+        tasks = [asyncio.create_task(burst_player(url, n, tok, ws, offset, t0, tally, e, finish, wait))
                  for (n, tok, url, offset), ws, e in zip(players, sockets, pairs, strict=True) if ws is not None]
         await asyncio.gather(*(e.wait() for e, ws in zip(pairs, sockets, strict=True) if ws is not None))
         conn.send(("paired", time.monotonic()))
@@ -745,13 +748,13 @@ def shares(items: list[Any], parts: int) -> list[list[Any]]:
 
 
 def run_level(arena: Arena, generators: Generators, players: list[tuple[int, str]], seconds: float,
-              think: float) -> Level:
+              think: float, pair_seconds: float = PAIR_SECONDS) -> Level:
     level = Level(arena.processes, len(players))
     urls = [base.replace("http", "ws") + "/ws" for base in arena.bases]
     jobs = [(number, token, urls[i % len(urls)]) for i, (number, token) in enumerate(players)]
     for pipe, share in zip(generators.pipes, shares(jobs, len(generators.pipes)), strict=True):
-        pipe.send(("level", (share, think)))
-    last_start = max(generators.gather("ready", PAIR_SECONDS + 30))
+        pipe.send(("level", (share, think, pair_seconds)))
+    last_start = max(generators.gather("ready", pair_seconds + 30))
     start = max(last_start, time.monotonic()) + think + 0.25  # every countdown over, every player playing
     generators.send((start, start + seconds))
     probe = Probe(arena, generators)
@@ -796,8 +799,7 @@ async def check_records(base: str, records: list[tuple[int, str | None, int, int
                     break
                 await asyncio.sleep(0.1)
             else:
-                level.lost += sum(r[3] for r in pair)
-                level.failures["match not over"] += 1
+                level.failures["match not over"] += 1  # its intents cannot be checked
                 return
         games = shown["record"]["games"]
         for _, _, side, applied, _, _ in pair:
@@ -827,13 +829,14 @@ class Burst:
     late: collections.Counter[str] = field(default_factory=collections.Counter)  # err codes once paired
 
 
-def run_burst(arena: Arena, generators: Generators, players: list[tuple[int, str]], spread: float) -> Burst:
+def run_burst(arena: Arena, generators: Generators, players: list[tuple[int, str]], spread: float,
+              wait: float = BURST_WAIT) -> Burst:
     burst = Burst(arena.processes, len(players))
     urls = [base.replace("http", "ws") + "/ws" for base in arena.bases]
     jobs = [(number, token, urls[i % len(urls)], spread * i / len(players)) for i, (number, token) in
             enumerate(players)]
     for pipe, share in zip(generators.pipes, shares(jobs, len(generators.pipes)), strict=True):
-        pipe.send(("burst", (share,)))
+        pipe.send(("burst", (share, wait)))
     burst.connected = sum(generators.gather("connected", 300))
     probe = Probe(arena, generators)
     try:
@@ -841,7 +844,7 @@ def run_burst(arena: Arena, generators: Generators, players: list[tuple[int, str
         generators.send(t0)
         time.sleep(max(0.0, t0 - time.monotonic()))
         before = probe.read()
-        generators.gather("paired", BURST_WAIT + spread + 30)
+        generators.gather("paired", wait + spread + 30)
         after = probe.read()
     finally:
         probe.close()
@@ -933,7 +936,7 @@ def level_row(level: Level) -> str:
     p50 = statistics.median(lat) if lat else math.nan
     peers = f"{level.peers[0]}/{level.peers[1]}"
     return (f"{level.processes:>5} {level.players:>7} {level.intents:>7} {p50:>7.1f} {level.p99:>7.1f} "
-            f"{max(lat, default=math.nan):>7.1f} {'ok' if level.ok else 'NO':>3} {level.lost + level.unanswered:>5} "
+            f"{max(lat, default=math.nan):>7.1f} {'ok' if level.ok else 'NO':>3} {level.lost:>5} {level.unanswered:>5} "
             f"{level.twice:>5} {level.budget:>6} {level.other_errors:>6} {peers:>9} "
             f"{per(c.server_cpu, level.intents, 1000):>6} {per(c.redis_cpu, level.intents, 1000):>6} "
             f"{per(c.pg_cpu, level.intents, 1000):>6} {per(c.client_cpu, level.intents, 1000):>6} "
@@ -942,8 +945,8 @@ def level_row(level: Level) -> str:
 
 
 LEVEL_HEADER = (f"{'procs':>5} {'players':>7} {'intents':>7} {'p50':>7} {'p99':>7} {'max':>7} {'ok':>3} "
-                f"{'lost':>5} {'twice':>5} {'budget':>6} {'errors':>6} {'peers':>9} {'srv':>6} {'redis':>6} "
-                f"{'pg':>6} {'client':>6} {'cmd/int':>7} {'xact/int':>8} {'RSS':>6} {'other':>5}")
+                f"{'lost':>5} {'unans':>5} {'twice':>5} {'budget':>6} {'errors':>6} {'peers':>9} {'srv':>6} "
+                f"{'redis':>6} {'pg':>6} {'client':>6} {'cmd/int':>7} {'xact/int':>8} {'RSS':>6} {'other':>5}")
 
 
 def burst_row(b: Burst) -> str:
@@ -984,6 +987,8 @@ def main() -> int:
     parser.add_argument("--redis-url", default=None,
                         help="Redis for N > 1 (emptied!); default: a private redis-server on a free port")
     parser.add_argument("--failover", action="store_true", help="with N ≥ 2: measure a kill -9 fail-over")
+    parser.add_argument("--pair-timeout", type=float, default=PAIR_SECONDS,
+                        help="seconds a level's player waits to be paired (a burst's: half of it)")
     parser.add_argument("--wait-quiet", type=float, default=30.0,
                         help="before each level, wait up to this many seconds for other work on the machine to "
                              "quieten (below 0.3 cores); the 'other' column says how busy it was")
@@ -1016,7 +1021,8 @@ def main() -> int:
                 used = 0
                 for n in counts:
                     wait_quiet(where, generators, args.wait_quiet)
-                    level = run_level(where, generators, players[used:used + n], seconds, args.think)
+                    level = run_level(where, generators, players[used:used + n], seconds, args.think,
+                                      args.pair_timeout)
                     used += n
                     levels.append(level)
                     print(f"  {n} players: p99 {level.p99:.1f} ms, {'ok' if level.ok else 'not ok'}", file=sys.stderr)
@@ -1025,7 +1031,8 @@ def main() -> int:
                 used = sum(counts)
                 for n in bursts:
                     wait_quiet(where, generators, args.wait_quiet)
-                    burst = run_burst(where, generators, players[used:used + n], args.burst_spread)
+                    burst = run_burst(where, generators, players[used:used + n], args.burst_spread,
+                                      args.pair_timeout / 2)
                     used += n
                     bursts_done.append(burst)
                     print(f"  burst of {n}: all paired in {burst.all_paired:.2f} s", file=sys.stderr)
