@@ -3,12 +3,11 @@ on SQLite and PostgreSQL (real accounts made and signed in through :class:`Accou
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from argon2 import PasswordHasher
 from sqlalchemy.orm import Session
 
+from helpers import run_async
 from patience.cli import main
 from patience.server.accounts import AccountError, Accounts
 from patience.server.storage.store import DealStockRow, Store
@@ -33,14 +32,14 @@ def sign_up(store: Store, login: str, name: str) -> str:
     async def go() -> str:
         accounts = Accounts(store, hasher=FAST_HASH)
         return (await accounts.sign_up(login, name, "correct horse battery", None))[1]
-    return asyncio.run(go())
+    return run_async(go)
 
 
 def sign_in(store: Store, login: str) -> str:
     async def go() -> str:
         accounts = Accounts(store, hasher=FAST_HASH)
         return (await accounts.sign_in(login, "correct horse battery", None, "10.0.0.1"))[1]
-    return asyncio.run(go())
+    return run_async(go)
 
 
 def test_users_grant_revoke(store: Store, database_url: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -23,6 +23,7 @@ from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
 
 from arena_processes import free_port
+from helpers import run_async
 from patience.server.storage.store import sqlite_url
 
 pytestmark = pytest.mark.slow
@@ -95,7 +96,7 @@ def attack(port: int, stop: threading.Event, tally: collections.Counter[str]) ->
         tasks = [asyncio.create_task(slow_body(port, i, stop, tally)) for i in range(ATTACKERS)]
         await asyncio.gather(*tasks)
 
-    asyncio.run(all_of_them())
+    run_async(all_of_them)
 
 
 def test_slow_bodies_past_the_connection_cap_leave_room_for_the_others(tmp_path: Path) -> None:
