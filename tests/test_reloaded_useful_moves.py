@@ -64,7 +64,7 @@ def turning_ever_helps(state: Reloaded) -> bool:
     waste's card can ever be played."""
     s = state.copy()
     for _ in range(len(s.stock) + len(s.waste) + 2):
-        if any(m.src == "w" for m in s.legal_moves()):
+        if any(m.src == "w" and m != REDEAL for m in s.legal_moves()):  # the redeal itself plays no card
             return True
         turn = DRAW if s.stock else REDEAL
         if s.check(turn) is not None:
