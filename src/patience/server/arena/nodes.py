@@ -197,6 +197,8 @@ class Nodes:
         """Renew this process's lease (take it again if it lapsed)."""
         if self._token is None or not await self.bus.renew(f"node:{self.node}", self._token, NODE_LEASE_SECONDS):
             self._token = await self.bus.acquire(f"node:{self.node}", NODE_LEASE_SECONDS)
+            if self._token is not None:  # taken for dead meanwhile (and forgotten): in the list again
+                await self.bus.hset("nodes", self.node, str(time.time()).encode())
 
     async def leave(self) -> None:
         if self._token is not None:

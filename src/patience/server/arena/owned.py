@@ -20,6 +20,7 @@ import functools
 import json
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -51,6 +52,7 @@ __all__ = ["LEASE_SECONDS", "OVER_KEEP_SECONDS", "OwnedMatches", "encode_error"]
 log = logging.getLogger("patience.server")
 
 LEASE_SECONDS = 5.0  # a match whose owner stops renewing for this long is taken over
+FENCE_MARGIN_SECONDS = 1.5  # an owner stops playing this long before its leases could have lapsed
 OVER_KEEP_SECONDS = 120.0  # a finished match stays in memory this long for late reconnects
 
 
@@ -81,6 +83,7 @@ class OwnedMatches:
         self.matches: dict[str, LiveMatch] = {}
         self.leases: dict[str, str] = {}  # match id -> the token of its lease
         self.takeovers = 0  # matches this process took over from one that stopped
+        self.renewed_at = time.monotonic()  # when the leases were last renewed (asked then, answered yes)
         self.show: Callable[[Connection, str, int], Awaitable[None]] | None = None
         self.lost: Callable[[LiveMatch], None] | None = None
         self.changed: Callable[[], Awaitable[None]] | None = None
@@ -150,11 +153,20 @@ class OwnedMatches:
         log.info("match %s is played here now (version %d)", live.id, live.version)
         return live
 
+    @property
+    def fenced(self) -> bool:
+        """Could the leases of this process have lapsed? (Not renewed for nearly their whole time: the bus
+        did not answer.) Then nothing is played here, so that a match is never played by two processes:
+        another may have taken it over meanwhile."""
+        return self.bus.shared and time.monotonic() - self.renewed_at > LEASE_SECONDS - FENCE_MARGIN_SECONDS
+
     async def renew(self) -> None:
         """Renew the leases of the matches owned here (one command); let go of those lost."""
         held = dict(self.leases)
+        asked = time.monotonic()
         kept = await self.bus.renew_many({f"match:{match_id}": token for match_id, token in held.items()},
                                          LEASE_SECONDS)
+        self.renewed_at = asked
         for match_id in held:
             if f"match:{match_id}" not in kept and self.leases.get(match_id) == held[match_id]:
                 log.warning("the lease of match %s was lost: another process plays it now", match_id)
@@ -247,6 +259,8 @@ class OwnedMatches:
         """The clock of every match owned here (time penalties, time-outs and heartbeats, logged
         before told): all their rows in one transaction."""
         due: list[tuple[LiveMatch, list[MoveRow], list[tuple[bytes, bytes]]]] = []
+        if self.fenced:  # the leases may have lapsed: the clocks wait for the next renewal (or the takeover)
+            return
         for live in list(self.matches.values()):
             if live.match.is_over or live.broken or live.lock.locked():
                 continue  # a match playing an intent brings its clock up itself
@@ -292,7 +306,7 @@ class OwnedMatches:
             if intent.ack <= live.last_ack.get((side, conn.cid), -1):
                 conn.error("stale_ack", f"ack {intent.ack} is older than this page's last one", intent.ack)
                 return
-            if live.broken or self.matches.get(live.id) is not live:
+            if live.broken or self.matches.get(live.id) is not live or self.fenced:
                 conn.error("server_error", "the match is being restored: reconnect", intent.ack)
                 return
             starts_in = live.starts_in_ms()

@@ -31,7 +31,6 @@ log = logging.getLogger("patience.server")
 POOL_SHOWN = 12  # waiting players named per pool in the lobby
 LIVE_SHOWN = 20  # matches going on listed in the lobby, for spectators
 TELL_SECONDS = 0.2  # changes within this long make one lobby message
-FRESH_SECONDS = 5.0  # a page that opens the lobby gets the last view published if it is this recent
 
 
 class Summary(msgspec.Struct, frozen=True):
@@ -143,9 +142,10 @@ class LobbyView:
                                    busy.get(user) if user else None))
 
     async def for_page(self, conn: Connection, *, fresh: bool = False) -> bytes:
-        """The lobby for one page now: the last view published if it is recent (after a seek: a wave
-        and a view follow within a moment), else — or when the page opens the lobby — read afresh."""
-        if not fresh and self._last is not None and self.now() - self._last[1] < FRESH_SECONDS:
+        """The lobby for one page now: the last view published (after a seek or an unseek a new one
+        follows within a moment: a seek never costs a reading of every pool), or, when the page opens
+        the lobby or no view came yet, read afresh."""
+        if not fresh and self._last is not None:  # a newer view follows within a moment of any change
             return await self._render(conn, self._last[0])
         return await self._render(conn, await self._summary())
 
