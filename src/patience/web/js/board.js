@@ -542,6 +542,8 @@ export class Board {
     window.addEventListener("pointerup", (e) => this.up(e));
     window.addEventListener("pointercancel", () => this.cancelGesture());
     root.addEventListener("keydown", (e) => this.key(e));
+    // Escape puts a picked card down wherever the focus is (a move redraws the table and drops the focus)
+    window.addEventListener("keydown", (e) => { if (e.key === "Escape" && !root.contains(e.target)) this.clearSelection(); });
     root.addEventListener("contextmenu", (e) => e.preventDefault());
   }
 
@@ -744,6 +746,10 @@ export class Board {
   }
 
   key(e) {
+    if (e.key === "Escape") {  // a picked card is put down, wherever the focus is
+      this.clearSelection();
+      return;
+    }
     const hit = this.hit(e.target);
     if (!hit || !this.table) return;
     if (e.key === "Enter" || e.key === " ") {
