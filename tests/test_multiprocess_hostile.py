@@ -104,6 +104,10 @@ def test_a_real_user_signs_in_on_both_processes_while_96_addresses_guess(
         for n in range(8):
             http = client(two[n % 2].url, "127.7.0.1")  # a browser of its own each time
             answer = form(http, "/account/signin", login=login, password=PASSWORD)
+            if answer.status_code == 429:  # told "busy" (the hashes starved of CPU), a person tries once more
+                said.append(answer.text[:200])
+                time.sleep(1.0)
+                answer = form(http, "/account/signin", login=login, password=PASSWORD)
             answers.append(answer.status_code)
             if answer.status_code != 200:
                 said.append(answer.text[:200])
@@ -113,6 +117,7 @@ def test_a_real_user_signs_in_on_both_processes_while_96_addresses_guess(
         stop.set()
         thread.join(90)
     assert answers == [200] * 8, (answers, said, tally)
+    assert len(said) <= 2, said  # "busy" is the exception for the real user, not the rule
     assert tally[401] > 0 and tally[429] > 0, (tally, errors)
     assert tally[500] == 0, tally
 
