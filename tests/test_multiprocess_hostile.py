@@ -63,7 +63,7 @@ def make(http: httpx.Client, name: str, password: str = "") -> httpx.Response:
     return form(http, "/api/tournaments", name=name, format=FORMAT, minutes="15", start_ms="0", password=password)
 
 
-def test_a_real_user_signs_in_on_both_processes_while_96_addresses_guess(
+def test_a_real_user_signs_in_on_both_processes_while_48_addresses_guess(
         two: tuple[ServeProcess, ServeProcess]) -> None:
     login = f"victim{secrets.token_hex(3)}"
     sign_up(two[0].url, login, "127.7.0.1").close()
@@ -93,7 +93,7 @@ def test_a_real_user_signs_in_on_both_processes_while_96_addresses_guess(
                 await asyncio.sleep(0.05 if answer.status_code == 429 else 0)
 
     async def attack() -> None:
-        await asyncio.gather(*(guesser(n) for n in range(96)))
+        await asyncio.gather(*(guesser(n) for n in range(48)))
 
     thread = threading.Thread(target=asyncio.run, args=(attack(),))
     thread.start()
