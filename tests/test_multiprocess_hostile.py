@@ -1,7 +1,7 @@
 """Hostile load on an arena of two ``patience serve`` processes (PostgreSQL and Redis): the limits that
 must hold across processes do, and a real user gets in all the same.
 
-- a real user signs in at every try on either process while 96 addresses send wrong passwords to both;
+- a real user signs in at every try on either process while 48 addresses send wrong passwords to both;
 - one account guessing a tournament's password over 40 sockets on each process is held to the
   per-account limit, shared through Redis, and a friend with the password joins meanwhile;
 - making tournaments: three open ones per account even when six are asked for at once on both
