@@ -121,7 +121,7 @@ def test_no_two_modules_import_each_other() -> None:
 ARENA_RANKS = {
     "dealstock": 0, "matches": 0, "nodes": 0,
     "pools": 1, "daily": 1,
-    "owned": 2, "view": 2,
+    "owned": 2, "view": 2, "apart": 2,
     "spectators": 3, "challenges": 3, "tournaments": 3,
     "lobby": 4,
     "__init__": 5,

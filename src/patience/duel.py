@@ -53,8 +53,8 @@ from patience.session import Session
 
 __all__ = [
     "DUEL_UNDO_LIMIT", "FORMATS", "LIMITS", "MATCH_FORMAT", "MATCH_VERSION", "BonusRule", "Format", "Match",
-    "MatchResult", "Player", "Seeker", "closest", "commitment", "new_deal_key", "pairs", "rate", "reach",
-    "result_of", "verify_commitment", "verify_match",
+    "PENDING_DAYS", "MatchResult", "Pending", "Player", "Seeker", "closest", "commitment", "new_deal_key", "pairs",
+    "pending_reach", "rate", "reach", "result_of", "take_pending", "verify_commitment", "verify_match",
 ]
 
 MATCH_FORMAT = "patience-match"
@@ -501,3 +501,53 @@ def pairs(waiting: Sequence[Seeker], now: float) -> list[tuple[Seeker, Seeker]]:
             continue
         made.append((first, take(j)))
     return made
+
+
+# -- Play now: same-deal matches played apart ----------------------------------------------------
+
+PENDING_DAYS = 7
+"""A same-deal game played apart waits this long for a challenger, then expires (no rating change)."""
+PENDING_REACH_START = 600.0
+PENDING_REACH_PER_HOUR = 1200.0
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A game of Play now waiting for a challenger: its id, its host, the host's rating in that game
+    and when the host began it (seconds, any clock)."""
+
+    id: str
+    host: str
+    rating: float
+    since: float
+
+
+def pending_reach(age_s: float) -> float:
+    """How far in rating a waiting game may be taken: ±600 at first, ±1,800 after an hour. Wide on purpose:
+    with few players a result matters more than a close rating (the rating update weighs the
+    difference), and a host waits for the next seeker of the pool anyway (benchmarks/liquidity.py:
+    at 30 seekers an hour over the ten pools, ±150 widening by 600 an hour gave 89 % of the results
+    within an hour, this reach 96 %)."""
+    return PENDING_REACH_START + PENDING_REACH_PER_HOUR * max(0.0, age_s) / 3600.0
+
+
+def take_pending(rating: float, pending: Sequence[Pending], now: float, *,
+                 exclude: frozenset[str] | set[str] = frozenset()) -> list[Pending]:
+    """The waiting games a challenger of ``rating`` may take now, the one to try first first: those
+    within their :func:`pending_reach`, younger than :data:`PENDING_DAYS`, whose host is not in
+    ``exclude`` (the challenger, accounts of the same browser or address, the last opponent),
+    closest in rating first, the oldest among equals. A server tries them in this order, each taken
+    by one challenger at most (another may have taken the first a moment before).
+
+    >>> [p.id for p in take_pending(1500, [Pending("a", "x", 2200, 0), Pending("b", "y", 1450, 10),
+    ...                                    Pending("c", "z", 1480, 5)], now=20)]
+    ['c', 'b']
+    >>> [p.id for p in take_pending(1500, [Pending("a", "x", 2200, 0)], now=3600)]
+    ['a']
+    >>> take_pending(1500, [Pending("a", "me", 1500, 0)], now=1, exclude={"me"})
+    []
+    """
+    oldest = now - PENDING_DAYS * 86400
+    fit = [p for p in pending if p.host not in exclude and p.since > oldest
+           and abs(p.rating - rating) <= pending_reach(now - p.since)]
+    return sorted(fit, key=lambda p: (abs(p.rating - rating), p.since, p.id))

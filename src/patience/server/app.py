@@ -50,7 +50,7 @@ from patience.server.storage.writer import GroupWriter
 from patience.server.transport.faults import CountCutShort, counting_client_faults
 from patience.server.transport.socket import Router, play_socket
 from patience.server.web import accounts as accounts_web
-from patience.server.web import api, daily, pages, tournaments
+from patience.server.web import api, daily, pages, playnow, tournaments
 from patience.server.web.headers import HeadersMiddleware
 
 __all__ = ["DB_FILE", "app_from_env", "create_app", "default_data_dir"]
@@ -130,6 +130,8 @@ def create_app(
             deals = DealStock(store, deal_stock)
             arena = Arena(store, bus, now=now, wall=wall, deals=deals, writer=writer, hashing=accounts.hashing)
             await arena.start()
+            hub.on_ended = arena.playnow.game_ended  # a game of Play now ended: its match may be complete
+            arena.playnow.resume = hub.resume
             app.state.store = store
             app.state.hub = hub
             app.state.accounts = accounts
@@ -163,6 +165,7 @@ def create_app(
         Route("/profile", pages.page_of("profile")),
         Route("/leaderboard", pages.page_of("leaderboard")),
         Route("/daily", pages.page_of("daily")),
+        Route("/playnow", pages.page_of("playnow")),
         Route("/tournament", pages.page_of("tournament")),
         Route("/match", pages.page_of("match")),
         Route("/matches", pages.matches_page),
@@ -181,6 +184,9 @@ def create_app(
         Route("/api/daily/{game}/start", daily.daily_start, methods=["POST"]),
         Route("/api/daily/{game}/{day}/record", daily.daily_record_api),
         Route("/api/daily/{game}/{day}/replay/{id}", daily.daily_replay_api),
+        Route("/api/playnow", playnow.playnow_api),
+        Route("/api/playnow/seen", playnow.playnow_seen, methods=["POST"]),
+        Route("/api/playnow/{game}/{variant}/{limit}", playnow.playnow_start, methods=["POST"]),
         Route("/api/tournaments", tournaments.tournaments_api),
         Route("/api/tournaments", tournaments.tournaments_make, methods=["POST"]),
         Route("/api/tournaments/{id}", tournaments.tournament_api),

@@ -28,7 +28,7 @@ __all__ = [
     "CLIENT_MESSAGES", "DUEL_MESSAGES", "MAX_MESSAGE_BYTES", "AcceptIntent", "ChallengeIntent", "ChallengeLook",
     "ChallengeMsg", "Clock", "DeclineIntent", "DuelEvent", "DuelMsg", "DuelPlayer", "ErrorMsg", "EventMsg", "GameMsg",
     "GiveUpIntent", "HintAsk", "HintMsg", "JoinIntent", "Line", "LiveInfo", "LobbyAsk", "LobbyMsg", "LookMsg",
-    "MatchEnd", "MatchJoin", "MoveIntent", "NewIntent", "Ping", "Pong", "Pool", "PoolInfo", "Progress",
+    "MatchEnd", "MatchJoin", "MoveIntent", "NewIntent", "Ping", "PlayNowMsg", "Pong", "Pool", "PoolInfo", "Progress",
     "ProtocolError", "Rejected", "RematchIntent", "RematchMsg", "SeekIntent", "Status", "StockIntent", "Summary",
     "Table", "TargetsAsk", "TargetsMsg", "TourAsk", "TourDuel", "TourJoin", "TourLine", "TourMsg",
     "TourPause", "UndoIntent", "UnseekIntent", "WatchIntent", "WatchMsg", "Why", "decode",
@@ -574,6 +574,15 @@ class RematchMsg(_Msg, frozen=True):
     id: str
     state: str
     by: int
+
+
+class PlayNowMsg(_Msg, frozen=True):
+    """A match of Play now of this player came to its end: ``state`` ``done`` (the result is in: see
+    ``/playnow``) or ``expired`` (nobody took it in time)."""
+
+    T = "playnow"
+    id: str
+    state: str
 
 
 class WatchMsg(_Msg, frozen=True):

@@ -35,6 +35,7 @@ from patience.duel import Format
 from patience.errors import PatienceError
 from patience.ratings import Rating
 from patience.server.accounts import Hashing, owasp_hasher
+from patience.server.arena.apart import PlayNow
 from patience.server.arena.challenges import CHALLENGE_SECONDS, Challenges
 from patience.server.arena.dealstock import DealStock
 from patience.server.arena.matches import COUNTDOWN_SECONDS, Intent, LiveMatch
@@ -121,6 +122,7 @@ class Arena:
         self.spectators = Spectators(self.bus, self.nodes, self.out, self.owned, self.peers)
         self.challenges = Challenges(store, self.bus, self.writer, self.view, self.pools, self.peers, wall,
                                      self._make, self._busy, self._rating)
+        self.playnow = PlayNow(store, self.bus, self.deals, self.peers, wall=wall)
         self.owned.show = self._join
         self.owned.lost = self._lost
         self.owned.changed = self._lobby_changed
@@ -147,7 +149,9 @@ class Arena:
         await self.pools.lead()  # the first process of an arena pairs (and tells the lobby) from the start
         await self.challenges.take_up()
         taken = await self.owned.take_up()
-        self._tasks = [asyncio.create_task(self.out.run(), name="arena-outbound"),
+        await self.playnow.start()
+        self._tasks = [asyncio.create_task(self.playnow.run(), name="arena-playnow"),
+                       asyncio.create_task(self.out.run(), name="arena-outbound"),
                        asyncio.create_task(self._keep_leases(), name="arena-leases"),
                        asyncio.create_task(self.pools.run(), name="arena-pairer"),
                        asyncio.create_task(self._run_tournaments(), name="arena-tournaments")]
@@ -158,6 +162,7 @@ class Arena:
     async def stop(self) -> None:
         """Leave the arena: let go of every lease, so that other processes take the matches at once."""
         await stop_tasks(self._tasks)
+        await self.playnow.stop()
         await self.writer.flush()
         await self.owned.stop()
         try:

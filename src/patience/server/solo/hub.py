@@ -105,8 +105,9 @@ class LiveGame:
         self.idle_since = now()
         self.held: list[bytes] | None = None  # events kept back until the game is in the database
         self.logged = len(session.log)  # actions of the log in the database (record or rows)
-        # a game dealt from a secret key (the deal of the day) shows this label, never its key
+        # a game dealt from a secret key (the deal of the day, Play now) shows this label, never its key
         self.label = "day" if is_deal_key(session.seed) else None
+        self.told_end = False  # the end of a game of Play now was handed on (Hub.on_ended)
         self.hints = 0  # hints given in this game: a game won with one counts apart in the statistics
 
     # -- what the browser sees ---------------------------------------------------------------
@@ -173,8 +174,20 @@ class LiveGame:
 
     @property
     def secret(self) -> bool:
-        """Is the deal a secret key (the deal of the day), never to be shown while it is played?"""
+        """Is the deal a secret key (the deal of the day, Play now), never to be shown while it is played?"""
         return self.label is not None
+
+    @property
+    def apart(self) -> bool:
+        """Is this a side of a match of Play now (``now:ID``), played apart from the other side?"""
+        return self.label is not None and self.label.startswith("now:")
+
+    def settle_apart(self) -> None:
+        """A game of Play now has no common end with the other side's: Der Fächer's pool is counted at
+        the time limit as soon as the game is over, as :class:`patience.duel.Match` counts it apart."""
+        session = self.session
+        if self.apart and session.waits_for_match and session.table.time_limit_ms is not None:
+            session.settle(session.table.time_limit_ms)
 
     @property
     def shown_seed(self) -> str:
@@ -185,6 +198,7 @@ class LiveGame:
     def _event(self, kind: str, *, ack: int | None = None, cid: str | None = None, move: str | None = None,
                ok: bool = True, reason: str | None = None, moved: bool = False) -> bytes:
         """Number what just happened as the next version and send it to every watcher."""
+        self.settle_apart()
         ledger = self.session.ledger
         lines = [ledger_line(e) for e in ledger[self.ledger_sent:]]
         self.ledger_sent = len(ledger)
@@ -385,7 +399,8 @@ def restore(saved: SavedGame, now: Now) -> LiveGame:
         clock.go_live()
     game = LiveGame(saved.id, saved.browser_id, session, clock, saved.variant, now)
     if game.secret:
-        game.label = saved.seed  # as the games table shows it (day:YYYY-MM-DD)
+        game.label = saved.seed  # as the games table shows it (day:YYYY-MM-DD, now:ID)
+        game.settle_apart()
     game.hints = saved.hints
     # each page's last intent, as the process that played it wrote it with its move: sent again, it
     # gets the same answer and is not played twice. The versions go on from the last one written;
@@ -414,6 +429,8 @@ class Hub:
         self.games: dict[str, LiveGame] = {}
         self._saving = asyncio.Lock()
         self._solving = asyncio.Lock()
+        # told the id of a game of Play now once its end is in the database (patience.server.arena.apart)
+        self.on_ended: Callable[[str], None] | None = None
 
     # -- connections -------------------------------------------------------------------------
 
@@ -457,7 +474,8 @@ class Hub:
             await self.act(conn, game, message)
         elif isinstance(message, HintAsk):
             if game.secret:  # the solver sees every card: its hint would tell of the secret deal
-                conn.error("not_here", "hints are off for the deal of the day")
+                conn.error("not_here", "hints are off in Play now" if game.apart else
+                           "hints are off for the deal of the day")
             else:
                 await self._hint(conn, game)
         elif isinstance(message, TargetsAsk):
@@ -593,7 +611,17 @@ class Hub:
         game.logged = max(game.logged, logged)
         if whole:
             game.saved_version = max(game.saved_version, version)  # in the database: later actions go as rows
+            self._ended(game)
         self._tell(game, held)
+
+    def _ended(self, game: LiveGame) -> None:
+        """A game of Play now whose end is in the database: its match may be complete (told once)."""
+        if game.apart and game.session.is_over and not game.told_end and self.on_ended is not None:
+            game.told_end = True
+            try:
+                self.on_ended(game.id)
+            except Exception:  # pragma: no cover - the sweep of Play now completes the match later
+                log.exception("telling the end of game %s failed", game.id)
 
     # -- which process plays a game ----------------------------------------------------------
 
@@ -661,6 +689,31 @@ class Hub:
             except Exception:  # pragma: no cover - the bus is away: try again
                 log.exception("renewing the games' leases failed")
 
+    async def resume(self, game_id: str) -> bool:
+        """Bring back a game that no process holds (its player left, its process stopped), so that its
+        clock runs on to its end: False if it is held elsewhere or here already, or gone."""
+        if game_id in self.games or self.store is None:
+            return False
+        token = await self.bus.acquire(f"game:{game_id}", GAME_LEASE_SECONDS)
+        if token is None:
+            return False
+        self.leases[game_id] = token
+        saved = await anyio.to_thread.run_sync(self.store.load_game, game_id)
+        if game_id in self.games:  # a page joined it meanwhile: it is held here now, with this lease
+            return False
+        try:
+            game = restore(saved, self.now) if saved is not None else None
+        except (PatienceError, KeyError, TypeError, ValueError):
+            log.exception("game %s cannot be restored", game_id)
+            game = None
+        if game is None:
+            self.leases.pop(game_id, None)
+            await self.bus.release(f"game:{game_id}", token)
+            return False
+        self.games[game_id] = game
+        game.sync()
+        return True
+
     async def stop(self) -> None:
         """Let go of every game (they are in the database): other processes may take them at once."""
         for game_id, token in list(self.leases.items()):
@@ -723,8 +776,10 @@ class Hub:
                     await self.writer.write(games=rows)
                 else:
                     await anyio.to_thread.run_sync(self.store.save_games, rows)
-                for game, version in versions:
+                for (game, version), row in zip(versions, rows, strict=True):
                     game.saved_version = version
+                    if row.outcome is not None:  # its end is in the database
+                        self._ended(game)
         self.evict()
 
     def evict(self) -> None:

@@ -46,6 +46,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    false,
     select,
     update,
 )
@@ -249,6 +250,8 @@ class MatchRow(Base):
     record: Mapped[str | None] = mapped_column(Text)  # the match record (JSON), once over
     outcome_a: Mapped[str | None] = mapped_column(String(16))  # how each game ended (migration 0003)
     outcome_b: Mapped[str | None] = mapped_column(String(16))
+    # played apart (Play now: each player at a time of their own; migration 0013)
+    apart: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     __table_args__ = (
         Index("ix_matches_state", "state"),

@@ -60,6 +60,7 @@ PAGES: dict[str, Page] = {
     "profile": Page("Player", "profile", "start arena-page", "profile.title"),
     "leaderboard": Page("Leaderboard", "leaderboard", "start arena-page", "board.title"),
     "daily": Page("Deal of the day", "daily", "start arena-page", "daily.title"),
+    "playnow": Page("Your games", "playnow", "start arena-page", "playnow.title"),
     "tournament": Page("Tournaments", "tournament", "start arena-page", "tour.title"),
     "matches": Page("Matches", "matches", "start arena-page", "matches.title"),
     "lost": Page("Page not found", "lost", "start arena-page", "lost.title"),
