@@ -8,6 +8,11 @@ several fields of a hash out at once or none (a Lua script); a rate
 limit is a sorted set of the times of recent events, kept and counted by one Lua script on the
 Redis server's own clock, the one clock every process agrees on. Every key starts with
 ``prefix`` (``patience:`` by default), so one Redis can serve other things too.
+
+The small commands (hash reads and writes, publishing) are **pipelined** on their own: those that
+tasks send in one turn of the event loop go to Redis together, on one connection, in the order they
+were sent, and each task gets its own answer. A burst of a thousand seeks is then a few round trips,
+not a thousand connections waiting for the pool.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ log = logging.getLogger("patience.server")
 
 MAX_CONNECTIONS = 64  # connections to Redis a process uses at most (commands wait for one beyond that)
 RENEW_BATCH = 500  # leases renewed by one command
+PIPELINE_MOST = 1000  # small commands sent in one pipeline at most
 
 _RENEW = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
@@ -94,6 +100,9 @@ class RedisBus(Bus):
         self._hit = self.redis.register_script(_HIT)
         self._claim = self.redis.register_script(_CLAIM)
         self.commands = 0  # commands sent (for the figures of benchmarks/duels.py)
+        self.round_trips = 0  # pipelines of small commands sent
+        self._queued: list[tuple[str, tuple[object, ...], asyncio.Future[object]]] = []
+        self._flushing: set[asyncio.Task[None]] = set()
 
     @property
     def shared(self) -> bool:
@@ -138,9 +147,49 @@ class RedisBus(Bus):
                 except Exception:
                     log.exception("a handler of %s failed", channel)
 
-    async def publish(self, channel: str, data: bytes) -> None:
+    # -- the small commands, pipelined --------------------------------------------------------
+
+    async def _small(self, command: str, *args: object) -> object:
+        """Send one small command with the others of this turn of the event loop, in one pipeline."""
         self.commands += 1
-        await self.redis.publish(self._k(channel), data)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[object] = loop.create_future()
+        if not self._queued:
+            loop.call_soon(self._flush)
+        self._queued.append((command, args, future))
+        return await future
+
+    def _flush(self) -> None:
+        queued, self._queued = self._queued, []
+        for start in range(0, len(queued), PIPELINE_MOST):
+            task = asyncio.get_running_loop().create_task(self._send(queued[start:start + PIPELINE_MOST]))
+            self._flushing.add(task)
+            task.add_done_callback(self._flushing.discard)
+
+    async def _send(self, batch: list[tuple[str, tuple[object, ...], asyncio.Future[object]]]) -> None:
+        self.round_trips += 1
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for command, args, _ in batch:
+                    getattr(pipe, command)(*args)
+                answers = await pipe.execute(raise_on_error=False)
+        except BaseException as exc:  # every task of the batch gets the error (a cancellation too)
+            for _, _, future in batch:
+                if not future.done():
+                    future.set_exception(exc if isinstance(exc, Exception) else BusError("the bus is closing"))
+            if not isinstance(exc, Exception):
+                raise
+            return
+        for (_, _, future), answer in zip(batch, answers, strict=True):
+            if future.done():  # its task was cancelled: the command was sent all the same
+                continue
+            if isinstance(answer, Exception):
+                future.set_exception(answer)
+            else:
+                future.set_result(answer)
+
+    async def publish(self, channel: str, data: bytes) -> None:
+        await self._small("publish", self._k(channel), data)
 
     async def subscribe(self, channel: str, handler: Handler) -> None:
         first = channel not in self._handlers
@@ -159,19 +208,16 @@ class RedisBus(Bus):
                 await self._pubsub.unsubscribe(self._k(channel))
 
     async def hset(self, key: str, field: str, value: bytes) -> None:
-        self.commands += 1
-        await self.redis.hset(self._k(key), field, value)
+        await self._small("hset", self._k(key), field, value)
 
     async def hget(self, key: str, field: str) -> bytes | None:
-        self.commands += 1
-        found = await self.redis.hget(self._k(key), field)
-        return None if found is None else bytes(found)
+        found = await self._small("hget", self._k(key), field)
+        return None if found is None else bytes(found)  # type: ignore[arg-type]
 
     async def hdel(self, key: str, *fields: str) -> int:
         if not fields:
             return 0
-        self.commands += 1
-        return int(await self.redis.hdel(self._k(key), *fields))
+        return int(await self._small("hdel", self._k(key), *fields))  # type: ignore[call-overload]
 
     async def hgetall(self, key: str) -> dict[str, bytes]:
         self.commands += 1
@@ -181,12 +227,11 @@ class RedisBus(Bus):
     async def hmget(self, key: str, fields: list[str]) -> list[bytes | None]:
         if not fields:
             return []
-        self.commands += 1
-        return [None if v is None else bytes(v) for v in await self.redis.hmget(self._k(key), fields)]
+        found = await self._small("hmget", self._k(key), fields)
+        return [None if v is None else bytes(v) for v in found]  # type: ignore[attr-defined]
 
     async def hlen(self, key: str) -> int:
-        self.commands += 1
-        return int(await self.redis.hlen(self._k(key)))
+        return int(await self._small("hlen", self._k(key)))  # type: ignore[call-overload]
 
     async def claim(self, key: str, *fields: str) -> list[bytes] | None:
         if not fields:
