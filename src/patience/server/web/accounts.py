@@ -155,6 +155,8 @@ async def me_api(request: Request) -> Response:
     browser, new = browser_id(request)
     user = await current_user(request)
     token = await anyio.to_thread.run_sync(accounts_of(request).csrf_token, browser)
-    response = JSONResponse({"user": user.to_dict() if user else None, "csrf": token},
-                            headers={"Cache-Control": "no-store"})
+    me: dict[str, Any] = {"user": user.to_dict() if user else None, "csrf": token}
+    if user is not None:  # the badge of results of Play now that came in since the player last looked
+        me["playnow_unseen"] = await request.app.state.arena.playnow.unseen(user.id)
+    response = JSONResponse(me, headers={"Cache-Control": "no-store"})
     return with_cookie(response, browser, new)
