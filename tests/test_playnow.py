@@ -281,6 +281,7 @@ def test_nothing_a_player_or_visitor_reads_before_the_end_tells_the_deal_or_the_
                 bob.get(f"/api/profile/{ada.get('/api/me').json()['user']['id']}").text]
     for text in read:
         assert key not in text
+    assert json.loads(read[6])["solo"] == {}  # the host's game is no solo game in her figures
     bob_list = json.loads(read[2])["games"][0]
     assert bob_list["theirs"] is None and str(ada_game.score) not in json.dumps(bob_list["mine"])
     # the challenger's first table shows the face-up cards only: none of the host's later draws

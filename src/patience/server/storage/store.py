@@ -496,9 +496,12 @@ class Store:
 
 
 def game_stats(db: Session, browser_ids: Iterable[str]) -> dict[str, GameStats]:
-    """The statistics of :meth:`Store.stats` read in ``db`` (the profile page's too)."""
+    """The statistics of :meth:`Store.stats` read in ``db`` (the profile page's too). The games of Play now
+    (``now:ID``) are duels: they count in the duel figures once their match is over, never here (here
+    they would tell the other player a host's score before the match's end)."""
     query = (select(GameRow.game, GameRow.variant, GameRow.outcome, GameRow.score, GameRow.hints)
-             .where(GameRow.browser_id.in_(sorted(set(browser_ids))), GameRow.outcome.is_not(None))
+             .where(GameRow.browser_id.in_(sorted(set(browser_ids))), GameRow.outcome.is_not(None),
+                    GameRow.seed.not_like("now:%"))
              .order_by(GameRow.ended_ms, GameRow.updated_ms))
     results: dict[str, list[tuple[str, str, int, bool]]] = {game: [] for game in GAMES}
     for game, variant, outcome, score, hints in db.execute(query):
