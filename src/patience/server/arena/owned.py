@@ -169,6 +169,11 @@ class OwnedMatches:
         self.renewed_at = asked
         for match_id in held:
             if f"match:{match_id}" not in kept and self.leases.get(match_id) == held[match_id]:
+                if not self.bus.shared:  # an arena of one process: a lease that lapsed (a busy event loop)
+                    token = await self.bus.acquire(f"match:{match_id}", LEASE_SECONDS)  # is nobody else's
+                    if token is not None:
+                        self.leases[match_id] = token
+                        continue
                 log.warning("the lease of match %s was lost: another process plays it now", match_id)
                 self._let_go(match_id)
 

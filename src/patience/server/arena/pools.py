@@ -43,6 +43,9 @@ FORMAT_KEYS = [Format(game, variant, limit).key for game, variants in FORMATS.it
 WAVE_SECONDS = 0.5  # the pairer pairs every pool this often (and at once after a seek on its process)
 PAIRER_SECONDS = 3.0  # the pairer's lease: another process pairs within this long after it stops
 CLAIMS_AT_ONCE = 64  # claims of one wave sent to the bus together
+STARTS_AT_ONCE = 32
+"""Matches of one wave made together: a wave of a thousand pairs is made in short turns of the event
+loop, so that the leases and the clocks of the matches going on are never held up for seconds."""
 
 
 @dataclass(frozen=True)
@@ -202,7 +205,8 @@ class Pools:
             return 0
         self.made += len(made)
         await self.changed()
-        await asyncio.gather(*(self._start(fmt, a, b) for fmt, a, b in made))
+        for start in range(0, len(made), STARTS_AT_ONCE):
+            await asyncio.gather(*(self._start(fmt, a, b) for fmt, a, b in made[start:start + STARTS_AT_ONCE]))
         return len(made)
 
     async def _settle(self, fmt: Format, a: Side, b: Side, entries: dict[str, bytes]) -> bool:
