@@ -929,3 +929,36 @@ def _plain(value: Any) -> Any:
     import msgspec
 
     return msgspec.to_builtins(value)
+
+
+def test_a_pair_sent_to_a_process_that_died_before_making_it_waits_in_the_pool_again(
+        app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pairer sends a pair of players on other processes to one of them to be made into a match;
+    if that process dies before it makes it, the player whose page is still open waits again."""
+    import time
+
+    from patience.ratings import Rating
+    from patience.server.arena import lobby
+    from patience.server.arena.pools import Side
+
+    monkeypatch.setattr(lobby, "START_CHECK_SECONDS", 0.05)
+    arena = arena_of(app)
+    portal = app.state.test_portal
+    portal.call(arena.bus.acquire, "node:other", 60.0)  # a live process that will never make the match
+    a = Side("ua", "A", Rating(), "gone", "pa")  # on a process that stopped
+    b = Side("ub", "B", Rating(), "other", "pb")
+    portal.call(arena.bus.hset, "online", "ub/pb", b"other")  # B's lobby page is open
+    portal.call(arena._paired, DuelFormat.from_key(FORMAT), a, b)
+    for _ in range(100):
+        if portal.call(arena.pools.seeking, "ub") is not None:
+            break
+        time.sleep(0.02)
+    assert portal.call(arena.pools.seeking, "ub") == FORMAT
+    assert portal.call(arena.pools.seeking, "ua") is None  # the one whose process stopped: not again
+    # a pair that was made is left alone
+    portal.call(arena.bus.hset, "busy", "uc", b"m1")
+    c, d = Side("uc", "C", Rating(), "other", "pc"), Side("ud", "D", Rating(), "other", "pd")
+    portal.call(arena.bus.hset, "online", "ud/pd", b"other")
+    portal.call(arena._paired, DuelFormat.from_key(FORMAT), c, d)
+    time.sleep(0.3)
+    assert portal.call(arena.pools.seeking, "ud") is None

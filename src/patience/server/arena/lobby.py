@@ -83,6 +83,9 @@ __all__ = ["CHALLENGE_SECONDS", "FORMAT_KEYS", "LEASE_SECONDS", "Arena"]
 log = logging.getLogger("patience.server")
 
 RENEW_SECONDS = 1.0  # how often the leases are renewed (and stopped processes looked for)
+START_CHECK_SECONDS = 6.0
+"""A pair sent to another process to be made into a match: if neither player plays a match this long
+after (that process died before it made it), each whose page is still open waits in the pool again."""
 TOURNAMENT_SECONDS = 1.0  # how often the tournaments are paired and their standings told
 
 MATCH_INTENTS = (MoveIntent, StockIntent, UndoIntent, GiveUpIntent)
@@ -127,6 +130,7 @@ class Arena:
         self.owned.lost = self._lost
         self.owned.changed = self._lobby_changed
         self._tasks: list[asyncio.Task[None]] = []
+        self._checks: set[asyncio.Task[None]] = set()  # pairs sent to other processes, looked at again later
         self.tournaments = Tournaments(self, schedule=schedule)
 
     @property
@@ -162,6 +166,8 @@ class Arena:
     async def stop(self) -> None:
         """Leave the arena: let go of every lease, so that other processes take the matches at once."""
         await stop_tasks(self._tasks)
+        for check in list(self._checks):
+            check.cancel()
         await self.playnow.stop()
         await self.writer.flush()
         await self.owned.stop()
@@ -392,6 +398,28 @@ class Arena:
         owner = a.node if await self.nodes.alive(a.node) or not await self.nodes.alive(b.node) else b.node
         sides = [[side.user, side.entry(0).decode()] for side in (a, b)]
         self.out.send(owner, Envelope("start", m=fmt.key, d=json.dumps(sides)))
+        task = asyncio.get_running_loop().create_task(self._check_started(fmt, a, b, self.wall()))
+        self._checks.add(task)
+        task.add_done_callback(self._checks.discard)
+
+    async def _check_started(self, fmt: Format, a: Side, b: Side, since: float) -> None:
+        """A pair whose ``start`` envelope was lost with the process it went to: back into the pool."""
+        await asyncio.sleep(START_CHECK_SECONDS)
+        try:
+            if any([await self.bus.hget("busy", side.user) is not None for side in (a, b)]):
+                return  # the match was made (or one of them plays another): nothing was lost
+            again = False
+            for side in (a, b):
+                if (await self.nodes.alive(side.node) and await self.bus.hget("online", f"{side.user}/{side.peer}")
+                        and await self.pools.seeking(side.user) is None):
+                    await self.pools.seek_again(side, fmt, side.entry(since))
+                    again = True
+            if again:
+                log.warning("a %s pair was not made into a match in %.0f s: its players wait again", fmt.key,
+                            START_CHECK_SECONDS)
+                await self._lobby_changed()
+        except Exception:  # the bus is away: the players' pages seek again when they see no match
+            log.exception("checking that a pair was made into a match failed")
 
     async def _make(self, fmt: Format, a: Side, b: Side, also: Iterable[Callable[[Any], None]] = (),
                     match_id: str | None = None) -> LiveMatch | None:
