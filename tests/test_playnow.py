@@ -114,6 +114,8 @@ def test_a_host_and_a_later_challenger_play_one_deal_and_the_match_completes_onc
     assert [len(g["actions"]) for g in match["record"]["games"]] == [4, 6]
     profile = ada.get(f"/api/profile/{match['players'][0]['id']}").json()
     assert profile["duels"]["reloaded"]["played"] == 1 and profile["ratings"]["reloaded"]["matches"] == 1
+    assert profile["duels"]["reloaded"]["apart"] == 1 and profile["recent"][0]["apart"] is True
+    assert ada.get("/api/matches").json()["matches"][0]["apart"] is True
     assert app.state.test_portal.call(app.state.arena.playnow.complete, host["id"]) is False  # once only
 
     # before the end, nothing either player was sent holds the key

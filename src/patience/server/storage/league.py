@@ -207,7 +207,7 @@ def _match_summary(row: MatchRow, names: Mapping[str, str]) -> dict[str, Any]:
             "players": [{"id": row.player_a, "name": names.get(row.player_a, "?")},
                         {"id": row.player_b, "name": names.get(row.player_b, "?")}],
             "scores": [row.score_a, row.score_b], "finals": [row.final_a, row.final_b],
-            "outcomes": [row.outcome_a, row.outcome_b]}
+            "outcomes": [row.outcome_a, row.outcome_b], "apart": bool(row.apart)}
 
 
 def names_of(engine: Engine, ids: Iterable[str]) -> dict[str, str]:
@@ -290,11 +290,13 @@ def profile(engine: Engine, user_id: str) -> dict[str, Any] | None:
             history.setdefault(h.game, []).append({"at_ms": h.at_ms, "rating": round(h.rating),
                                                    "deviation": round(h.deviation), "match": h.match_id})
         duels: dict[str, dict[str, int]] = {}
-        for game, winner, side_a in db.execute(
-                select(MatchRow.game, MatchRow.winner, MatchRow.player_a == user_id)
+        for game, winner, side_a, apart in db.execute(
+                select(MatchRow.game, MatchRow.winner, MatchRow.player_a == user_id, MatchRow.apart)
                 .where(MatchRow.state == "over", or_(MatchRow.player_a == user_id, MatchRow.player_b == user_id))):
-            figures = duels.setdefault(game, {"played": 0, "won": 0, "lost": 0, "drawn": 0})
+            # "apart": of those played, how many were Play now's (same deal, each at a time of their own)
+            figures = duels.setdefault(game, {"played": 0, "won": 0, "lost": 0, "drawn": 0, "apart": 0})
             figures["played"] += 1
+            figures["apart"] += bool(apart)
             mine = 0 if side_a else 1
             figures["drawn" if winner is None else "won" if winner == mine else "lost"] += 1
         browsers = list(db.scalars(select(UserBrowserRow.browser_id).where(UserBrowserRow.user_id == user_id)))
