@@ -18,7 +18,8 @@ from patience.errors import PatienceError
 
 __all__ = ["COMMANDS", "main"]
 
-COMMANDS = ("patience.cli.admin", "patience.cli.play", "patience.cli.serve", "patience.cli.solve")
+COMMANDS = ("patience.cli.admin", "patience.cli.backup", "patience.cli.play", "patience.cli.serve",
+            "patience.cli.solve")
 
 
 def build_parser() -> argparse.ArgumentParser:
