@@ -4,7 +4,7 @@
 export const ARENA_TEXT = {
   en: {
     nav: { daily: "Deal of the day", duel: "Duel", leaderboard: "Leaderboard", matches: "Matches", profile: "Profile", account: "Account",
-      games: "Solo games" },
+      games: "Solo games", playnow: "Your games" },
     duel: {
       title: "Duel", intro: "Two people play the same deal at the same time. The higher score wins and gets a " +
         "bonus. Never a bot: if nobody is waiting, you wait in the queue.",
@@ -101,6 +101,31 @@ export const ARENA_TEXT = {
       rank: "#", player: "Player", score: "Score", time: "Time", outcome: "Outcome", playing: "playing",
       empty: "Nobody has played this deal yet.", past: "Earlier days", today: "Today", proved: "proved winnable",
     },
+    playnow: {
+      title: "Your games", button: "Play now", hint: "Play at once: another player plays the same deal before or after you.",
+      intro: "Play now: the same secret deal as another player, played apart. When both games are over, the higher " +
+        "final score wins and the match is rated like a live duel.",
+      offer: "Nobody close to your rating has come yet. Play now instead: you play at once, and a player plays the " +
+        "same deal before or after you.",
+      line_challenger: "Play now · {format} · against {name} ({rating})", line_against: "Play now · {format} · against {name}",
+      line_host: "Play now · {format} · you play first; a challenger plays this deal later",
+      commitment: "Commitment", starts_in: "Your clock starts in", your_games: "Your games",
+      hints_off: "Hints are off in Play now.", new_badge: { one: "1 new result", many: "{n} new results" },
+      going: "Going on", waiting: "Waiting for a result", finished: "Finished", expired: "Expired",
+      go_on: "Go on", open: "Waiting for a challenger", expires: { one: "expires in 1 day", many: "expires in {n} days" },
+      expires_soon: "expires today", taken: "{name} is playing this deal", your_score: "Your score: {score}",
+      you_first: "you played first", against: "against {name}", won: "Won", lost: "Lost", draw: "Draw",
+      finals: "You {you} · {name} {them}", replay: "Replay and deal key", new: "New",
+      expired_text: "Nobody took this deal in time: no rating change.", none: "No games of Play now yet: press " +
+        "Play now on a pool in the duel lobby.", lobby: "To the duel lobby", signed_out: "Sign in to play Play now " +
+        "and to see your games.", sign_in: "Sign in", failed: "Your games could not be loaded.",
+      err: {
+        too_many: "Three of your games in this pool are still waiting for a challenger: play live, or come back " +
+          "when a result is in.", elsewhere: "Your game of Play now goes on in the browser where you began it.",
+        sign_in: "Sign in first to play.", bad_format: "This kind of duel does not exist.",
+        failed: "The game could not be started.",
+      },
+    },
     replay: {
       title: "Match", live: "This match is going on. The deal key is shown when it ends.", step: "Step {i} of {n}",
       first: "Start", prev: "Back", next: "Forward", last: "End", play: "Play", pause: "Pause", deal: "the deal",
@@ -109,7 +134,7 @@ export const ARENA_TEXT = {
   },
   de: {
     nav: { daily: "Spiel des Tages", duel: "Duell", leaderboard: "Rangliste", matches: "Partien", profile: "Profil", account: "Konto",
-      games: "Einzelspiele" },
+      games: "Einzelspiele", playnow: "Deine Spiele" },
     duel: {
       title: "Duell", intro: "Zwei Menschen spielen gleichzeitig dasselbe Spiel. Wer mehr Punkte hat, gewinnt und " +
         "bekommt einen Bonus. Nie ein Bot: Wartet niemand, wartest du in der Schlange.",
@@ -212,6 +237,33 @@ export const ARENA_TEXT = {
       empty: "Dieses Blatt hat noch niemand gespielt.", past: "Frühere Tage", today: "Heute",
       proved: "nachweislich lösbar",
     },
+    playnow: {
+      title: "Deine Spiele", button: "Jetzt spielen", hint: "Sofort spielen: jemand anderes spielt dasselbe Blatt vor oder nach dir.",
+      intro: "Jetzt spielen: dasselbe geheime Blatt wie jemand anderes, getrennt gespielt. Sind beide Spiele zu Ende, " +
+        "gewinnt die höhere Endpunktzahl, und die Partie wird wie ein Live-Duell gewertet.",
+      offer: "Noch ist niemand mit ähnlicher Wertung gekommen. Spiel stattdessen jetzt: du spielst sofort, und " +
+        "jemand spielt dasselbe Blatt vor oder nach dir.",
+      line_challenger: "Jetzt spielen · {format} · gegen {name} ({rating})", line_against: "Jetzt spielen · {format} · gegen {name}",
+      line_host: "Jetzt spielen · {format} · du spielst zuerst; jemand spielt dieses Blatt später",
+      commitment: "Siegel", starts_in: "Deine Uhr läuft in", your_games: "Deine Spiele",
+      hints_off: "Bei „Jetzt spielen“ gibt es keine Tipps.", new_badge: { one: "1 neues Ergebnis", many: "{n} neue Ergebnisse" },
+      going: "Laufend", waiting: "Warten auf ein Ergebnis", finished: "Beendet", expired: "Abgelaufen",
+      go_on: "Weiterspielen", open: "Wartet auf einen Herausforderer", expires: { one: "läuft in 1 Tag ab",
+        many: "läuft in {n} Tagen ab" },
+      expires_soon: "läuft heute ab", taken: "{name} spielt dieses Blatt", your_score: "Deine Punkte: {score}",
+      you_first: "du hast zuerst gespielt", against: "gegen {name}", won: "Gewonnen", lost: "Verloren", draw: "Unentschieden",
+      finals: "Du {you} · {name} {them}", replay: "Wiedergabe und Spielschlüssel", new: "Neu",
+      expired_text: "Niemand hat dieses Blatt rechtzeitig übernommen: keine Wertungsänderung.", none: "Noch keine " +
+        "Spiele: drück in der Duell-Lobby bei einem Pool auf „Jetzt spielen“.", lobby: "Zur Duell-Lobby",
+      signed_out: "Melde dich an, um „Jetzt spielen“ zu nutzen und deine Spiele zu sehen.", sign_in: "Anmelden",
+      failed: "Deine Spiele konnten nicht geladen werden.",
+      err: {
+        too_many: "Drei deiner Spiele in diesem Pool warten noch auf einen Herausforderer: spiel live, oder komm " +
+          "wieder, wenn ein Ergebnis da ist.", elsewhere: "Dein Spiel läuft in dem Browser weiter, in dem du es begonnen hast.",
+        sign_in: "Melde dich zuerst an.", bad_format: "Diese Duellart gibt es nicht.",
+        failed: "Das Spiel konnte nicht gestartet werden.",
+      },
+    },
     replay: {
       title: "Duell", live: "Dieses Duell läuft noch. Der Spielschlüssel wird am Ende gezeigt.",
       step: "Schritt {i} von {n}", first: "Anfang", prev: "Zurück", next: "Weiter", last: "Ende", play: "Abspielen",
@@ -220,7 +272,7 @@ export const ARENA_TEXT = {
   },
   it: {
     nav: { daily: "Partita del giorno", duel: "Sfida", leaderboard: "Classifica", matches: "Incontri", profile: "Profilo", account: "Account",
-      games: "Partite da solo" },
+      games: "Partite da solo", playnow: "Le tue partite" },
     duel: {
       title: "Sfida", intro: "Due persone giocano la stessa smazzata nello stesso momento. Vince chi fa più punti e " +
         "riceve un bonus. Mai un bot: se nessuno aspetta, aspetti tu in coda.",
@@ -324,6 +376,32 @@ export const ARENA_TEXT = {
       rank: "#", player: "Giocatore", score: "Punti", time: "Tempo", outcome: "Esito", playing: "in corso",
       empty: "Nessuno ha ancora giocato questa smazzata.", past: "Giorni precedenti", today: "Oggi",
       proved: "risolvibile di sicuro",
+    },
+    playnow: {
+      title: "Le tue partite", button: "Gioca ora", hint: "Gioca subito: un altro giocatore gioca la stessa smazzata prima o dopo di te.",
+      intro: "Gioca ora: la stessa smazzata segreta di un altro giocatore, giocata separatamente. Finite le due " +
+        "partite, vince il punteggio finale più alto e l'incontro conta per la valutazione come una sfida dal vivo.",
+      offer: "Non è ancora arrivato nessuno con una valutazione vicina alla tua. Gioca ora invece: giochi subito, e un " +
+        "altro giocatore gioca la stessa smazzata prima o dopo di te.",
+      line_challenger: "Gioca ora · {format} · contro {name} ({rating})", line_against: "Gioca ora · {format} · contro {name}",
+      line_host: "Gioca ora · {format} · giochi per primo; uno sfidante giocherà questa smazzata più tardi",
+      commitment: "Sigillo", starts_in: "Il tuo orologio parte tra", your_games: "Le tue partite",
+      hints_off: "In Gioca ora i suggerimenti sono disattivati.", new_badge: { one: "1 nuovo risultato", many: "{n} nuovi risultati" },
+      going: "In corso", waiting: "In attesa di un risultato", finished: "Finite", expired: "Scadute",
+      go_on: "Continua", open: "In attesa di uno sfidante", expires: { one: "scade tra 1 giorno", many: "scade tra {n} giorni" },
+      expires_soon: "scade oggi", taken: "{name} sta giocando questa smazzata", your_score: "Il tuo punteggio: {score}",
+      you_first: "hai giocato per primo", against: "contro {name}", won: "Vinta", lost: "Persa", draw: "Pareggio",
+      finals: "Tu {you} · {name} {them}", replay: "Replay e chiave della smazzata", new: "Nuovo",
+      expired_text: "Nessuno ha preso questa smazzata in tempo: la valutazione non cambia.", none: "Ancora nessuna " +
+        "partita: premi “Gioca ora” su un gruppo nella sala delle sfide.", lobby: "Alla sala delle sfide",
+      signed_out: "Accedi per usare Gioca ora e vedere le tue partite.", sign_in: "Accedi",
+      failed: "Non è stato possibile caricare le tue partite.",
+      err: {
+        too_many: "Tre tue partite in questo gruppo aspettano ancora uno sfidante: gioca dal vivo, o torna quando " +
+          "arriva un risultato.", elsewhere: "La tua partita di Gioca ora continua nel browser in cui l'hai iniziata.",
+        sign_in: "Accedi prima di giocare.", bad_format: "Questo tipo di sfida non esiste.",
+        failed: "Non è stato possibile iniziare la partita.",
+      },
     },
     replay: {
       title: "Sfida", live: "Questa sfida è in corso. La chiave della smazzata si vede alla fine.",

@@ -46,6 +46,7 @@ export async function openPage() {
   if (chosen) setLang(chosen);
   const [who] = await Promise.all([fetchMe(), fetchGames()]);
   navBar(document.querySelector("#nav"), who.user);
+  showUnseen(who.playnow_unseen || 0);
   return who.user;
 }
 
@@ -53,13 +54,19 @@ export async function openPage() {
 export function navBar(container, user) {
   const links = [["/", "nav.games"], ["/daily", "nav.daily"], ["/duel", "nav.duel"], ["/tournament", "nav.tournaments"],
     ["/leaderboard", "nav.leaderboard"],
-    ["/matches", "nav.matches"], user ? ["/profile", "nav.profile"] : ["/account", "nav.account"]];
+    ["/matches", "nav.matches"], ...(user ? [["/playnow", "nav.playnow"]] : []),
+    user ? ["/profile", "nav.profile"] : ["/account", "nav.account"]];
   container.replaceChildren(...links.map(([href, key]) => {
     const a = document.createElement("a");
     a.href = href;
     a.className = "nav-link";
-    a.dataset.t = key;
-    a.textContent = t(key);
+    const words = el("span", { textContent: t(key) });
+    words.dataset.t = key;
+    a.append(words);
+    if (href === "/playnow") { // Play now's results that came in unseen
+      a.id = "nav-playnow";
+      a.append(el("span", { className: "nav-badge", id: "playnow-badge", hidden: true }));
+    }
     if (location.pathname === href) a.setAttribute("aria-current", "page");
     return a;
   }));
@@ -67,6 +74,39 @@ export function navBar(container, user) {
   langs.className = "langs";
   container.append(langs);
   languageSwitch(langs);
+}
+
+/** The badge of Play now's results that came in unseen (the nav's "Your games"): ``n`` of them. */
+export function showUnseen(n) {
+  const badge = document.querySelector("#playnow-badge");
+  if (!badge) return;
+  badge.hidden = !(n > 0);
+  badge.textContent = n > 0 ? String(n) : "";
+  badge.title = n > 0 ? t("playnow.new_badge", { n }) : "";
+  badge.setAttribute("aria-label", badge.title);
+}
+
+/** A result of Play now came in (the arena socket's "playnow" message): the badge as the server counts it. */
+export async function refreshUnseen() {
+  const who = await fetchMe(true);
+  showUnseen(who.playnow_unseen || 0);
+}
+
+/** Press Play now on the pool ``format`` ("GAME/VARIANT/SECONDS"): on the server's answer, to the game's
+ * table (with its countdown); else resolves to the words of why not. */
+export async function playNow(format) {
+  const answer = await postForm(`/api/playnow/${format}`, {});
+  if (answer.status === 200 && answer.game_id) {
+    try { // what the table shows above the game (the opponent's rating is only in this answer)
+      sessionStorage.setItem(`patience.playnow.${answer.game_id}`, JSON.stringify(answer));
+    } catch {
+      // the table asks the server for the rest
+    }
+    location.href = `/play?${new URLSearchParams({ game: answer.game, id: answer.game_id, now: "1" })}`;
+    return null;
+  }
+  const known = ["too_many", "elsewhere", "sign_in", "bad_format"].includes(answer.error);
+  return t(`playnow.err.${known ? answer.error : "failed"}`);
 }
 
 /** Post a form the way the pages do (URL-encoded, with the CSRF token); resolves to the JSON answer. */

@@ -4,7 +4,7 @@
 // spectator (figures only). Every action is an intent the server answers; no rule lives here.
 
 import { Board } from "./board.js";
-import { commitmentText, el, formatName, openPage, sha256 } from "./arena.js";
+import { commitmentText, el, formatName, openPage, playNow, refreshUnseen, sha256 } from "./arena.js";
 import { onLang, say, t } from "./i18n.js";
 import { Liveness } from "./liveness.js";
 import { $, applyText, confirmDialog, formatTime, pageNotice, points, showUndo, signed, toast } from "./ui.js";
@@ -15,6 +15,7 @@ const MATCH_ID = /^[A-Za-z0-9_-]{8,40}$/; // a duel's id as the server writes it
 const TOUR = /^[A-Za-z0-9_-]{8,16}$/.test(params.get("t") || "") ? params.get("t") : null; // a tournament's duel
 const INTENTS = new Set(["move", "stock", "undo", "giveup"]);
 const TOUR_BACK_SECONDS = 8; // after a tournament's duel, back to its standings (and the next pairing)
+const OFFER_AFTER_MS = 30000; // a player waiting this long in a live pool is offered Play now in that pool
 
 const view = {
   user: null,
@@ -33,6 +34,8 @@ const view = {
   watch: null, // the last "watch" message (spectating)
   watchAt: 0,
   tourPoints: null, // {id, found}: the tournament points the finished duel earned each side
+  seekSince: 0, // performance.now() when this page saw its player start waiting in the pool (view.lobby.seeking)
+  pressing: false, // Play now was pressed: its answer is awaited
 };
 
 const CODE = /^[A-Za-z0-9_-]{8,24}$/;
@@ -152,6 +155,8 @@ const net = {
       toast(say(d.why, d.reason, view.duel && view.duel.game), "bad");
     } else if (msg.t === "err") {
       onError(d);
+    } else if (msg.t === "playnow") {
+      refreshUnseen(); // a result of Play now came in: the badge of "Your games"
     }
   },
 };
@@ -159,7 +164,10 @@ const net = {
 // -- the lobby -----------------------------------------------------------------------------------
 
 function onLobby(d) {
+  if (!d.seeking) view.seekSince = 0;
+  else if (!view.lobby || view.lobby.seeking !== d.seeking || !view.seekSince) view.seekSince = performance.now();
   view.lobby = d;
+  for (const fn of unseeked.splice(0)) if (!d.seeking) fn();
   net.seeking = d.seeking;
   if (d.challenge && $("#challenge-box").hidden) onChallenge({ url: `/duel?c=${d.challenge}` });
   if (d.match && !net.matchId) {
@@ -201,12 +209,63 @@ function renderLobby() {
       seek.addEventListener("click", () => net.send("seek", { format: pool.format }));
       const friend = el("button", { type: "button", className: "btn solid challenge", textContent: t("duel.challenge"), disabled: !signedIn });
       friend.addEventListener("click", () => net.send("challenge", { format: pool.format }));
-      row.append(label, count, seek, friend, names);
+      const now = el("button", { type: "button", className: "btn solid playnow", textContent: t("playnow.button"),
+        title: t("playnow.hint"), disabled: !signedIn || view.pressing });
+      now.addEventListener("click", () => pressPlayNow(pool.format));
+      row.append(label, count, seek, now, friend, names);
       tile.append(row);
     }
     return tile;
   }));
   renderLive(d.live || []);
+}
+
+// -- Play now: the same deal as a player who plays before or after, no waiting ---------------------
+
+const unseeked = []; // called when the lobby says this player waits in no pool any more
+
+/** Stop waiting in the live pool (the unseek intent), resolved once the server says so (or soon anyway). */
+function unseek() {
+  if (!view.lobby || !view.lobby.seeking) return Promise.resolve();
+  return new Promise((resolve) => {
+    unseeked.push(resolve);
+    net.send("unseek");
+    setTimeout(resolve, 1500);
+  });
+}
+
+async function pressPlayNow(format) {
+  if (view.pressing) return;
+  view.pressing = true;
+  playNowMessage("");
+  renderLobby();
+  let words = null;
+  try {
+    await unseek(); // a player waiting in a live pool leaves it first
+    words = await playNow(format); // null: on the way to the game's table
+  } catch {
+    words = t("playnow.err.failed");
+  }
+  if (words) {
+    view.pressing = false;
+    playNowMessage(words);
+    renderLobby();
+  }
+}
+
+function playNowMessage(words) {
+  $("#playnow-msg").hidden = !words;
+  $("#playnow-msg").textContent = words;
+}
+
+/** Waiting long in a live pool: Play now in that pool is offered (the waiting goes on until it is pressed). */
+function offerPlayNow() {
+  const d = view.lobby;
+  const long = !!(d && d.seeking && view.seekSince && performance.now() - view.seekSince >= OFFER_AFTER_MS);
+  const offer = $("#wait-offer");
+  if (offer.hidden === !long) return;
+  offer.hidden = !long;
+  $("#wait-playnow").disabled = view.pressing;
 }
 
 /** The matches going on, to watch: both players with their ratings and the duel. */
@@ -437,6 +496,7 @@ function poolNow(value, since) {
 }
 
 function tick() {
+  offerPlayNow();
   if ($("#found").open) countDown();
   const s = view.status;
   if (s) {
@@ -725,6 +785,7 @@ function bind() {
     if (view.status && !view.status.outcome && (await confirmDialog(t("duel.confirm_giveup")))) net.send("giveup");
   });
   $("#unseek").addEventListener("click", () => net.send("unseek"));
+  $("#wait-playnow").addEventListener("click", () => view.lobby && view.lobby.seeking && pressPlayNow(view.lobby.seeking));
   $("#accept").addEventListener("click", () => {
     net.send("accept", { code: view.challenge });
     view.challenge = null;

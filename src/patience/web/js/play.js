@@ -1,6 +1,7 @@
 // The game page: connects to the server, shows the table, the score, the clock, the ledger,
 // and the end of the game; every action is an intent the server answers.
 
+import { fetchGames, formatName } from "./arena.js";
 import { Board } from "./board.js";
 import { cardDisplay } from "./cards.js";
 import { cardName, lang, moveName, onLang, pileName, rulesOf, say, setLang, t } from "./i18n.js";
@@ -11,7 +12,8 @@ import {
 } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
-const RESERVED = new Set(["id", "game", "seed", "variant", "lang"]);
+const RESERVED = new Set(["id", "game", "seed", "variant", "lang", "now"]);
+const COUNTDOWN = 3; // seconds shown before joining a game of Play now (its clock starts at the join)
 
 const view = {
   game: null, // the last "game" message
@@ -19,6 +21,7 @@ const view = {
   statusAt: 0, // performance.now() when status arrived
   ledger: [],
   endShown: false,
+  apart: null, // a game of Play now: what the server said of its match ({role, format, opponent, commitment})
 };
 
 // -- starting ----------------------------------------------------------------------------------
@@ -168,6 +171,7 @@ function onError(d) {
   }
   board.snapBack();
   if (d.code === "game_over") toast(t("why.game_over"), "bad");
+  else if (d.code === "not_here" && isPlayNow()) toast(t("playnow.hints_off"), "bad");
   else if (d.code === "not_here" && isDaily()) toast(t("hints_off"), "bad");
   else toast(lang() === "en" && d.msg ? d.msg : t("server_error"), "bad"); // the server speaks English
 }
@@ -175,6 +179,82 @@ function onError(d) {
 /** The game on the table is an attempt at the deal of the day. */
 function isDaily() {
   return !!(view.game && String(view.game.seed).startsWith("day:"));
+}
+
+/** The game on the table is one side of a match of Play now (played apart: the seed is ``now:MATCH``). */
+function isPlayNow() {
+  return !!(view.game && String(view.game.seed).startsWith("now:"));
+}
+
+/** A deal played once, as the server keeps it: the deal of the day or a game of Play now. */
+function isFixed() {
+  return isDaily() || isPlayNow();
+}
+
+// -- Play now: who the game is against, the commitment, the way to one's games --------------------
+
+/** What the Play now button's answer said (kept for this game by the page that pressed it), else the
+ * player's list of games: the match of this game. */
+async function loadApart(gameId, matchId) {
+  let found = null;
+  try {
+    found = JSON.parse(sessionStorage.getItem(`patience.playnow.${gameId}`) || "null");
+  } catch {
+    found = null;
+  }
+  if (!found && matchId) {
+    try {
+      const list = await fetch("/api/playnow", { cache: "no-store" }).then((r) => r.json());
+      found = (list.games || []).find((g) => g.id === matchId) || null;
+    } catch {
+      found = null;
+    }
+  }
+  await fetchGames().catch(() => null);
+  if (found) {
+    view.apart = found;
+    renderApart();
+  }
+}
+
+function renderApart() {
+  const a = view.apart;
+  const bar = $("#playnow-bar");
+  if (!a) return;
+  bar.hidden = false;
+  const format = formatName(a.format);
+  const them = a.opponent;
+  let line;
+  if (a.role === "challenger" && them && them.rating != null) {
+    line = t("playnow.line_challenger", { format, name: them.name, rating: them.rating });
+  } else if (a.role === "challenger" && them) {
+    line = t("playnow.line_against", { format, name: them.name });
+  } else {
+    line = t("playnow.line_host", { format });
+  }
+  $("#playnow-line").textContent = line;
+  const commit = $("#playnow-commit");
+  commit.textContent = `${String(a.commitment).slice(0, 12)}…`;
+  commit.title = a.commitment;
+  $("#playnow-games").hidden = !(view.status && view.status.outcome);
+}
+
+/** 3, 2, 1 over the table, then ``then()`` (the join, which starts the game's clock). */
+function countDown(then) {
+  const box = $("#countdown");
+  let left = COUNTDOWN;
+  box.hidden = false;
+  $("#countdown-n").textContent = String(left);
+  const timer = setInterval(() => {
+    left -= 1;
+    if (left > 0) {
+      $("#countdown-n").textContent = String(left);
+      return;
+    }
+    clearInterval(timer);
+    box.hidden = true;
+    then();
+  }, 1000);
 }
 
 /** An address naming no game: said in the page's language over the empty table, with the way back. */
@@ -203,11 +283,12 @@ function setStatus(status) {
   $("#score").textContent = points(status.score);
   showUndo(status);
   $("#hint").disabled = !!status.outcome;
-  // the deal of the day: no hints, and no new game while its one attempt goes on (give up in the menu)
-  const daily = isDaily();
-  $("#hint").hidden = daily;
-  $("#new").hidden = daily && !status.outcome;
-  $("#m-new").hidden = daily && !status.outcome;
+  // the deal of the day and Play now: no hints, and no new game while the one game goes on (give up in the menu)
+  const fixed = isFixed();
+  $("#hint").hidden = fixed;
+  $("#new").hidden = fixed && !status.outcome;
+  $("#m-new").hidden = fixed && !status.outcome;
+  if (view.apart) $("#playnow-games").hidden = !status.outcome;
   $("#pool-box").hidden = !status.pool || !!status.outcome; // once over, what was left is in the score
   tickClock();
 }
@@ -263,9 +344,17 @@ function showNames() {
   const variant = g.variant && typeof variants === "object" ? variants[g.variant] : "";
   // the deal of the day shows its day, never its key, and is played once: no "same deal" nor another number
   const daily = g.seed.startsWith("day:");
-  $("#variant-name").textContent = [variant, daily ? `${t("daily.title")} ${g.seed.slice(4)}` : `#${g.seed}`]
-    .filter(Boolean).join(" · ");
-  for (const id of ["#m-restart", "#seed-form", "#same"]) $(id).hidden = daily;
+  const now = g.seed.startsWith("now:"); // Play now: its match, never the key
+  const which = daily ? `${t("daily.title")} ${g.seed.slice(4)}` : now ? t("playnow.button") : `#${g.seed}`;
+  $("#variant-name").textContent = [variant, which].filter(Boolean).join(" · ");
+  for (const id of ["#m-restart", "#seed-form", "#same"]) $(id).hidden = daily || now;
+  $("#share-url").parentElement.hidden = now;
+  $("#again").hidden = now;
+  $("#end-playnow").hidden = !now;
+  if (now && !view.apart && !view.apartAsked) {
+    view.apartAsked = true;
+    loadApart(g.id, g.seed.slice(4));
+  }
   document.title = `${g.names[lang()] || g.names.en} · Patience Arena`;
 }
 
@@ -359,7 +448,7 @@ async function showEnd(summary) {
   $("#end-stats-title").textContent = t("your_stats", { game: `${names[lang()] || names.en} · ${variantName}` });
   $("#end-stats").textContent = "…";
   if (!dialog.open) dialog.showModal();
-  $("#again").focus();
+  (isPlayNow() ? $("#end-playnow") : $("#again")).focus();
   const data = await fetchStats();
   renderStats($("#end-stats"), data && data.stats[view.game.game], variant);
 }
@@ -409,7 +498,7 @@ async function copyShare() {
 
 function bindControls() {
   $("#undo").addEventListener("click", () => net.send("undo"));
-  $("#hint").addEventListener("click", () => !isDaily() && net.send("hint"));
+  $("#hint").addEventListener("click", () => !isFixed() && net.send("hint"));
   $("#new").addEventListener("click", () => startNew(null));
   $("#menu-btn").addEventListener("click", () => $("#menu").showModal());
   $("#score-btn").addEventListener("click", openLedger);
@@ -465,7 +554,7 @@ function bindControls() {
     if (e.target instanceof HTMLInputElement) return;
     const key = e.key.toLowerCase();
     if (key === "u") net.send("undo");
-    else if (key === "h" && !isDaily()) net.send("hint");
+    else if (key === "h" && !isFixed()) net.send("hint");
     else if (key === "d") net.send("stock", withAuto({}));
     else if (key === "r" || e.key === "?") openRules();
   });
@@ -504,6 +593,7 @@ function relabel() {
   if (view.status) setStatus(view.status);
   if ($("#ledger").open) renderLedger();
   if ($("#rules").open) renderRules();
+  renderApart();
 }
 
 if (params.get("lang")) setLang(params.get("lang"));
@@ -516,5 +606,12 @@ if (!params.get("id") && !params.get("game")) {
   location.replace("/");
 } else {
   if (params.get("id")) net.gameId = params.get("id");
-  net.connect(["new", dealFromParams()]);
+  if (params.get("now") === "1" && params.get("id")) {
+    // Play now's button led here: who the game is against, and 3-2-1 before the join starts the clock
+    view.apartAsked = true;
+    loadApart(params.get("id"), null);
+    countDown(() => net.connect(["new", dealFromParams()]));
+  } else {
+    net.connect(["new", dealFromParams()]);
+  }
 }
