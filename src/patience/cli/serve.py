@@ -19,6 +19,7 @@ MAX_MESSAGE = 64 * 1024  # a websocket frame larger than this is refused by uvic
 DATABASE_URL_ENV = "PATIENCE_DATABASE_URL"
 REDIS_URL_ENV = "PATIENCE_REDIS_URL"
 DEAL_STOCK_ENV = "PATIENCE_DEAL_STOCK"
+SMTP_URL_ENV = "PATIENCE_SMTP_URL"
 PING_SECONDS = 10.0  # the server pings every socket this often and closes one that does not answer in time
 DEAL_STOCK = 20  # proved-winnable secret duel deals kept ready per duel variant
 
@@ -57,6 +58,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "(default: no metrics; never on the public port)")
     p.add_argument("--metrics-host", default="127.0.0.1",
                    help="address of the metrics listener (default 127.0.0.1: this machine only)")
+    p.add_argument("--smtp-url", default=None, metavar="URL",
+                   help="send mail (password reset links; accounts may then keep an e-mail address) through this "
+                        "SMTP server: smtp://host:port (STARTTLS when offered), smtp+starttls://user:password@host:587 "
+                        f"or smtps://user:password@host:465 (default: ${SMTP_URL_ENV} if set; without it, no mail "
+                        "and no password reset)")
+    p.add_argument("--smtp-from", default=None, metavar="ADDRESS",
+                   help="the sender of the mails, e.g. 'Patience Arena <arena@example.org>' "
+                        "(default: patience@ the SMTP host)")
+    p.add_argument("--public-url", default=None, metavar="URL",
+                   help="the site's address as players reach it, for the links in mails, e.g. "
+                        "https://patience.example.org (default: http://HOST:PORT of this listener)")
     p.set_defaults(func=cmd_serve)
 
 
@@ -89,6 +101,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
                             "its own --port and --metrics-port, rather than --workers N")
     if args.workers > 1 and redis_url is None:
         raise BadInputError("--workers N needs --redis-url: the processes share the arena through Redis")
+    smtp_url = args.smtp_url or os.environ.get(SMTP_URL_ENV) or None
+    public_url = _public_url(args)
+    if smtp_url is not None:
+        from patience.server.mail import Mailer
+
+        Mailer.from_url(smtp_url, args.smtp_from)  # a wrong URL is one line before anything starts
     # Reach the database and bring its schema up to date before listening, so that a wrong URL or
     # a database that is down ends the command with one line rather than a failing app.
     store = Store(url)
@@ -134,15 +152,32 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                "forwarded_allow_ips": args.forwarded_allow_ips or ""}
     if args.workers > 1:
         # every worker builds its app from the environment; they share the listening socket
-        os.environ.update({DATABASE_URL_ENV: store.url, REDIS_URL_ENV: redis_url or "", DEAL_STOCK_ENV: str(stock)})
+        os.environ.update({DATABASE_URL_ENV: store.url, REDIS_URL_ENV: redis_url or "", DEAL_STOCK_ENV: str(stock),
+                           SMTP_URL_ENV: smtp_url or "", "PATIENCE_SMTP_FROM": args.smtp_from or "",
+                           "PATIENCE_PUBLIC_URL": public_url})
         uvicorn.run(f"{app_from_env.__module__}:{app_from_env.__name__}", factory=True, workers=args.workers,
                     **options)
     else:
-        app = create_app(database_url=store.url, deal_stock=stock, redis_url=redis_url)
+        app = create_app(database_url=store.url, deal_stock=stock, redis_url=redis_url, smtp_url=smtp_url,
+                         smtp_from=args.smtp_from, public_url=public_url)
         if args.metrics_port is not None:
             _serve_metrics(app, args.metrics_host, args.metrics_port)
         uvicorn.run(app, **options)
     return 0
+
+
+def _public_url(args: argparse.Namespace) -> str:
+    """The site's address for the links in mails: ``--public-url``, else this listener's."""
+    from urllib.parse import urlsplit
+
+    if args.public_url:
+        parts = urlsplit(args.public_url.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise BadInputError(f"--public-url is the site's address, e.g. https://patience.example.org "
+                                f"(not {args.public_url!r})")
+        return args.public_url.strip().rstrip("/")
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    return f"http://{host}:{args.port}"
 
 
 def _serve_metrics(app: Any, host: str, port: int) -> None:

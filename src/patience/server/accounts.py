@@ -48,17 +48,19 @@ from typing import Any
 import anyio
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from patience.server.bus import Bus, BusError, MemoryBus
 from patience.server.storage.store import (
     AuthSessionRow,
+    PasswordResetRow,
     SecretRow,
     SigninFailureRow,
     Store,
     UserBrowserRow,
+    UserNameRow,
     UserRow,
     name_key,
     now_ms,
@@ -85,6 +87,16 @@ SIGNINS_PER_ADDRESS = 30  # sign-in tries (right or wrong) per address a minute
 SIGNUPS_PER_ADDRESS = 20  # new accounts per address in SIGNUP_WINDOW seconds
 SIGNUP_WINDOW = 600.0
 DB_THREADS = 2
+
+SEEN_EVERY_MS = 300_000  # a session's "last seen" is written at most this often
+RENAMES_PER_DAY = 1  # display name changes an account may make a day (each old name is kept for moderators)
+PASSWORD_CHECKS = 10  # passwords an account may type (to change it, set its e-mail, close it) in CHECKS_WINDOW
+CHECKS_WINDOW = 600.0
+RESET_MINUTES = 30  # a password reset link works this long, once
+RESETS_PER_ADDRESS = 5  # "forgot my password" forms an address may send an hour
+RESETS_PER_ACCOUNT = 3  # reset mails an account (and an e-mail address) may get an hour
+EMAIL = re.compile(r"^[^@\s<>()\[\],;:\"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
+                   r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+$")
 
 
 def address_group(address: str) -> str:
@@ -454,6 +466,8 @@ class Accounts:
         self.by_address = RateLimiter(store, address_limit, window, now)
         self._csrf_key: bytes | None = None
         self._sockets: dict[str, set[Callable[[], None]]] = {}  # session token hash -> its pages' "signed out"
+        self.mailer: Any = None  # a patience.server.mail.Mailer when the server sends mail (password resets)
+        self.public_url = ""  # the site's address, for the links in mails
         # a hash to check against when the login is unknown, so that the answer takes as long
         self._dummy = self.hasher.hash(secrets.token_hex(8))
 
@@ -486,7 +500,7 @@ class Accounts:
     # -- accounts ----------------------------------------------------------------------------
 
     async def sign_up(self, login: str, name: str, password: str, browser: str | None,
-                      address: str = "?") -> tuple[User, str]:
+                      address: str = "?", agent: str | None = None) -> tuple[User, str]:
         """A new account, signed in: the user and the session token for the cookie.
 
         Without a display name, the account is shown as "Player" and a number: the login name, which
@@ -509,7 +523,7 @@ class Accounts:
         digest = await self.hashing.hash(password, lane=SIGNUP, key=address)
         user = User(secrets.token_urlsafe(12), login, display)
         await self._db(self._insert_user, user, digest, browser)
-        return user, await self._db(self._new_session, user.id)
+        return user, await self._db(self._new_session, user.id, agent)
 
     def _name_free(self, name: str) -> None:
         with Session(self.store.engine) as db:
@@ -536,7 +550,7 @@ class Accounts:
             raise _taken(exc, user) from None
 
     async def sign_in(self, login: str, password: str, browser: str | None, address: str,
-                      old_token: str | None = None) -> tuple[User, str]:
+                      old_token: str | None = None, agent: str | None = None) -> tuple[User, str]:
         """Check the password (under the rate limits) and open a session (``old_token``'s is closed).
 
         The failures counted are those of this login from this address, and of this address: a
@@ -568,7 +582,7 @@ class Accounts:
         rehashed = (await self.hashing.hash(password, lane=SIGNIN, key=address)
                     if self.hasher.check_needs_rehash(stored) else None)
         await self._db(self._signed_in, user, login_key, browser, rehashed, old_token)
-        return user, await self._db(self._new_session, user.id)
+        return user, await self._db(self._new_session, user.id, agent)
 
     def _before_hash(self, login: str, login_key: str, address_key: str,
                      browser: str | None) -> tuple[int, tuple[User, str] | None, int]:
@@ -612,12 +626,13 @@ class Accounts:
             if old_token:  # a new session at every sign-in: a token known before it opens nothing
                 db.execute(delete(AuthSessionRow).where(AuthSessionRow.token_hash == _token_hash(old_token)))
 
-    def _new_session(self, user_id: str) -> str:
+    def _new_session(self, user_id: str, agent: str | None = None) -> str:
         token = secrets.token_urlsafe(32)
         now = now_ms()
         with Session(self.store.engine) as db, db.begin():
             db.add(AuthSessionRow(token_hash=_token_hash(token), user_id=user_id, created_ms=now,
-                                  expires_ms=now + SESSION_DAYS * 86_400_000))
+                                  expires_ms=now + SESSION_DAYS * 86_400_000, browser=browser_label(agent),
+                                  seen_ms=now))
         return token
 
     # -- the play sockets of a session ---------------------------------------------------------
@@ -660,15 +675,22 @@ class Accounts:
         """The user a session token belongs to, if the session is still open."""
         if not token or len(token) > 100:
             return None
+        key = _token_hash(token)
         with Session(self.store.engine) as db:
-            row = db.execute(select(UserRow.id, UserRow.login, UserRow.name, AuthSessionRow.expires_ms)
+            row = db.execute(select(UserRow.id, UserRow.login, UserRow.name, AuthSessionRow.expires_ms,
+                                    AuthSessionRow.seen_ms)
                              .join(AuthSessionRow, AuthSessionRow.user_id == UserRow.id)
-                             .where(AuthSessionRow.token_hash == _token_hash(token))).first()
-        if row is None or row.expires_ms < now_ms():
+                             .where(AuthSessionRow.token_hash == key)).first()
+        now = now_ms()
+        if row is None or row.expires_ms < now:
             return None
+        if (row.seen_ms or 0) < now - SEEN_EVERY_MS:  # "last seen" of the account page, a write every few minutes
+            with Session(self.store.engine) as db, db.begin():
+                db.execute(update(AuthSessionRow).where(AuthSessionRow.token_hash == key).values(seen_ms=now))
         return User(row.id, row.login, row.name)
 
     def rename(self, user_id: str, name: str) -> User:
+        """Give the account the display name ``name``; the one it had is kept for moderators (``user_names``)."""
         display = clean_name(name)
         try:
             with Session(self.store.engine) as db, db.begin():
@@ -676,6 +698,8 @@ class Accounts:
                 if row is None:
                     raise AccountError("no_user", "no such account", 404)
                 _name_free(db, display, user_id)
+                if row.name != display:
+                    db.add(UserNameRow(user_id=row.id, name=row.name, until_ms=now_ms()))
                 row.name, row.name_key = display, name_key(display)
                 user = User(row.id, row.login, row.name)
         except IntegrityError:  # another account took the name in between
@@ -690,3 +714,267 @@ class Accounts:
     def browsers(self, user_id: str) -> list[str]:
         with Session(self.store.engine) as db:
             return list(db.scalars(select(UserBrowserRow.browser_id).where(UserBrowserRow.user_id == user_id)))
+
+    # -- the account page: password, sessions, name, e-mail, export, closing ------------------------
+
+    async def _ended(self, hashes: list[str]) -> None:
+        """Tell every process that these sessions ended: their open play sockets close."""
+        for key in hashes:
+            await self.bus.publish("signout", key.encode())
+
+    async def check_password(self, user_id: str, password: str, address: str = "?") -> str:
+        """Refuse (401 ``wrong_password``) unless ``password`` is the account's; the typed passwords of an
+        account are limited (:data:`PASSWORD_CHECKS` in :data:`CHECKS_WINDOW`), right or wrong. Returns
+        the stored hash."""
+        wait = await self.bus.hit(f"rate:pwcheck:{user_id}", CHECKS_WINDOW, PASSWORD_CHECKS)
+        if wait:
+            seconds = max(1, int(wait + 0.999))
+            raise AccountError("rate_limited", f"too many passwords typed: try again in {seconds} s", 429, seconds)
+        stored = await self._db(self._hash_of, user_id)
+        ok = await self.hashing.verify(stored or self._dummy, str(password)[:MAX_PASSWORD + 1], lane=SIGNIN,
+                                       key=address_group(address), rank=0)
+        if not ok or not stored:
+            raise AccountError("wrong_password", "wrong password", 401)
+        return stored
+
+    def _hash_of(self, user_id: str) -> str | None:
+        with Session(self.store.engine) as db:
+            return db.scalar(select(UserRow.password_hash).where(UserRow.id == user_id))
+
+    async def change_password(self, user_id: str, old: str, new: str, token: str | None,
+                              address: str = "?") -> None:
+        """Set a new password (the old one typed again); every other session of the account ends, on
+        every process, and any reset link sent before stops working."""
+        if not MIN_PASSWORD <= len(new) <= MAX_PASSWORD:
+            raise AccountError("bad_password", f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+        await self.check_password(user_id, old, address)
+        digest = await self.hashing.hash(new, lane=SIGNIN, key=address_group(address))
+        keep = _token_hash(token) if token else None
+        await self._ended(await self._db(self._set_password, user_id, digest, keep))
+
+    def _set_password(self, user_id: str, digest: str, keep: str | None) -> list[str]:
+        with Session(self.store.engine) as db, db.begin():
+            db.execute(update(UserRow).where(UserRow.id == user_id).values(password_hash=digest))
+            db.execute(delete(PasswordResetRow).where(PasswordResetRow.user_id == user_id))
+            return _end_sessions(db, user_id, keep)
+
+    def sessions(self, user_id: str, token: str | None) -> list[dict[str, Any]]:
+        """The account's open sessions, the newest first: an id (the start of the token's hash: it opens
+        nothing), the browser, when signed in and last seen, and which one is this browser's."""
+        mine = _token_hash(token) if token else ""
+        now = now_ms()
+        with Session(self.store.engine) as db:
+            rows = db.scalars(select(AuthSessionRow).where(AuthSessionRow.user_id == user_id,
+                                                           AuthSessionRow.expires_ms >= now)
+                              .order_by(AuthSessionRow.created_ms.desc()))
+            return [{"id": row.token_hash[:SESSION_ID], "browser": row.browser or "", "created_ms": row.created_ms,
+                     "seen_ms": row.seen_ms or row.created_ms, "current": row.token_hash == mine} for row in rows]
+
+    async def end_session(self, user_id: str, session_id: str) -> bool:
+        """End one session of the account (by the id :meth:`sessions` gave it); False if there is none."""
+        if not re.fullmatch(rf"[0-9a-f]{{{SESSION_ID}}}", str(session_id)):
+            return False
+        ended = await self._db(self._end_one, user_id, str(session_id))
+        await self._ended(ended)
+        return bool(ended)
+
+    def _end_one(self, user_id: str, session_id: str) -> list[str]:
+        with Session(self.store.engine) as db, db.begin():
+            hashes = [h for h in db.scalars(select(AuthSessionRow.token_hash).where(AuthSessionRow.user_id == user_id))
+                      if h.startswith(session_id)]
+            if hashes:
+                db.execute(delete(AuthSessionRow).where(AuthSessionRow.token_hash.in_(hashes)))
+            return hashes
+
+    async def change_name(self, user_id: str, name: str) -> User:
+        """A new display name, at most :data:`RENAMES_PER_DAY` a day (the same name again costs nothing);
+        the old one is kept for moderators."""
+        display = clean_name(name)
+        current = await self._db(self.user, user_id)
+        if current is None:
+            raise AccountError("no_user", "no such account", 404)
+        if current.name == display:
+            return current
+        await self._db(self._name_free_for, display, user_id)
+        wait = await self.bus.hit(f"rate:rename:{user_id}", 86_400.0, RENAMES_PER_DAY)
+        if wait:
+            seconds = max(1, int(wait + 0.999))
+            raise AccountError("rate_limited", f"the name was changed lately: try again in {seconds} s", 429,
+                               seconds)
+        return await self._db(self.rename, user_id, display)
+
+    def _name_free_for(self, name: str, user_id: str) -> None:
+        with Session(self.store.engine) as db:
+            _name_free(db, name, user_id)
+
+    def former_names(self, user_id: str) -> list[tuple[str, int]]:
+        """The display names the account had and until when (ms), the oldest first: for moderators."""
+        with Session(self.store.engine) as db:
+            return [(name, until) for name, until in db.execute(
+                select(UserNameRow.name, UserNameRow.until_ms).where(UserNameRow.user_id == user_id)
+                .order_by(UserNameRow.until_ms, UserNameRow.id))]
+
+    def email_of(self, user_id: str) -> str | None:
+        with Session(self.store.engine) as db:
+            return db.scalar(select(UserRow.email).where(UserRow.id == user_id))
+
+    async def set_email(self, user_id: str, email: str, password: str, address: str = "?") -> str | None:
+        """Set (or, empty, remove) the account's e-mail address, which only a password reset uses; the
+        password is typed again, since the address can set a new one."""
+        text = str(email or "").strip()
+        if text and (len(text) > 254 or not EMAIL.match(text)):
+            raise AccountError("bad_email", "that is not an e-mail address")
+        if text:
+            local, _, domain = text.rpartition("@")
+            text = f"{local}@{domain.lower()}"
+        await self.check_password(user_id, password, address)
+        await self._db(self._store_email, user_id, text or None)
+        return text or None
+
+    def _store_email(self, user_id: str, email: str | None) -> None:
+        with Session(self.store.engine) as db, db.begin():
+            db.execute(update(UserRow).where(UserRow.id == user_id).values(email=email))
+            db.execute(delete(PasswordResetRow).where(PasswordResetRow.user_id == user_id))
+
+    def export(self, user_id: str) -> dict[str, Any] | None:
+        from patience.server.storage.export import export_account
+
+        return export_account(self.store.engine, user_id)
+
+    async def close(self, user_id: str, password: str, address: str = "?") -> None:
+        """Close the account (the password typed again): see :mod:`patience.server.storage.roles`. Not in
+        the middle of a duel: its end would write the name back."""
+        await self.check_password(user_id, password, address)
+        if await self.bus.hget("busy", user_id) is not None:
+            raise AccountError("playing", "finish your match first", 409)
+        await self._ended(await self._db(self._close, user_id))
+
+    def _close(self, user_id: str) -> list[str]:
+        from patience.server.storage.roles import close_user
+
+        with Session(self.store.engine) as db, db.begin():
+            row = db.get(UserRow, user_id)
+            return [] if row is None else close_user(db, row)
+
+    # -- a forgotten password: a reset link by e-mail -------------------------------------------------
+
+    async def request_reset(self, who: str, address: str, send: Callable[[str, str], Any]) -> None:
+        """Send a reset link to the e-mail address of the account whose login name or address is ``who``,
+        if there is one; the answer is the same either way (only the limit of the address is said).
+        ``send(email, token)`` sends the mail (off the event loop, its failure logged)."""
+        address = address_group(address)
+        wait = await self.bus.hit(f"rate:reset:addr:{address}", 3600.0, RESETS_PER_ADDRESS)
+        if wait:
+            seconds = max(1, int(wait + 0.999))
+            raise AccountError("rate_limited", f"too many reset requests from here: try again in {seconds} s", 429,
+                               seconds)
+        text = str(who or "").strip()
+        if not text or len(text) > 254:
+            return
+        found = await self._db(self._reset_target, text)
+        if found is None:
+            return
+        user_id, email = found
+        mail_key = hashlib.sha256(email.encode()).hexdigest()
+        if (await self.bus.hit(f"rate:reset:user:{user_id}", 3600.0, RESETS_PER_ACCOUNT)
+                or await self.bus.hit(f"rate:reset:mail:{mail_key}", 3600.0, RESETS_PER_ACCOUNT)):
+            return  # enough mails lately: the same answer, no mail
+        token = secrets.token_urlsafe(32)
+        await self._db(self._store_reset, user_id, token)
+        send(email, token)
+
+    def _reset_target(self, who: str) -> tuple[str, str] | None:
+        with Session(self.store.engine) as db:
+            if "@" in who:
+                local, _, domain = who.rpartition("@")
+                row = db.execute(select(UserRow.id, UserRow.email).where(
+                    UserRow.email == f"{local}@{domain.lower()}").limit(1)).first()
+            else:
+                row = db.execute(select(UserRow.id, UserRow.email).where(UserRow.login == who.lower())).first()
+        if row is None or not row.email:
+            return None
+        return row.id, row.email
+
+    def _store_reset(self, user_id: str, token: str) -> None:
+        now = now_ms()
+        with Session(self.store.engine) as db, db.begin():
+            db.execute(delete(PasswordResetRow).where(PasswordResetRow.expires_ms < now))
+            db.add(PasswordResetRow(token_hash=_token_hash(token), user_id=user_id, made_ms=now,
+                                    expires_ms=now + RESET_MINUTES * 60_000))
+
+    async def reset_password(self, token: str, new: str, address: str = "?") -> None:
+        """Set a new password with a reset link's token: once, within :data:`RESET_MINUTES`; every
+        session of the account ends, and every other link stops working."""
+        if not MIN_PASSWORD <= len(new) <= MAX_PASSWORD:
+            raise AccountError("bad_password", f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+        address = address_group(address)
+        wait = await self.bus.hit(f"rate:reset:addr:{address}", 3600.0, RESETS_PER_ADDRESS * 4)
+        if wait:
+            seconds = max(1, int(wait + 0.999))
+            raise AccountError("rate_limited", f"too many tries from here: try again in {seconds} s", 429, seconds)
+        text = str(token or "")
+        if not 20 <= len(text) <= 100 or await self._db(self._reset_user, text) is None:
+            raise AccountError("bad_token", "this link is used or too old: ask for a new one", 400)
+        digest = await self.hashing.hash(new, lane=SIGNIN, key=address)
+        ended = await self._db(self._use_reset, text, digest)
+        if ended is None:  # used at the same moment by another try
+            raise AccountError("bad_token", "this link is used or too old: ask for a new one", 400)
+        await self._ended(ended)
+
+    def _reset_user(self, token: str) -> str | None:
+        with Session(self.store.engine) as db:
+            row = db.get(PasswordResetRow, _token_hash(token))
+            return None if row is None or row.expires_ms < now_ms() else row.user_id
+
+    def _use_reset(self, token: str, digest: str) -> list[str] | None:
+        with Session(self.store.engine) as db, db.begin():
+            row = db.get(PasswordResetRow, _token_hash(token))
+            if row is None or row.expires_ms < now_ms():
+                return None
+            user_id = row.user_id
+            done = db.execute(delete(PasswordResetRow).where(PasswordResetRow.token_hash == row.token_hash))
+            if done.rowcount != 1:  # type: ignore[attr-defined]
+                return None
+            db.execute(delete(PasswordResetRow).where(PasswordResetRow.user_id == user_id))
+            db.execute(update(UserRow).where(UserRow.id == user_id).values(password_hash=digest))
+            return _end_sessions(db, user_id, None)
+
+
+SESSION_ID = 16  # hex digits of a session's hash that name it on the account page
+
+
+def _end_sessions(db: Session, user_id: str, keep: str | None) -> list[str]:
+    """Delete the account's sessions but ``keep`` (a token hash); returns the hashes deleted."""
+    hashes = [h for h in db.scalars(select(AuthSessionRow.token_hash).where(AuthSessionRow.user_id == user_id))
+              if h != keep]
+    if hashes:
+        db.execute(delete(AuthSessionRow).where(AuthSessionRow.token_hash.in_(hashes)))
+    return hashes
+
+
+_BROWSERS = (("Edg/", "Edge"), ("OPR/", "Opera"), ("SamsungBrowser/", "Samsung Internet"), ("Firefox/", "Firefox"),
+             ("FxiOS/", "Firefox"), ("CriOS/", "Chrome"), ("Chrome/", "Chrome"), ("Safari/", "Safari"))
+_SYSTEMS = (("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android"), ("Windows", "Windows"),
+            ("Mac OS X", "macOS"), ("Macintosh", "macOS"), ("CrOS", "ChromeOS"), ("Linux", "Linux"))
+
+
+def browser_label(agent: str | None) -> str | None:
+    """A short name for a browser from its User-Agent, kept with its session (the rest is not kept).
+
+    >>> browser_label("Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0")
+    'Firefox on Linux'
+    >>> browser_label("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 "
+    ...               "(KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1")
+    'Safari on iPhone'
+    >>> browser_label("python-httpx/0.27.0")
+    'python-httpx/0.27.0'
+    """
+    if not agent:
+        return None
+    text = str(agent)
+    name = next((label for mark, label in _BROWSERS if mark in text), None)
+    system = next((label for mark, label in _SYSTEMS if mark in text), None)
+    if name is None:  # a program: its first word, printable and short
+        word = text.split(" ", 1)[0]
+        return "".join(c for c in word if c.isprintable())[:40] or None
+    return f"{name} on {system}" if system else name

@@ -86,6 +86,9 @@ def create_app(
     deal_stock: int = 0,
     redis_url: str | None = None,
     node: str | None = None,
+    smtp_url: str | None = None,
+    smtp_from: str | None = None,
+    public_url: str | None = None,
 ) -> Starlette:
     """The app, storing in ``database_url`` (default: an SQLite file in ``data_dir``).
 
@@ -99,7 +102,17 @@ def create_app(
     proved in the background by the solvers (0: every duel is dealt from a fresh secret key, not
     proved winnable; see :mod:`patience.server.arena.dealstock`). With ``redis_url``, the process
     joins the arena of every process on that Redis (and the same database), as ``node`` (a name
-    made from the host and process id by default); without, it is an arena of its own."""
+    made from the host and process id by default); without, it is an arena of its own. With ``smtp_url``
+    (see :class:`patience.server.mail.Mailer`), accounts may keep an e-mail address and ask for a
+    password reset link, sent from ``smtp_from`` and pointing at ``public_url`` (the site's address as
+    its players reach it)."""
+    mailer = None
+    if smtp_url:
+        from patience.server.mail import Mailer
+
+        mailer = Mailer.from_url(smtp_url, smtp_from)
+        if not public_url:
+            raise ValueError("a server that sends mail needs the site's public_url for the links")
     if database_url is None:
         folder = Path(data_dir) if data_dir is not None else default_data_dir()
         folder.mkdir(parents=True, exist_ok=True)
@@ -127,6 +140,7 @@ def create_app(
             accounts = await anyio.to_thread.run_sync(
                 lambda: Accounts(store, bus=bus, now=wall, hasher=password_hasher))
             await accounts.start()
+            accounts.mailer, accounts.public_url = mailer, public_url or ""
             deals = DealStock(store, deal_stock)
             arena = Arena(store, bus, now=now, wall=wall, deals=deals, writer=writer, hashing=accounts.hashing)
             await arena.start()
@@ -173,6 +187,14 @@ def create_app(
         Route("/account/signin", accounts_web.signin_post, methods=["POST"]),
         Route("/account/signout", accounts_web.signout_post, methods=["POST"]),
         Route("/account/name", accounts_web.name_post, methods=["POST"]),
+        Route("/account/password", accounts_web.password_post, methods=["POST"]),
+        Route("/account/sessions/end", accounts_web.end_session_post, methods=["POST"]),
+        Route("/account/email", accounts_web.email_post, methods=["POST"]),
+        Route("/account/close", accounts_web.close_post, methods=["POST"]),
+        Route("/account/forgot", accounts_web.forgot_post, methods=["POST"]),
+        Route("/account/reset", accounts_web.reset_post, methods=["POST"]),
+        Route("/account/export", accounts_web.export_get),
+        Route("/api/account", accounts_web.account_api),
         Route("/api/games", api.games_api),
         Route("/api/stats", api.stats_api),
         Route("/api/me", accounts_web.me_api),
@@ -202,12 +224,16 @@ def create_app(
 
 def app_from_env() -> Starlette:
     """The app of one worker of ``patience serve --workers N``: its settings come from the environment
-    (``PATIENCE_DATABASE_URL``, ``PATIENCE_REDIS_URL``, ``PATIENCE_DEAL_STOCK``)."""
+    (``PATIENCE_DATABASE_URL``, ``PATIENCE_REDIS_URL``, ``PATIENCE_DEAL_STOCK``, ``PATIENCE_SMTP_URL``,
+    ``PATIENCE_SMTP_FROM``, ``PATIENCE_PUBLIC_URL``)."""
     import os
 
     return create_app(database_url=os.environ["PATIENCE_DATABASE_URL"],
                       redis_url=os.environ.get("PATIENCE_REDIS_URL") or None,
-                      deal_stock=int(os.environ.get("PATIENCE_DEAL_STOCK", "0")))
+                      deal_stock=int(os.environ.get("PATIENCE_DEAL_STOCK", "0")),
+                      smtp_url=os.environ.get("PATIENCE_SMTP_URL") or None,
+                      smtp_from=os.environ.get("PATIENCE_SMTP_FROM") or None,
+                      public_url=os.environ.get("PATIENCE_PUBLIC_URL") or None)
 
 
 # -- garbage collection --------------------------------------------------------------------------

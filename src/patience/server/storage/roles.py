@@ -2,12 +2,16 @@
 
 Roles (``moderator``, ``admin``) are rows of ``user_roles`` (migration 0012). Closing an account
 takes away what signs it in (its login name becomes ``~`` and its id, which no login can be, and its
-password hash is emptied, which no password matches), gives it a neutral display name, ends its
-sessions and drops its roles and open challenge; its games and matches stay.
+password hash is emptied, which no password matches), forgets its e-mail address and reset links, gives
+it a neutral display name (in the records of its finished matches too), ends its sessions and drops
+its roles and open challenge; its games and matches stay (for the opponents' histories), and so does
+the list of names it had (``user_names``, for moderators). The player closes it on the account page
+(:meth:`patience.server.accounts.Accounts.close`), an admin with ``patience admin close``.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from sqlalchemy import BigInteger, ForeignKey, String, delete, func, or_, select, update
@@ -19,14 +23,17 @@ from patience.server.storage.store import (
     Base,
     ChallengeRow,
     DealStockRow,
+    MatchRow,
+    PasswordResetRow,
     Store,
+    UserNameRow,
     UserRow,
     name_key,
     now_ms,
 )
 
-__all__ = ["ROLES", "Account", "AdminError", "RoleRow", "close_account", "find_accounts", "grant", "revoke",
-           "schema_version", "stock"]
+__all__ = ["ROLES", "Account", "AdminError", "RoleRow", "close_account", "close_user", "closed_name",
+           "find_accounts", "grant", "revoke", "schema_version", "stock"]
 
 ROLES = ("moderator", "admin")
 CLOSED_PREFIX = "~"  # a login name that begins so cannot be typed at sign-in (accounts.LOGIN)
@@ -110,18 +117,42 @@ def revoke(store: Store, login: str, role: str) -> bool:
         return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
+def closed_name(user_id: str) -> str:
+    """The neutral display name of a closed account."""
+    return f"Closed account {user_id[:8]}"
+
+
+def close_user(db: Session, user: UserRow) -> list[str]:
+    """Close ``user`` in the transaction of ``db`` (see the module's text); returns the hashes of the
+    sessions it ended (every process must forget them)."""
+    name = closed_name(user.id)
+    sessions = list(db.scalars(select(AuthSessionRow.token_hash).where(AuthSessionRow.user_id == user.id)))
+    db.execute(delete(AuthSessionRow).where(AuthSessionRow.user_id == user.id))
+    db.execute(delete(PasswordResetRow).where(PasswordResetRow.user_id == user.id))
+    db.execute(delete(RoleRow).where(RoleRow.user_id == user.id))
+    db.execute(delete(ChallengeRow).where(ChallengeRow.user_id == user.id))
+    if user.name != name:
+        db.add(UserNameRow(user_id=user.id, name=user.name, until_ms=now_ms()))
+    db.execute(update(UserRow).where(UserRow.id == user.id).values(
+        login=f"{CLOSED_PREFIX}{user.id}", password_hash="", name=name, name_key=name_key(name),
+        renamed_from=None, email=None))
+    # the records of its finished matches name their players: the neutral name there too
+    for match_id, text in db.execute(select(MatchRow.id, MatchRow.record).where(
+            or_(MatchRow.player_a == user.id, MatchRow.player_b == user.id), MatchRow.record.is_not(None))):
+        record = json.loads(text)
+        for player in record.get("players", []):
+            if player.get("id") == user.id:
+                player["name"] = name
+        db.execute(update(MatchRow).where(MatchRow.id == match_id).values(record=json.dumps(record)))
+    return sessions
+
+
 def close_account(store: Store, login: str) -> Account:
     """Close the account (see the module's text); its games and matches stay. Returns it as it is now."""
     with Session(store.engine) as db, db.begin():
         user = _user(db, login)
-        name = f"Closed account {user.id[:8]}"
-        db.execute(delete(AuthSessionRow).where(AuthSessionRow.user_id == user.id))
-        db.execute(delete(RoleRow).where(RoleRow.user_id == user.id))
-        db.execute(delete(ChallengeRow).where(ChallengeRow.user_id == user.id))
-        db.execute(update(UserRow).where(UserRow.id == user.id).values(
-            login=f"{CLOSED_PREFIX}{user.id}", password_hash="", name=name, name_key=name_key(name),
-            renamed_from=None))
-        return Account(user.id, f"{CLOSED_PREFIX}{user.id}", name, user.created_ms, ())
+        close_user(db, user)
+        return Account(user.id, f"{CLOSED_PREFIX}{user.id}", closed_name(user.id), user.created_ms, ())
 
 
 def stock(store: Store) -> dict[str, int]:

@@ -149,6 +149,7 @@ class UserRow(Base):
     # name_key(name): one account a name, whatever the letters' case or width (migration 0006)
     name_key: Mapped[str | None] = mapped_column(String(160), nullable=True)
     renamed_from: Mapped[str | None] = mapped_column(String(40), nullable=True)  # a name it had to give up
+    email: Mapped[str | None] = mapped_column(String(254), nullable=True)  # private: password resets (0014)
 
 
 def name_key(name: str) -> str:
@@ -165,6 +166,35 @@ class AuthSessionRow(Base):
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     created_ms: Mapped[int] = mapped_column(BigInteger)
+    expires_ms: Mapped[int] = mapped_column(BigInteger)
+    # what the account page lists (migration 0014): the browser, from its User-Agent at sign-in, and
+    # when the session was last used (written at most every few minutes)
+    browser: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    seen_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+
+class UserNameRow(Base):
+    """A display name an account had, until when (migration 0014): for moderators, never shown to players."""
+
+    __tablename__ = "user_names"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(40))
+    until_ms: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (Index("ix_user_names_user", "user_id", "until_ms"),)
+
+
+class PasswordResetRow(Base):
+    """A password reset link sent by e-mail (migration 0014): the SHA-256 of its token (the token itself
+    is only in the mail), whose account, until when. Used once: the row goes when the password is set."""
+
+    __tablename__ = "password_resets"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    made_ms: Mapped[int] = mapped_column(BigInteger)
     expires_ms: Mapped[int] = mapped_column(BigInteger)
 
 

@@ -1,4 +1,5 @@
-"""The HTTP side of accounts: the sign-up, sign-in, sign-out and name forms, and ``/api/me``.
+"""The HTTP side of accounts: the sign-up, sign-in, sign-out and name forms, ``/api/me``, and the account
+page's forms (password, sessions, e-mail, export, closing, a forgotten password).
 
 Every handler answers JSON to ``fetch`` (``Accept: application/json``) and redirects a plain form
 post back to the page. A form counts only with this browser's CSRF token and from this site.
@@ -6,8 +7,11 @@ post back to the page. A form counts only with this browser's CSRF token and fro
 
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import anyio
 from starlette.requests import Request
@@ -16,7 +20,10 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from patience.server.accounts import SESSION_DAYS, AccountError, User
 from patience.server.web.identity import SESSION_COOKIE, accounts_of, browser_id, current_user, with_cookie
 
-__all__ = ["me_api", "name_post", "signin_post", "signout_post", "signup_post"]
+__all__ = ["account_api", "close_post", "email_post", "end_session_post", "export_get", "forgot_post", "me_api",
+           "name_post", "password_post", "reset_post", "signin_post", "signout_post", "signup_post"]
+
+log = logging.getLogger("patience.accounts")
 
 
 def _wants_json(request: Request) -> bool:
@@ -106,7 +113,8 @@ async def signup_post(request: Request) -> Response:
     fields, browser = got
     try:
         user, token = await accounts_of(request).sign_up(fields.get("login", ""), fields.get("name", ""),
-                                                         fields.get("password", ""), browser, _address(request))
+                                                         fields.get("password", ""), browser, _address(request),
+                                                         request.headers.get("user-agent"))
     except AccountError as exc:
         return _fail(request, exc, "signup")
     return _set_session(request, _done(request, user, _safe_next(fields.get("next"))), token)
@@ -119,7 +127,8 @@ async def signin_post(request: Request) -> Response:
     fields, browser = got
     try:
         user, token = await accounts_of(request).sign_in(fields.get("login", ""), fields.get("password", ""), browser,
-                                                         _address(request), request.cookies.get(SESSION_COOKIE))
+                                                         _address(request), request.cookies.get(SESSION_COOKIE),
+                                                         request.headers.get("user-agent"))
     except AccountError as exc:
         return _fail(request, exc, "signin")
     return _set_session(request, _done(request, user, _safe_next(fields.get("next"))), token)
@@ -144,7 +153,7 @@ async def name_post(request: Request) -> Response:
     if user is None:
         return _fail(request, AccountError("sign_in", "sign in first", 401), "signin")
     try:
-        user = await anyio.to_thread.run_sync(accounts_of(request).rename, user.id, fields.get("name", ""))
+        user = await accounts_of(request).change_name(user.id, fields.get("name", ""))
     except AccountError as exc:
         return _fail(request, exc, "name")
     return _done(request, user, _safe_next(fields.get("next") or "/account"))
@@ -155,8 +164,186 @@ async def me_api(request: Request) -> Response:
     browser, new = browser_id(request)
     user = await current_user(request)
     token = await anyio.to_thread.run_sync(accounts_of(request).csrf_token, browser)
-    me: dict[str, Any] = {"user": user.to_dict() if user else None, "csrf": token}
+    me: dict[str, Any] = {"user": user.to_dict() if user else None, "csrf": token,
+                          "mail": accounts_of(request).mailer is not None}
     if user is not None:  # the badge of results of Play now that came in since the player last looked
         me["playnow_unseen"] = await request.app.state.arena.playnow.unseen(user.id)
     response = JSONResponse(me, headers={"Cache-Control": "no-store"})
     return with_cookie(response, browser, new)
+
+
+# -- the account page --------------------------------------------------------------------------------
+
+
+async def _signed_in_form(request: Request, mode: str) -> tuple[dict[str, str], User] | Response:
+    """The posted form (CSRF checked) and the account signed in, else the answer that refuses it."""
+    got = await _form(request, mode)
+    if isinstance(got, Response):
+        return got
+    user = await current_user(request)
+    if user is None:
+        return _fail(request, AccountError("sign_in", "sign in first", 401), "signin")
+    return got[0], user
+
+
+def _ok(request: Request, extra: dict[str, Any] | None = None, next_path: str = "/account") -> Response:
+    if _wants_json(request):
+        return JSONResponse({"ok": True, **(extra or {})})
+    return RedirectResponse(next_path, status_code=303)
+
+
+async def account_api(request: Request) -> Response:
+    """What the account page shows of the account signed in: its sessions and its (private) e-mail address."""
+    user = await current_user(request)
+    if user is None:
+        return JSONResponse({"ok": False, "error": "sign_in", "msg": "sign in first"}, status_code=401,
+                            headers={"Cache-Control": "no-store"})
+    accounts = accounts_of(request)
+    token = request.cookies.get(SESSION_COOKIE)
+    sessions = await anyio.to_thread.run_sync(accounts.sessions, user.id, token)
+    email = await anyio.to_thread.run_sync(accounts.email_of, user.id)
+    return JSONResponse({"ok": True, "user": user.to_dict(), "sessions": sessions, "email": email,
+                         "mail": accounts.mailer is not None}, headers={"Cache-Control": "no-store"})
+
+
+async def password_post(request: Request) -> Response:
+    got = await _signed_in_form(request, "password")
+    if isinstance(got, Response):
+        return got
+    fields, user = got
+    try:
+        await accounts_of(request).change_password(user.id, fields.get("old", ""), fields.get("new", ""),
+                                                   request.cookies.get(SESSION_COOKIE), _address(request))
+    except AccountError as exc:
+        return _fail(request, exc, "password")
+    return _ok(request)
+
+
+async def end_session_post(request: Request) -> Response:
+    got = await _signed_in_form(request, "sessions")
+    if isinstance(got, Response):
+        return got
+    fields, user = got
+    accounts = accounts_of(request)
+    token = request.cookies.get(SESSION_COOKIE)
+    mine = [s for s in await anyio.to_thread.run_sync(accounts.sessions, user.id, token) if s["current"]]
+    if not await accounts.end_session(user.id, fields.get("session", "")):
+        return _fail(request, AccountError("no_session", "no such session", 404), "sessions")
+    if mine and mine[0]["id"] == fields.get("session"):  # this browser's own: signed out here
+        return _set_session(request, _ok(request, {"signed_out": True}, "/account"), None)
+    return _ok(request)
+
+
+async def email_post(request: Request) -> Response:
+    got = await _signed_in_form(request, "email")
+    if isinstance(got, Response):
+        return got
+    fields, user = got
+    try:
+        email = await accounts_of(request).set_email(user.id, fields.get("email", ""), fields.get("password", ""),
+                                                     _address(request))
+    except AccountError as exc:
+        return _fail(request, exc, "email")
+    return _ok(request, {"email": email})
+
+
+async def export_get(request: Request) -> Response:
+    """The account's data as a JSON file to download (see :mod:`patience.server.storage.export`)."""
+    user = await current_user(request)
+    if user is None:
+        return JSONResponse({"ok": False, "error": "sign_in", "msg": "sign in first"}, status_code=401)
+    data = await anyio.to_thread.run_sync(accounts_of(request).export, user.id)
+    if data is None:
+        return JSONResponse({"ok": False, "error": "no_user", "msg": "no such account"}, status_code=404)
+    body = await anyio.to_thread.run_sync(lambda: json.dumps(data, ensure_ascii=False, indent=1).encode())
+    name = f"patience-arena-{user.login}.json"
+    return Response(body, media_type="application/json", headers={
+        "Content-Disposition": f"attachment; filename=\"{name}\"; filename*=UTF-8''{quote(name)}",
+        "Cache-Control": "no-store"})
+
+
+async def close_post(request: Request) -> Response:
+    got = await _signed_in_form(request, "close")
+    if isinstance(got, Response):
+        return got
+    fields, user = got
+    try:
+        await accounts_of(request).close(user.id, fields.get("password", ""), _address(request))
+    except AccountError as exc:
+        return _fail(request, exc, "close")
+    return _set_session(request, _ok(request, {"closed": True}, "/"), None)
+
+
+_sending: set[asyncio.Task[None]] = set()  # mails on their way (a task nobody holds may be collected)
+
+RESET_TEXT = {
+    "en": ("Patience Arena: set a new password",
+           "Someone (you, we hope) asked for a new password for your account on Patience Arena.\n\n"
+           "Set it here within {minutes} minutes (the link works once):\n\n{link}\n\n"
+           "Every browser signed in to the account is signed out. If you did not ask, ignore this mail: "
+           "your password stays as it is.\n"),
+    "de": ("Patience Arena: neues Passwort",
+           "Jemand (hoffentlich du) hat für dein Konto bei Patience Arena ein neues Passwort angefordert.\n\n"
+           "Setze es hier innerhalb von {minutes} Minuten (der Link gilt einmal):\n\n{link}\n\n"
+           "Jeder angemeldete Browser wird abgemeldet. Wenn du es nicht warst, beachte diese Mail nicht: "
+           "dein Passwort bleibt, wie es ist.\n"),
+    "it": ("Patience Arena: nuova password",
+           "Qualcuno (speriamo tu) ha chiesto una nuova password per il tuo account su Patience Arena.\n\n"
+           "Impostala qui entro {minutes} minuti (il link vale una volta):\n\n{link}\n\n"
+           "Ogni browser collegato all'account viene disconnesso. Se non sei stato tu, ignora questa mail: "
+           "la password resta com'è.\n"),
+}
+
+
+def _reset_sender(request: Request, lang: str) -> Any:
+    from patience.server.accounts import RESET_MINUTES
+
+    accounts = accounts_of(request)
+    mailer = accounts.mailer
+    subject, text = RESET_TEXT.get(lang, RESET_TEXT["en"])
+
+    def send(email: str, token: str) -> None:
+        link = f"{accounts.public_url.rstrip('/')}/account?reset={token}"
+        body = text.format(minutes=RESET_MINUTES, link=link)
+
+        async def go() -> None:
+            try:
+                await anyio.to_thread.run_sync(mailer.send, email, subject, body)
+            except Exception as exc:
+                log.warning("reset mail not sent: %s", type(exc).__name__ + ": " + str(exc)[:200])
+
+        task = asyncio.create_task(go())
+        _sending.add(task)
+        task.add_done_callback(_sending.discard)
+    return send
+
+
+async def forgot_post(request: Request) -> Response:
+    """Send a reset link to the account's e-mail address, if it has one: the same answer either way."""
+    got = await _form(request, "forgot")
+    if isinstance(got, Response):
+        return got
+    fields, _ = got
+    accounts = accounts_of(request)
+    if accounts.mailer is None:
+        return _fail(request, AccountError("no_mail", "this server sends no mail", 404), "forgot")
+    lang = fields.get("lang", "en")
+    try:
+        await accounts.request_reset(fields.get("who", ""), _address(request), _reset_sender(request, lang))
+    except AccountError as exc:
+        return _fail(request, exc, "forgot")
+    return _ok(request, {"sent": True}, "/account?sent=1")
+
+
+async def reset_post(request: Request) -> Response:
+    got = await _form(request, "reset")
+    if isinstance(got, Response):
+        return got
+    fields, _ = got
+    try:
+        await accounts_of(request).reset_password(fields.get("token", ""), fields.get("password", ""),
+                                                  _address(request))
+    except AccountError as exc:
+        return _fail(request, exc, "reset")
+    # signed out everywhere, this browser too: the player signs in with the new password
+    return _set_session(request, _ok(request, {"reset": True}, "/account?reset_done=1"), None)
