@@ -31,6 +31,10 @@ log = logging.getLogger("patience.server")
 POOL_SHOWN = 12  # waiting players named per pool in the lobby
 LIVE_SHOWN = 20  # matches going on listed in the lobby, for spectators
 TELL_SECONDS = 0.2  # changes within this long make one lobby message
+TELL_MOST_SECONDS = 1.0
+"""... and with many waiting, up to this long: each view goes to every lobby page, so under a burst
+of thousands of seeks a view every 0.2 s would cost the processes more than the pairing itself."""
+TELL_SLOWER_PER = 200  # waiting players a TELL_SECONDS more
 
 
 class Summary(msgspec.Struct, frozen=True):
@@ -101,7 +105,9 @@ class LobbyView:
         if self._later is not None or not self.pools.pairing_here:
             return
         loop = asyncio.get_running_loop()
-        self._later = loop.call_later(TELL_SECONDS, lambda: loop.create_task(self._publish()))
+        waiting = sum(self.pools.seekers.values())
+        delay = min(TELL_MOST_SECONDS, TELL_SECONDS * max(1.0, waiting / TELL_SLOWER_PER))
+        self._later = loop.call_later(delay, lambda: loop.create_task(self._publish()))
 
     async def changed(self) -> None:
         await self.bus.publish("lobby", b"")
