@@ -45,12 +45,14 @@ from patience.server.arena.dealstock import DealStock
 from patience.server.bus import make_bus, stop_tasks
 from patience.server.logs import LogContext
 from patience.server.solo import Hub
+from patience.server.solo.fairplay import FairPlay
 from patience.server.storage.store import ArenaLock, Store, sqlite_url
 from patience.server.storage.writer import GroupWriter
 from patience.server.transport.faults import CountCutShort, counting_client_faults
 from patience.server.transport.socket import Router, play_socket
 from patience.server.web import accounts as accounts_web
 from patience.server.web import api, daily, pages, playnow, tournaments
+from patience.server.web import fairplay as fairplay_web
 from patience.server.web.headers import HeadersMiddleware
 
 __all__ = ["DB_FILE", "app_from_env", "create_app", "default_data_dir"]
@@ -145,6 +147,9 @@ def create_app(
             arena = Arena(store, bus, now=now, wall=wall, deals=deals, writer=writer, hashing=accounts.hashing)
             await arena.start()
             hub.on_ended = arena.playnow.game_ended  # a game of Play now ended: its match may be complete
+            fairplay = FairPlay(store)  # the evidence of rated games, analysed off the event loop
+            hub.fairplay = arena.owned.fairplay = fairplay
+            app.state.fairplay = fairplay
             arena.playnow.resume = hub.resume
             app.state.store = store
             app.state.hub = hub
@@ -159,7 +164,7 @@ def create_app(
                      asyncio.create_task(_collect_garbage(FULL_GC_SECONDS)),
                      asyncio.create_task(writer.run()), asyncio.create_task(writer.checkpoints()),
                      asyncio.create_task(arena.run_clock(tick_seconds)),
-                     asyncio.create_task(deals.run())]
+                     asyncio.create_task(deals.run()), asyncio.create_task(fairplay.run())]
             try:
                 yield
             finally:
@@ -212,6 +217,10 @@ def create_app(
         Route("/api/tournaments", tournaments.tournaments_api),
         Route("/api/tournaments", tournaments.tournaments_make, methods=["POST"]),
         Route("/api/tournaments/{id}", tournaments.tournament_api),
+        Route("/api/report", fairplay_web.report_post, methods=["POST"]),
+        Route("/api/mod/queue", fairplay_web.mod_queue),
+        Route("/api/mod/account/{id}", fairplay_web.mod_account),
+        Route("/api/mod/account/{id}", fairplay_web.mod_action, methods=["POST"]),
         Route("/healthz", api.health),
         WebSocketRoute("/ws", play_socket),
         Mount("/static", StaticFiles(directory=pages.WEB_DIR), name="static"),

@@ -12,7 +12,7 @@ a match as a spectator sees it (``watch``), and a tournament's standings (``tour
 docs/protocol.md describes each field.
 
 >>> decode(b'{"t": "move", "d": {"ack": 3, "src": "t6", "dst": "t1", "n": 2}}')
-MoveIntent(ack=3, src='t6', dst='t1', n=2)
+MoveIntent(ack=3, src='t6', dst='t1', n=2, auto=False, how=None, ms=None, px=None)
 >>> encode(Pong(ms=5))
 b'{"t":"pong","d":{"ms":5}}'
 """
@@ -49,6 +49,9 @@ Seed = Annotated[str, Meta(pattern=r"^[0-9]{1,19}$")]
 Word = Annotated[str, Meta(max_length=40)]
 OptionValue = bool | int | Word
 Options = Annotated[dict[Annotated[str, Meta(max_length=40)], OptionValue], Meta(max_length=32)]
+How = Annotated[str, Meta(pattern=r"^(drag|click|key|dbl)$")]  # how the page says a move was made (docs/fairplay.md)
+DragMs = Annotated[int, Meta(ge=0, le=600_000)]  # a drag's duration, ms
+DragPx = Annotated[int, Meta(ge=0, le=100_000)]  # a drag's path length, CSS pixels
 
 
 class ProtocolError(ValueError):
@@ -104,6 +107,9 @@ class MoveIntent(_Msg, frozen=True):
     dst: PileName
     n: Count | None = None
     auto: bool = False
+    how: How | None = None  # fair play's evidence (optional; never trusted alone): drag, click, key, dbl
+    ms: DragMs | None = None  # a drag's duration
+    px: DragPx | None = None  # a drag's path length
 
 
 class StockIntent(_Msg, frozen=True):
@@ -113,6 +119,7 @@ class StockIntent(_Msg, frozen=True):
     T = "stock"
     ack: Ack
     auto: bool = False
+    how: How | None = None  # as for a move
 
 
 class UndoIntent(_Msg, frozen=True):

@@ -74,6 +74,7 @@ from patience.server.protocol import (
     decode,
     encode,
 )
+from patience.server.storage.fairplay import marked_category
 from patience.server.storage.league import load_rating
 from patience.server.storage.store import Store
 from patience.server.storage.writer import GroupWriter
@@ -330,6 +331,8 @@ class Arena:
             await self._join(conn, message.id, message.v)
         elif conn.user is None:
             conn.error("sign_in", "duels are between people with an account: sign in first")
+        elif isinstance(message, SeekIntent | ChallengeIntent | AcceptIntent | TourJoin) and await self.refused(conn):
+            return
         elif isinstance(message, SeekIntent):
             await self.seek(conn, message)
         elif isinstance(message, UnseekIntent):
@@ -362,6 +365,15 @@ class Arena:
         if playing is None:
             return False
         conn.error("in_match", f"finish your match {playing.decode()} first")
+        return True
+
+    async def refused(self, conn: Connection) -> bool:
+        """A marked account plays no rated game (docs/fairplay.md): True, and the page told why."""
+        assert conn.user is not None
+        category = await anyio.to_thread.run_sync(marked_category, self.store.engine, conn.user.id)
+        if category is None:
+            return False
+        conn.error("marked", f"this account is marked ({category}): it plays no rated games")
         return True
 
     async def _rating(self, user_id: str, game: str) -> Rating:
@@ -441,6 +453,15 @@ class Arena:
         if isinstance(conn, Connection):
             self.detach(conn)
             self.view.watchers.discard(conn)
+        # one playing socket per player per match: the newest page plays, an older one is told and detached
+        for old in [c for c in live.conns[side] if c is not conn]:
+            live.conns[side].discard(old)
+            old.error("replaced", "this match is played in another window now")
+            if isinstance(old, Connection):
+                old.match = None
+            else:
+                self.remote_peers.pop(old.id, None)
+                self.out.send(old.node, Envelope("refused", x=old.id))
         conn.match = live  # type: ignore[attr-defined]
         conn.side = side
         live.conns[side].add(conn)  # type: ignore[arg-type]

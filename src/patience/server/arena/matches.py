@@ -113,6 +113,7 @@ class LiveMatch:
         self.result: tuple[MatchResult, tuple[Rating, Rating]] | None = None
         self.over_at: float | None = None
         self.broken = False
+        self.evidence_sent = False  # both players' fair-play evidence was handed over at the end
         self.watchers: set[Peer] = set()  # spectators: they get WatchMsg, never a card
         self.offers = [False, False]  # after the end: which side offers a rematch
         self.rematch_closed = False  # a side left, or the rematch was made: no (more) rematch of this match
@@ -255,6 +256,7 @@ class LiveMatch:
             if len(session.log) == logged:
                 return encode(Rejected(ack, exc.move, exc.reason, why(exc.reason)))
             entry = session.log[-1]  # a wrong click that cost points is a change like any move
+            self.views[side].note_step(logged, intent)
             rows.append(self._row("act", side, entry.action, entry.t_ms, cid, ack))
             pair = self._version("illegal", side, ack=ack, cid=cid, move=entry.action, ok=False, reason=exc.reason)
             out.append(pair)
@@ -262,6 +264,7 @@ class LiveMatch:
         except (BadInputError, GameOverError) as exc:
             return error_reply("bad_move", str(exc), ack)
         entry = session.log[-1]
+        self.views[side].note_step(logged, intent)  # fair play's evidence: kept in memory, written at the end
         rows.append(self._row("act", side, entry.action, entry.t_ms, cid, ack))
         kind = entry.action if entry.action in ("undo", "giveup") else "move"
         pair = self._version(kind, side, ack=ack, cid=cid, move=entry.action, moved=kind != "giveup")

@@ -36,6 +36,7 @@ from patience.server.arena.pools import Side
 from patience.server.bus import Bus
 from patience.server.live import Connection, Now, Peer
 from patience.server.protocol import ErrorMsg, encode
+from patience.server.solo.fairplay import FairPlay
 from patience.server.storage.league import (
     MoveRow,
     finish_match,
@@ -87,6 +88,7 @@ class OwnedMatches:
         self.show: Callable[[Connection, str, int], Awaitable[None]] | None = None
         self.lost: Callable[[LiveMatch], None] | None = None
         self.changed: Callable[[], Awaitable[None]] | None = None
+        self.fairplay: FairPlay | None = None  # gets both players' evidence when a match ends
 
     async def _changed(self) -> None:
         if self.changed is not None:
@@ -374,6 +376,12 @@ class OwnedMatches:
                 conn.send(encode(fresh.snapshot(side)))
 
     async def ended(self, live: LiveMatch) -> None:
+        if self.fairplay is not None and not live.evidence_sent:
+            live.evidence_sent = True
+            games = live.match.record()["games"]
+            for side, player in enumerate(live.match.players):
+                self.fairplay.game_over(live.views[side].evidence(
+                    f"m:{live.id}:{side}", player.id, live.id, player.rating.rating, "duel", games[side]))
         for player in live.match.players:
             if await self.bus.hget("busy", player.id) == live.id.encode():
                 await self.bus.hdel("busy", player.id)

@@ -89,6 +89,8 @@ FAMILIES: tuple[Family, ...] = (
     Family("live", "hash", _OWNED, "the matches going on and their owners"),
     Family("live_info", "hash", _OWNED, "the matches going on as the lobby lists them"),
     Family("busy", "hash", _OWNED, "the match each player plays now"),
+    # fair play
+    Family("rate:report:{user}", "rate", "patience.server.web.fairplay", "reports an account made, an hour"),
     # operating the site
     Family("metrics", "hash", "patience.server.metrics", "never written: a scrape reads it to time a bus round trip"),
     # tournaments

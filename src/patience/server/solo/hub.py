@@ -26,6 +26,7 @@ import anyio
 from sqlalchemy.exc import OperationalError
 
 from patience.errors import BadInputError, GameOverError, IllegalMoveError, PatienceError
+from patience.fairplay import HOW
 from patience.games import DRAW, REDEAL, Move, Outcome, get_game
 from patience.games.common import FOUNDATION_NAMES
 from patience.options import options_to_dict
@@ -58,8 +59,10 @@ from patience.server.protocol import (
     Why,
     encode,
 )
+from patience.server.solo.fairplay import FairPlay
 from patience.server.solo.hints import hint as search_hint
 from patience.server.solo.hints import simple_hint
+from patience.server.storage.fairplay import Evidence
 from patience.server.storage.store import SavedGame, Store
 from patience.server.storage.writer import GroupWriter
 from patience.session import LedgerEntry, Session
@@ -79,6 +82,7 @@ GAME_LEASE_SECONDS = 5.0  # a solo game whose process stops renewing for this lo
 KEEP_REPLIES = 128  # answers kept per game for intents sent again
 KEEP_EVENTS = 200  # events kept per game for a browser that reconnects (older: the whole game)
 SAVE_CHUNK = 25  # games turned into records between two looks at the network
+MAX_STEPS = 3000  # actions of a game kept as fair play's evidence
 SEED_RANGE = 1_000_000_000  # random game numbers have at most 9 digits, easy to pass on
 
 
@@ -109,6 +113,10 @@ class LiveGame:
         self.label = "day" if is_deal_key(session.seed) else None
         self.told_end = False  # the end of a game of Play now was handed on (Hub.on_ended)
         self.hints = 0  # hints given in this game: a game won with one counts apart in the statistics
+        # fair play's evidence (docs/fairplay.md): [log index, think ms, how, drag ms, drag px] an action
+        self.steps: list[list[Any]] = []
+        self.step_ms = 0  # the game clock at this player's previous action
+        self.evidence_sent = False
 
     # -- what the browser sees ---------------------------------------------------------------
 
@@ -221,6 +229,22 @@ class LiveGame:
                 conn.send(data)
         return data
 
+    def note_step(self, index: int, intent: Any) -> None:
+        """Keep one action's evidence (a list append): think time on the game's clock since the player's
+        previous action, and how the page says it was made."""
+        if len(self.steps) >= MAX_STEPS:
+            return
+        t = round(self.clock() * 1000)
+        how = HOW.get(getattr(intent, "how", None) or "", "-")
+        self.steps.append([index, max(0, t - self.step_ms), how, getattr(intent, "ms", None),
+                           getattr(intent, "px", None)])
+        self.step_ms = t
+
+    def evidence(self, key: str, user_id: str = "", match_id: str | None = None, rating: float = 1500.0,
+                 kind: str = "solo", record: dict[str, Any] | None = None) -> Evidence:
+        return Evidence(key, user_id, kind, self.session.game_id, match_id, None if match_id else self.id, rating,
+                        list(self.steps), record if record is not None else self.session.record())
+
     def sync(self) -> None:
         """Bring the game up to the clock; time penalties and a time-out become an event."""
         session = self.session
@@ -244,7 +268,10 @@ class LiveGame:
         self.last_ack[conn.cid] = intent.ack
         self.idle_since = self._now()
         self.sync()
+        logged = len(self.session.log)
         reply = self._carry_out(conn, intent)
+        if self.secret and len(self.session.log) > logged:  # a rated game (the deal of the day, Play now)
+            self.note_step(logged, intent)
         self.replies[key] = reply
         while len(self.replies) > KEEP_REPLIES:
             self.replies.popitem(last=False)
@@ -431,6 +458,7 @@ class Hub:
         self._solving = asyncio.Lock()
         # told the id of a game of Play now once its end is in the database (patience.server.arena.apart)
         self.on_ended: Callable[[str], None] | None = None
+        self.fairplay: FairPlay | None = None  # gets the evidence of rated games at their end
 
     # -- connections -------------------------------------------------------------------------
 
@@ -615,7 +643,11 @@ class Hub:
         self._tell(game, held)
 
     def _ended(self, game: LiveGame) -> None:
-        """A game of Play now whose end is in the database: its match may be complete (told once)."""
+        """A game of Play now whose end is in the database: its match may be complete (told once). The
+        evidence of a rated game (the deal of the day, Play now) goes to fair play."""
+        if game.secret and game.session.is_over and not game.evidence_sent and self.fairplay is not None:
+            game.evidence_sent = True
+            self.fairplay.game_over(game.evidence(f"g:{game.id}"))
         if game.apart and game.session.is_over and not game.told_end and self.on_ended is not None:
             game.told_end = True
             try:

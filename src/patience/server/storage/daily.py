@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, ForeignKey, String, insert, select
+from sqlalchemy import BigInteger, Boolean, ForeignKey, String, and_, func, insert, or_, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
@@ -111,15 +111,31 @@ def start_attempt(engine: Engine, day: str, game: str, user_id: str, saved: Save
     return found
 
 
+HISTORY_DAYS = 7  # an account this old when it starts its attempt ...
+HISTORY_RATED = 5  # ... with this many rated duels finished has a history (docs/protocol.md, fair play)
+
+
 def day_board(engine: Engine, day: str, game: str, limit: int = 100) -> list[dict[str, Any]]:
-    """The day's attempts, best first (score, then the shorter time): player, score, time, outcome."""
+    """The day's attempts, best first (score, then the shorter time): player, score, time, outcome.
+
+    Fair play (docs/protocol.md): a marked account has no place; a won attempt takes a place only if its
+    account has a history (:data:`HISTORY_DAYS` old at its start, :data:`HISTORY_RATED` rated duels) and
+    is not flagged for review: a scouted line played by a fresh account never reaches the board."""
     games = GameRow.__table__
+    tables = Base.metadata.tables
+    standing, ratings = tables["fairplay_accounts"], tables["ratings"]
+    rated = (select(func.coalesce(func.sum(ratings.c.matches), 0)).where(ratings.c.user_id == UserRow.id)
+             .scalar_subquery())
+    history = and_(AttemptRow.started_ms - UserRow.created_ms >= HISTORY_DAYS * 86_400_000, rated >= HISTORY_RATED,
+                   UserRow.id.not_in(select(standing.c.user_id).where(standing.c.state == "review")))
     with engine.connect() as connection:
         rows = connection.execute(
             select(UserRow.id, UserRow.name, games.c.id, games.c.score, games.c.ms, games.c.moves, games.c.outcome)
             .select_from(AttemptRow.__table__.join(games, games.c.id == AttemptRow.game_id)
                          .join(UserRow.__table__, UserRow.id == AttemptRow.user_id))
-            .where(AttemptRow.day == day, AttemptRow.game == game)
+            .where(AttemptRow.day == day, AttemptRow.game == game,
+                   UserRow.id.not_in(select(standing.c.user_id).where(standing.c.state == "marked")),
+                   or_(games.c.outcome.is_(None), games.c.outcome != "won", history))
             .order_by(games.c.score.desc(), games.c.ms, AttemptRow.started_ms).limit(limit)).all()
     return [{"rank": n, "user": row[0], "name": row[1], "game_id": row[2], "score": row[3], "ms": row[4],
              "moves": row[5], "outcome": row[6]} for n, row in enumerate(rows, start=1)]

@@ -22,6 +22,7 @@ from patience.games import get_game
 from patience.ratings import PROVISIONAL_DEVIATION, Rating
 from patience.record import replay
 from patience.rng import check_seed
+from patience.server.storage.fairplay import marked_ids
 from patience.server.storage.store import (
     ChallengeRow,
     MatchMoveRow,
@@ -195,7 +196,8 @@ def leaderboard(engine: Engine, game: str, limit: int = 100) -> list[dict[str, A
     """Players of ``game`` by rating: established ratings first, provisional ones (marked) after."""
     with Session(engine) as db:
         rows = db.execute(select(RatingRow, UserRow.name).join(UserRow, UserRow.id == RatingRow.user_id)
-                          .where(RatingRow.game == game).order_by(RatingRow.rating.desc()).limit(limit)).all()
+                          .where(RatingRow.game == game, RatingRow.user_id.not_in(marked_ids()))  # fair play
+                          .order_by(RatingRow.rating.desc()).limit(limit)).all()
     board = [{"id": r.user_id, "name": name, **_rating_dict(r)} for r, name in rows]
     board.sort(key=lambda e: (e["provisional"], -e["rating"]))
     return board

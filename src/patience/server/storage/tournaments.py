@@ -313,6 +313,11 @@ def standings(engine: Engine, tournament: Tournament) -> list[dict[str, Any]]:
             .join(UserRow, UserRow.id == players.c.user_id)
             .outerjoin(RatingRow, and_(RatingRow.user_id == players.c.user_id, RatingRow.game == game))
             .where(players.c.tournament_id == tournament.id)).all()
+        # fair play: a marked account leaves the standings, and its duels count for nobody (recomputed)
+        standing = Base.metadata.tables["fairplay_accounts"]
+        marked = set(connection.scalars(select(standing.c.user_id).where(
+            standing.c.state == "marked", standing.c.user_id.in_([row.user_id for row in people]))))
+        people = [row for row in people if row.user_id not in marked]
         duels = connection.execute(
             select(MatchRow.id, MatchRow.player_a, MatchRow.player_b, MatchRow.winner, MatchRow.state,
                    MatchRow.ended_ms)
@@ -323,6 +328,8 @@ def standings(engine: Engine, tournament: Tournament) -> list[dict[str, Any]]:
     lines: dict[str, list[dict[str, Any]]] = {row.user_id: [] for row in people}
     playing: dict[str, str] = {}
     for match_id, a, b, winner, state, _ in duels:
+        if a in marked or b in marked:
+            continue
         for side, (me, other) in enumerate(((a, b), (b, a))):
             if me not in lines:
                 continue

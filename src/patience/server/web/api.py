@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from patience.games import GAMES
 from patience.options import describe_options
 from patience.server.solo.hub import Hub
+from patience.server.storage.fairplay import fairplay_of
 from patience.server.storage.league import DUEL_GAMES, leaderboard, match_view, profile, recent_matches
 from patience.server.storage.store import Store
 from patience.server.storage.tournaments import player_tournaments
@@ -104,6 +105,8 @@ async def profile_api(request: Request) -> Response:
     found = await anyio.to_thread.run_sync(profile, engine, request.path_params["user"])
     if found is None:
         return _not_found("player")
+    # fair play: the mark and its category, and the rating points given back (docs/fairplay.md)
+    found["fairplay"] = await anyio.to_thread.run_sync(fairplay_of, engine, found["user"]["id"])
     found["tournaments"] = await anyio.to_thread.run_sync(
         player_tournaments, engine, found["user"]["id"], int(request.app.state.arena.wall() * 1000))
     return JSONResponse(found, headers={"Cache-Control": "no-store"})

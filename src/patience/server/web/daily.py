@@ -3,12 +3,14 @@ once the day is over, its key and the best games' records (see :mod:`patience.se
 
 from __future__ import annotations
 
+import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from patience.daily import DAILY, check_day
 from patience.errors import BadInputError
 from patience.server.arena.daily import AttemptOver, DailyDeals
+from patience.server.storage.fairplay import marked_category
 from patience.server.web.accounts import _form
 from patience.server.web.identity import current_user
 
@@ -64,6 +66,9 @@ async def daily_start(request: Request) -> Response:
     user = await current_user(request)
     if user is None:
         return _error("sign_in", "sign in to play the deal of the day", 401)
+    category = await anyio.to_thread.run_sync(marked_category, request.app.state.store.engine, user.id)
+    if category is not None:
+        return _error("marked", f"this account is marked ({category}): it plays for no place", 403)
     try:
         game_id = await _daily(request).start(game, user.id, browser)
     except AttemptOver as exc:

@@ -1,0 +1,156 @@
+"""Fair play on the server: the evidence of rated games handed over at their end, written and analysed
+off the event loop, and the accounts scored, flagged or marked (docs/fairplay.md).
+
+The live parts (:class:`patience.server.solo.hub.LiveGame` for the deal of the day and Play now, the
+arena's matches for duels) keep each player's steps in memory while a game is played (a list append a
+move: no query). At the game's end they hand an :class:`~patience.server.storage.fairplay.Evidence` to
+:meth:`FairPlay.game_over`; a loop of its own writes the batch, then replays each game on a worker
+thread (one at a time: the hint's searches are bounded by its budgets, at most
+:data:`MAX_DECISIONS` a game) and scores the account (:func:`patience.server.storage.fairplay.rescore`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import json
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import anyio
+
+from patience.errors import PatienceError
+from patience.fairplay import GameFigures, Step, game_figures, verdict
+from patience.games import get_game
+from patience.rng import check_seed
+from patience.server.solo.hints import hint as search_hint
+from patience.server.storage.fairplay import Evidence, analysed, pending, rescore, write_evidence
+from patience.server.storage.store import Store
+from patience.session import ManualClock, Session
+
+__all__ = ["MAX_DECISIONS", "FairPlay", "analyse"]
+
+log = logging.getLogger("patience.server")
+
+MAX_DECISIONS = 30  # non-forced decisions of a game compared with the hint (evenly spread over the game)
+
+
+def _replay(record: dict[str, Any]) -> tuple[Session, ManualClock]:
+    clock = ManualClock()
+    return Session(get_game(str(record["game"])), check_seed(record["seed"]), record.get("options") or {},
+                   clock=clock), clock
+
+
+def analyse(record: dict[str, Any], steps: Sequence[Step], *, hint: Callable[[Session], Any] = search_hint,
+            ) -> GameFigures:
+    """A game's figures: timing from its steps, and the hint agreement at its non-forced decisions (a
+    decision is forced when one useful move, or none, is legal: nothing to choose). Runs on a thread."""
+    actions = record.get("actions", [])
+    chosen = {s.i for s in steps}
+    session, clock = _replay(record)
+    open_at: list[int] = []
+    for i, action in enumerate(actions):
+        move = str(action["m"])
+        if (i in chosen and move not in ("undo", "giveup") and not action.get("illegal") and session.outcome is None
+                and len(session.state.useful_moves()) > 1):
+            open_at.append(i)
+        clock.set_ms(int(action["t"]))
+        with contextlib.suppress(PatienceError):
+            session.apply_action(move)
+    if len(open_at) > MAX_DECISIONS:
+        step = len(open_at) / MAX_DECISIONS
+        open_at = [open_at[int(k * step)] for k in range(MAX_DECISIONS)]
+    wanted = set(open_at)
+    agreed = 0
+    session, clock = _replay(record)
+    for i, action in enumerate(actions):
+        move = str(action["m"])
+        if i in wanted:
+            try:
+                answer = hint(copy.deepcopy(session))
+            except Exception:  # pragma: no cover - a failing search counts as no agreement
+                answer = None
+            agreed += answer is not None and str(answer) == move
+        clock.set_ms(int(action["t"]))
+        with contextlib.suppress(PatienceError):
+            session.apply_action(move)
+    result = record.get("result") or {}
+    return game_figures(steps, len(open_at), agreed, score=result.get("score"), ms=result.get("ms"))
+
+
+class FairPlay:
+    """Writes the evidence handed over, analyses it one game at a time, scores the accounts.
+
+    ``on_state(user_id, state)`` is told when an account is flagged (``review``) or marked (``marked``)."""
+
+    def __init__(self, store: Store, *, hint: Callable[[Session], Any] = search_hint) -> None:
+        self.store = store
+        self.hint = hint
+        self._due: list[Evidence] = []
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self.on_state: Callable[[str, str], None] | None = None
+        self.analysed = 0
+
+    def game_over(self, evidence: Evidence) -> None:
+        """A rated game ended: its evidence goes to the database and is analysed (not now: the loop does)."""
+        self._due.append(evidence)
+        self._idle.clear()
+        self._wake.set()
+
+    async def run(self, every: float = 1.0) -> None:
+        first = True
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=every)
+            self._wake.clear()
+            try:
+                await self.work(sweep=first)
+                first = False
+            except Exception:  # pragma: no cover - the database is away: the evidence waits
+                log.exception("fair play's analysis failed")
+                await asyncio.sleep(every)
+
+    async def work(self, *, sweep: bool = False) -> int:
+        """Write what was handed over, analyse it (and, with ``sweep``, whatever a stopped process left)."""
+        due, self._due = self._due, []
+        keys = [e.key for e in due]
+        if due:
+            await anyio.to_thread.run_sync(self._write, due)
+        rows = await anyio.to_thread.run_sync(pending, self.store.engine, 200)
+        done = 0
+        for row in rows:
+            if not sweep and row.key not in keys:
+                continue
+            await anyio.to_thread.run_sync(self._analyse, row)
+            done += 1
+        if not self._due:
+            self._idle.set()
+        return done
+
+    async def settled(self) -> None:
+        """Wait until everything handed over is written, analysed and scored (tests, benchmarks)."""
+        while not self._idle.is_set() or self._due:
+            self._wake.set()
+            await asyncio.sleep(0.01)
+
+    def _write(self, items: list[Evidence]) -> None:
+        with self.store.engine.begin() as connection:
+            write_evidence(connection, items)
+
+    def _analyse(self, row: Any) -> None:
+        steps = [Step.unpack(s) for s in json.loads(row.steps)]
+        try:
+            figures = analyse(json.loads(row.record), steps, hint=self.hint) if row.record else \
+                game_figures(steps, 0, 0)
+        except (PatienceError, KeyError, TypeError, ValueError):
+            log.exception("game %s cannot be analysed", row.key)
+            figures = game_figures(steps, 0, 0)
+        analysed(self.store.engine, row.key, figures, verdict(figures).kind)
+        self.analysed += 1
+        _, state = rescore(self.store.engine, row.user_id)
+        if state in ("review", "marked") and self.on_state is not None:
+            self.on_state(row.user_id, state)
