@@ -81,3 +81,33 @@ def test_a_clients_faults_leave_a_line_per_kind(server: ServeProcess) -> None:
     assert len(lines) <= 4, "\n".join(lines[:40])
     for kind in ("UTF-8", "cut short", "not HTTP", "other than a websocket"):
         assert any(kind in line for line in lines), (kind, lines)
+
+
+def test_a_bus_that_goes_away_is_one_line_a_minute_not_a_traceback_each(tmp_path: Path) -> None:
+    """Redis stops under a running arena process: every loop that uses the bus fails twice a second,
+    which the log counts in one line (then one a minute), and the process still stops on SIGTERM."""
+    import subprocess
+
+    from arena_processes import free_port
+
+    port = free_port()
+    redis = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                              "--appendonly", "no", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        proc = ServeProcess(sqlite_url(tmp_path / "db.sqlite3"), f"redis://127.0.0.1:{port}/0", tmp_path, "serve")
+        try:
+            proc.wait_ready()
+        finally:
+            redis.terminate()
+            redis.wait(timeout=10)
+        time.sleep(4)  # some 8 pairing waves, 4 lease renewals, the bus's reader: all fail
+        assert proc.proc.poll() is None  # it waits for the bus, it does not die
+        proc.stop()
+        log = proc.log_path.read_text()
+    finally:
+        if redis.poll() is None:
+            redis.kill()
+    assert "Traceback" not in log, log
+    lines = [line for line in log.splitlines() if "the bus (Redis) cannot be reached" in line]
+    assert len(lines) == 1 and "since the last such line" in lines[0], log

@@ -9,7 +9,9 @@ sending what the server refuses anyway.
 - :func:`counting_client_faults` (while the app runs): uvicorn logs a traceback for every
   websocket text frame that is not UTF-8 (and closes the socket with 1007, as it should), and a
   line for every request that is not HTTP (answered 400) and every upgrade to something other than
-  a websocket.
+  a websocket. And while the bus (Redis) cannot be reached, every loop of the arena that uses it
+  (the pairer's waves, the leases, the bus's reader, …) fails twice a second: those are counted in
+  one line a minute too, not a traceback each.
 """
 
 from __future__ import annotations
@@ -18,9 +20,12 @@ import contextlib
 import logging
 from collections.abc import Iterator
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from patience.server.bus import BusError
 from patience.server.transport.listener import OVERLOADS
 
 __all__ = ["CountCutShort", "counting_client_faults"]
@@ -64,12 +69,42 @@ class _ClientFaults(logging.Filter):
         return True
 
 
+_BUS_AWAY = (RedisConnectionError, RedisTimeoutError, BusError, ConnectionRefusedError)
+
+
+def _bus_away(exc: BaseException | None) -> BaseException | None:
+    """The error (in ``exc`` or what caused it) that says the bus cannot be reached, if any."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, _BUS_AWAY):
+            return exc
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
+
+
+class _BusFaults(logging.Filter):
+    """Counts the server's tracebacks whose cause is a bus that cannot be reached, in one line a minute."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        away = _bus_away(record.exc_info[1]) if record.exc_info is not None else None
+        if away is None:
+            return True
+        said = str(away).strip().splitlines()
+        OVERLOADS("bus away", f"the bus (Redis) cannot be reached: {said[0][:160] if said else type(away).__name__}; "
+                              "the arena waits for it (pairing, leases, other processes' messages)")
+        return False
+
+
 @contextlib.contextmanager
 def counting_client_faults() -> Iterator[None]:
-    """While the block runs, uvicorn's lines about a client's faults are counted, not written."""
-    logger, only = logging.getLogger("uvicorn.error"), _ClientFaults()
-    logger.addFilter(only)
+    """While the block runs, uvicorn's lines about a client's faults, and the server's about a bus that
+    cannot be reached, are counted, not written."""
+    loggers = [(logging.getLogger("uvicorn.error"), _ClientFaults()), (logging.getLogger("patience.server"),
+                                                                        _BusFaults())]
+    for logger, only in loggers:
+        logger.addFilter(only)
     try:
         yield
     finally:
-        logger.removeFilter(only)
+        for logger, only in loggers:
+            logger.removeFilter(only)
