@@ -184,7 +184,7 @@ def test_the_name_changes_once_a_day_and_moderators_keep_the_old_one(app: Any) -
     answer = post(client, "/account/name", name="Dora the Explorer")
     assert answer.status_code == 200 and answer.json()["user"]["name"] == "Dora the Explorer"
     again = post(client, "/account/name", name="Dora Again")
-    assert again.status_code == 429 and again.json()["error"] == "rate_limited" and again.json()["retry_after"] > 3600
+    assert again.status_code == 429 and again.json()["error"] == "rename_limited" and again.json()["retry_after"] > 3600
     row = user_row(app, "dora")
     assert row.name == "Dora the Explorer"
     assert app.state.accounts.former_names(row.id)[0][0] == "Dora"

@@ -799,7 +799,7 @@ class Accounts:
         wait = await self.bus.hit(f"rate:rename:{user_id}", 86_400.0, RENAMES_PER_DAY)
         if wait:
             seconds = max(1, int(wait + 0.999))
-            raise AccountError("rate_limited", f"the name was changed lately: try again in {seconds} s", 429,
+            raise AccountError("rename_limited", f"the name was changed lately: try again in {seconds} s", 429,
                                seconds)
         return await self._db(self.rename, user_id, display)
 

@@ -1,13 +1,18 @@
-// The account page: sign in, create an account, change the name shown, sign out. The forms are
-// plain form posts with a CSRF token; with scripts on they go through fetch and say what went wrong.
+// The account page: sign in, create an account, and, signed in, the account itself: the name shown, the
+// password, the e-mail address (when the server sends mail), the browsers signed in, the data to take
+// away and closing the account; signed out, a forgotten password (a link by mail) and the link's form.
+// The forms are plain form posts with a CSRF token; with scripts on they go through fetch and say what
+// went wrong.
 
 import { fetchMe, navBar, postForm } from "./arena.js";
-import { onLang, setLang, t } from "./i18n.js";
+import { lang, onLang, setLang, t } from "./i18n.js";
 import { $, applyText } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
 const next = params.get("next") && params.get("next").startsWith("/") && !params.get("next").startsWith("//")
   ? params.get("next") : "/duel";
+const resetToken = params.get("reset");
+if (resetToken) history.replaceState(null, "", "/account"); // the token leaves the address bar (and the history)
 
 function showError(code, wait) {
   const box = $("#error");
@@ -18,18 +23,78 @@ function showError(code, wait) {
   const text = t(`account.err.${code}`, { wait: wait ?? "" });
   box.textContent = text === `account.err.${code}` ? code : text;
   box.hidden = false;
+  $("#info").hidden = true;
+}
+
+function showInfo(key) {
+  const box = $("#info");
+  box.hidden = !key;
+  if (key) {
+    box.textContent = t(key);
+    $("#error").hidden = true;
+  }
+}
+
+function when(ms) {
+  return new Date(ms).toLocaleString(lang(), { dateStyle: "medium", timeStyle: "short" });
+}
+
+function renderSessions(sessions) {
+  const list = $("#sessions");
+  list.replaceChildren();
+  for (const s of sessions) {
+    const item = document.createElement("li");
+    const about = document.createElement("div");
+    const name = document.createElement("strong");
+    name.textContent = s.browser || t("account.unknown_browser");
+    about.append(name);
+    if (s.current) {
+      const mark = document.createElement("span");
+      mark.className = "session-mark";
+      mark.textContent = t("account.this_browser");
+      about.append(" ", mark);
+    }
+    const times = document.createElement("small");
+    times.textContent = `${t("account.signed_in_at", { date: when(s.created_ms) })} · ${t("account.seen", { date: when(s.seen_ms) })}`;
+    about.append(document.createElement("br"), times);
+    const end = document.createElement("button");
+    end.type = "button";
+    end.className = "btn solid";
+    end.textContent = t("account.end_session");
+    end.addEventListener("click", async () => {
+      const answer = await postForm("/account/sessions/end", { session: s.id });
+      if (!answer.ok) return showError(answer.error, answer.retry_after);
+      showError(null);
+      await render();
+    });
+    item.append(about, end);
+    list.append(item);
+  }
 }
 
 async function render() {
-  const { user, csrf } = await fetchMe(true);
+  const { user, csrf, mail } = await fetchMe(true);
   navBar($("#nav"), user);
   for (const input of document.querySelectorAll("input[name=csrf]")) input.value = csrf;
   for (const input of document.querySelectorAll("input[name=next]")) input.value = next;
   $("#signed-in").hidden = !user;
-  $("#signed-out").hidden = !!user;
+  $("#signed-out").hidden = !!user || !!resetToken;
+  $("#reset-form").hidden = !resetToken || !!user;
+  $("#forgot-form").hidden = !mail;
+  $("#email-form").hidden = !mail;
+  if (resetToken) $("#reset-form").elements.token.value = resetToken;
+  $("#forgot-form").elements.lang.value = lang();
   if (user) {
     $("#who").textContent = t("account.signed_in_as", { name: user.name });
     $("#name-form").name.value = user.name;
+    $("#password-form").elements.username.value = user.login;
+    const response = await fetch("/api/account", { credentials: "same-origin", cache: "no-store" });
+    if (response.ok) {
+      const account = await response.json();
+      renderSessions(account.sessions);
+      $("#email-now").textContent = account.email ? t("account.email_now", { email: account.email }) : t("account.email_none");
+      $("#email-form").elements.email.value = account.email || "";
+    }
   }
   applyText();
 }
@@ -40,14 +105,19 @@ function bindForm(id, path, after) {
     e.preventDefault();
     const fields = Object.fromEntries(new FormData(form));
     delete fields.csrf;
+    delete fields.sure;
     const answer = await postForm(path, fields);
     if (!answer.ok) {
       showError(answer.error, answer.retry_after);
       return;
     }
     showError(null);
-    after(answer);
+    await after(answer, form);
   });
+}
+
+function clearPasswords(form) {
+  for (const input of form.querySelectorAll("input[type=password]")) input.value = "";
 }
 
 async function main() {
@@ -55,10 +125,38 @@ async function main() {
   onLang(render);
   await render();
   if (params.get("error")) showError(params.get("error"), params.get("wait"));
+  if (params.get("sent")) showInfo("account.sent");
+  if (params.get("reset_done")) showInfo("account.reset_done");
   bindForm("#signin-form", "/account/signin", (a) => (location.href = a.next));
   bindForm("#signup-form", "/account/signup", (a) => (location.href = a.next));
   bindForm("#signout-form", "/account/signout", () => render());
-  bindForm("#name-form", "/account/name", () => render());
+  bindForm("#name-form", "/account/name", async () => {
+    await render();
+    showInfo("account.saved");
+  });
+  bindForm("#password-form", "/account/password", async (_, form) => {
+    clearPasswords(form);
+    await render();
+    showInfo("account.password_changed");
+  });
+  bindForm("#email-form", "/account/email", async (_, form) => {
+    clearPasswords(form);
+    await render();
+    showInfo("account.saved");
+  });
+  bindForm("#close-form", "/account/close", async (_, form) => {
+    clearPasswords(form);
+    await render();
+    showInfo("account.closed");
+  });
+  bindForm("#forgot-form", "/account/forgot", (_, form) => {
+    form.elements.who.value = "";
+    showInfo("account.sent");
+  });
+  bindForm("#reset-form", "/account/reset", async (_, form) => {
+    clearPasswords(form);
+    location.href = "/account?reset_done=1";
+  });
 }
 
 main();
