@@ -96,8 +96,9 @@ const STACKED = new Set(["stock", "waste", "foundation"]);
 
 export class Board {
   /**
-   * actions: move(src, dst, n|null), stock(), select(pile, n) (after a card is picked or dragged),
-   * announce(text)
+   * actions: move(src, dst, n|null, how), stock(how), select(pile, n) (after a card is picked or dragged),
+   * announce(text). ``how`` is how the player made it, as fair play's evidence (docs/fairplay.md):
+   * {how: "drag"|"click"|"key"|"dbl"} and for a drag its duration and path length {ms, px}.
    */
   constructor(root, actions) {
     installDefs();
@@ -564,7 +565,8 @@ export class Board {
     }
     e.preventDefault();
     const home = hit.el.getBoundingClientRect();
-    this.gesture = { ...hit, id: e.pointerId, x: e.clientX, y: e.clientY, dragging: false, els: [], home };
+    this.gesture = { ...hit, id: e.pointerId, x: e.clientX, y: e.clientY, dragging: false, els: [], home,
+      t0: performance.now(), px: 0, lx: e.clientX, ly: e.clientY };
   }
 
   stockAt(x, y) {
@@ -587,6 +589,9 @@ export class Board {
     if (!g || e.pointerId !== g.id) return;
     const dx = e.clientX - g.x;
     const dy = e.clientY - g.y;
+    g.px += Math.hypot(e.clientX - g.lx, e.clientY - g.ly); // the path the pointer took, for the evidence
+    g.lx = e.clientX;
+    g.ly = e.clientY;
     if (!g.dragging) {
       if (Math.hypot(dx, dy) < DRAG_START_PX || !this.draggable(g)) return;
       g.dragging = true;
@@ -645,7 +650,11 @@ export class Board {
       el.classList.add("pending");
     }
     const n = this.table.piles[g.pile].length - g.index;
-    this.actions.move(g.pile, best, n);
+    this.actions.move(g.pile, best, n, {
+      how: "drag",
+      ms: Math.min(600000, Math.round(performance.now() - g.t0)),
+      px: Math.min(100000, Math.round(g.px + Math.hypot(e.clientX - g.lx, e.clientY - g.ly))),
+    });
   }
 
   /** The pile whose card (or empty place) is under the pointer, seen past the dragged cards. */
@@ -697,11 +706,11 @@ export class Board {
       now - last.time < DOUBLE_TAP_MS;
     this.lastTap = null;
     if (double && g.up) {
-      this.toFoundation(g.pile, g.index);
+      this.toFoundation(g.pile, g.index, "dbl");
       return;
     }
     const before = this.selection;
-    this.click(g.pile, g.index, g.up);
+    this.click(g.pile, g.index, g.up, "click");
     const sel = this.selection;
     if (g.index >= 0 && sel && sel !== before && sel.pile === g.pile) {
       this.lastTap = { pile: g.pile, index: g.index, time: now };
@@ -709,23 +718,23 @@ export class Board {
   }
 
   /** A double click, a double tap or the F key: the card (or run) to its foundation. */
-  toFoundation(pile, index) {
+  toFoundation(pile, index, how) {
     const spec = this.spec.piles[pile];
     if (!spec || !spec.source || spec.kind === "foundation") return;
     const cards = this.table.piles[pile] || [];
     if (index < 0 || cards[index] == null) return;
     this.clearSelection();
     const n = cards.length - index;
-    this.actions.move(pile, "f", n === 1 ? null : n);
+    this.actions.move(pile, "f", n === 1 ? null : n, { how });
   }
 
-  /** A click (or Enter) on a card or an empty place: pick a card, or put the picked one there. */
-  click(pile, index, up) {
+  /** A click (or Enter: ``how`` "key") on a card or an empty place: pick a card, or put the picked one there. */
+  click(pile, index, up, how = "click") {
     const spec = this.spec.piles[pile];
     if (!spec) return;
     if (spec.kind === "stock") {
       this.clearSelection();
-      this.actions.stock();
+      this.actions.stock({ how });
       return;
     }
     const cards = this.table.piles[pile] || [];
@@ -737,7 +746,7 @@ export class Board {
         return;
       }
       this.clearSelection();
-      this.actions.move(sel.pile, pile, sel.n);
+      this.actions.move(sel.pile, pile, sel.n, { how });
       return;
     }
     if (!up || !spec.source) return;
@@ -754,11 +763,11 @@ export class Board {
     if (!hit || !this.table) return;
     if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
-      this.click(hit.pile, hit.index, hit.up);
+      this.click(hit.pile, hit.index, hit.up, "key");
     } else if ((e.key === "f" || e.key === "F") && hit.up) {
       e.preventDefault();
       this.focusPile = hit.pile;
-      this.toFoundation(hit.pile, hit.index);
+      this.toFoundation(hit.pile, hit.index, "key");
     } else if (e.key === "Escape") {
       this.clearSelection();
     } else if (e.key.startsWith("Arrow")) {
