@@ -324,8 +324,9 @@ function onChallenge(d) {
 // -- the match -----------------------------------------------------------------------------------
 
 const board = new Board($("#board"), {
-  move: (src, dst, n) => net.send("move", n == null ? { src, dst } : { src, dst, n }),
-  stock: () => net.send("stock"),
+  // how: how the player made it (fair play's evidence, docs/fairplay.md)
+  move: (src, dst, n, how) => net.send("move", { ...(n == null ? { src, dst } : { src, dst, n }), ...how }),
+  stock: (how) => net.send("stock", { ...how }),
   select: () => {},
   announce: (text) => announce(text),
 });
@@ -814,7 +815,7 @@ function bind() {
     if (document.querySelector("dialog[open]") || e.target instanceof HTMLInputElement) return;
     const key = e.key.toLowerCase();
     if (key === "u" || ((e.ctrlKey || e.metaKey) && key === "z")) net.send("undo");
-    else if (key === "d" && !e.ctrlKey && !e.metaKey) net.send("stock");
+    else if (key === "d" && !e.ctrlKey && !e.metaKey) net.send("stock", { how: "key" });
   });
 }
 

@@ -38,8 +38,9 @@ function dealFromParams() {
 }
 
 const board = new Board($("#board"), {
-  move: (src, dst, n) => net.send("move", withAuto(n == null ? { src, dst } : { src, dst, n })),
-  stock: () => net.send("stock", withAuto({})),
+  // how: how the player made it (fair play's evidence, docs/fairplay.md)
+  move: (src, dst, n, how) => net.send("move", withAuto({ ...(n == null ? { src, dst } : { src, dst, n }), ...how })),
+  stock: (how) => net.send("stock", withAuto({ ...how })),
   select: (pile, n) => view.game && view.game.assist && net.send("targets", { src: pile, n }),
   announce: (text) => announce(text),
 });
@@ -244,6 +245,7 @@ function countDown(then) {
   const box = $("#countdown");
   let left = COUNTDOWN;
   box.hidden = false;
+  for (const id of ["#hint", "#new", "#m-new"]) $(id).hidden = true; // a game of Play now has neither
   $("#countdown-n").textContent = String(left);
   const timer = setInterval(() => {
     left -= 1;
@@ -544,6 +546,7 @@ function bindControls() {
     button.addEventListener("click", () => button.closest("dialog").close());
   }
   document.addEventListener("keydown", (e) => {
+    if (!$("#countdown").hidden) return; // nothing to play before the game is joined
     if (document.querySelector("dialog[open]") || e.ctrlKey || e.metaKey || e.altKey) {
       if ((e.ctrlKey || e.metaKey) && e.key === "z" && !document.querySelector("dialog[open]")) {
         e.preventDefault();
@@ -555,7 +558,7 @@ function bindControls() {
     const key = e.key.toLowerCase();
     if (key === "u") net.send("undo");
     else if (key === "h" && !isFixed()) net.send("hint");
-    else if (key === "d") net.send("stock", withAuto({}));
+    else if (key === "d") net.send("stock", withAuto({ how: "key" }));
     else if (key === "r" || e.key === "?") openRules();
   });
 }
