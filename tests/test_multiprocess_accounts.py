@@ -1,20 +1,26 @@
 """Accounts on an arena of two ``patience serve`` processes (PostgreSQL and Redis): sign up on one,
-sign in on either, sign out on one and be signed out on both, a wrong password then the right one,
+sign in on either, sign out on one and be signed out on both, a wrong password then the right one, a new password on
+one ending the other sessions (and their play sockets) on the other,
 sign-ins of one address on both processes at once. Sign-in once answered 429 "busy" to everyone
 here, with no attack at all: the rate counter and the lock of an address shared a Redis key."""
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
+import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
 from arena_processes import PASSWORD, Player, ServeProcess, fresh_redis, serving
 
 pytestmark = pytest.mark.slow
+NEW_PASSWORD = "purple staple orbit"
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +100,37 @@ def test_sign_ins_of_one_address_at_once_on_both_processes(two: tuple[ServeProce
     for thread in threads:
         thread.join(60)
     assert answers == [200] * len(logins)
+
+
+def test_a_new_password_on_one_process_ends_the_other_sessions_on_the_other(
+        two: tuple[ServeProcess, ServeProcess]) -> None:
+    """The sessions end in the database, and the play socket of another session, open on the other
+    process, closes at once (the bus's ``signout`` channel)."""
+    one, other = two
+    login = f"frida{secrets.token_hex(3)}"
+    player = Player(one.url, login)
+    elsewhere, answer = sign_in(other.url, login)
+    assert answer.status_code == 200, answer.text
+    cookie = "; ".join(f"{name}={value}" for name, value in elsewhere.cookies.items())
+    with connect(other.url.replace("http://", "ws://") + "/ws", additional_headers={"Cookie": cookie},
+                 open_timeout=10) as ws:
+        ws.send(json.dumps({"t": "lobby", "d": {}}))
+        csrf = player.http.get("/api/me").json()["csrf"]
+        changed = player.http.post("/account/password", data={"csrf": csrf, "old": PASSWORD, "new": NEW_PASSWORD},
+                                   headers={"accept": "application/json"})
+        assert changed.status_code == 200, changed.text
+        deadline = time.monotonic() + 10
+        with pytest.raises(ConnectionClosed):
+            while time.monotonic() < deadline:
+                try:
+                    ws.recv(timeout=1)
+                except TimeoutError:
+                    continue
+        assert time.monotonic() < deadline, "the other process kept the socket of an ended session open"
+    assert signed_in_as(elsewhere) is None
+    assert signed_in_as(player.http) == login  # the session that changed it goes on, on both processes
+    assert signed_in_as(httpx.Client(base_url=other.url, cookies=player.http.cookies)) == login
+    assert sign_in(other.url, login)[1].status_code == 401
+    assert sign_in(other.url, login, NEW_PASSWORD)[1].status_code == 200
+    player.http.close()
+    elsewhere.close()
