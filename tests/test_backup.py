@@ -3,19 +3,25 @@ a new data folder (or PostgreSQL database) and served again, with the same accou
 games, matches and ratings; bad input refused in one line with exit 2 and nothing changed.
 
 The SQLite site of the first test runs with ``--redis-url`` (an arena whose processes share the file):
-a server without it holds its SQLite file for itself (``unix-excl``), so no other process, the backup
-included, can read the file while it runs; the backup says so in one line, and that is tested too.
+the backup reads the file itself. A server without it holds its SQLite file for itself (``unix-excl``),
+so no other process can read it: that server makes the copy when the backup asks (a request file and
+SIGUSR1), its solo game being played all along, and a request that is not the backup's is ignored.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 import secrets
+import signal
 import sqlite3
 import stat
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -159,11 +165,10 @@ def test_a_running_sqlite_site_is_backed_up_and_restored_into_a_new_data_folder(
             assert play(ws, "stock", 7)["d"]["status"]["moves"] == 3
         assert over != going
 
-        # this server holds its file for itself: a backup says so, a restore into it is refused
-        refused = patience("backup", tmp_path / "other.backup", "--data-dir", new_dir)
-        assert refused.returncode == 2 and refused.stdout == ""
-        assert len(refused.stderr.splitlines()) == 1 and "holds" in refused.stderr and "Traceback" not in refused.stderr
-        assert not (tmp_path / "other.backup").exists()
+        # this server holds its file for itself: it makes the backup's copy, a restore into it is refused
+        other = patience("backup", tmp_path / "other.backup", "--data-dir", new_dir)
+        assert other.returncode == 0, other.stderr
+        assert "copied by the running patience serve" in other.stdout and mode(tmp_path / "other.backup") == 0o600
         refused = patience("restore", backup, "--data-dir", new_dir, "--force")
         assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1
         assert "is running on" in refused.stderr
@@ -327,7 +332,8 @@ def test_bad_input_is_one_line_and_changes_nothing(tmp_path: Path, site_dir: Pat
     lock.acquire()
     try:
         refused(capsys, ["restore", str(made), "--data-dir", str(site_dir), "--force"], "is running on")
-        refused(capsys, ["backup", str(tmp_path / "y.backup"), "--data-dir", str(site_dir)], "holds")
+        # a holder that makes no copies (a restore, an older server) is not sent SIGUSR1, which would end it
+        refused(capsys, ["backup", str(tmp_path / "y.backup"), "--data-dir", str(site_dir)], "makes no copies")
     finally:
         lock.release()
         store.close()
@@ -355,3 +361,115 @@ def test_a_backup_of_an_older_schema_is_migrated_as_it_is_restored(tmp_path: Pat
     assert "schema 0012, migrated to 0" in out and "migrated to 0012" not in out
     assert main(["admin", "--data-dir", str(tmp_path / "new"), "schema"]) == 0
     assert "up to date" in capsys.readouterr().out
+
+
+# -- a server of its own makes the copy ----------------------------------------------------------------
+
+
+def served_lines(site: ServeProcess, words: str, count: int, seconds: float = 10.0) -> list[str]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        lines = [line for line in site.log().splitlines() if words in line]
+        if len(lines) >= count:
+            return lines
+        time.sleep(0.05)
+    raise AssertionError(f"no {count} lines with {words!r}: {site.log()}")
+
+
+def test_a_server_of_its_own_makes_the_copy_while_a_game_is_played(tmp_path: Path) -> None:
+    old_dir, new_dir, backup = tmp_path / "old", tmp_path / "new", tmp_path / "site.backup"
+    old_dir.mkdir(mode=0o700)
+    db = old_dir / "patience.sqlite3"
+    store = Store(sqlite_url(db))
+    store.migrate()
+    store.close()
+    with sqlite3.connect(db) as conn:  # 64 MB beside the site's tables: a copy of many steps
+        conn.execute("CREATE TABLE ballast (b BLOB)")
+        conn.execute("INSERT INTO ballast WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+                     "WHERE i < 16000) SELECT randomblob(4000) FROM n")
+    conn.close()
+    site = ServeProcess(sqlite_url(db), None, tmp_path, "solo")  # no --redis-url: it holds the file
+    acks: list[tuple[int, float]] = []
+    failures: list[BaseException] = []
+    stop = threading.Event()
+    try:
+        site.wait_ready()
+        pid, offer = Path(f"{db}.lock").read_text().split()
+        assert int(pid) == site.proc.pid and offer == "backup"
+        request, done = Path(f"{db}.backup-request"), Path(f"{db}.backup-done")
+
+        # requests that are not the backup's: ignored, one line each, the server goes on
+        request.symlink_to(tmp_path / "elsewhere.json")
+        (tmp_path / "elsewhere.json").write_text(json.dumps({"dest": str(tmp_path / "x"), "nonce": "0" * 32}))
+        os.kill(site.proc.pid, signal.SIGUSR1)
+        assert len(served_lines(site, "backup: request ignored", 1)) == 1
+        request.unlink()
+        request.write_text('{"dest": "/tmp/x"}')
+        os.kill(site.proc.pid, signal.SIGUSR1)
+        assert "is not a backup request" in served_lines(site, "backup: request ignored", 2)[1]
+        request.unlink()
+        assert site.proc.poll() is None and not done.exists() and not (tmp_path / "x").exists()
+
+        tag = secrets.token_hex(3)
+        anna = Player(site.url, f"anna{tag}")
+        with solo_page(anna, site.port) as ws:
+            going = new_game(ws, "11")
+
+            def playing() -> None:
+                ack = 0
+                try:
+                    while not stop.is_set():
+                        ack += 1
+                        assert play(ws, "stock", ack)["t"] == "ev"
+                        acks.append((ack, time.time()))
+                        time.sleep(0.01)
+                except BaseException as exc:
+                    failures.append(exc)
+
+            thread = threading.Thread(target=playing)
+            thread.start()
+            while len(acks) < 5 and thread.is_alive():
+                time.sleep(0.01)
+            started = time.time()
+            acked_before = acks[-1][0]
+            made = patience("backup", backup, "--data-dir", old_dir)  # while the game is played
+            ended = time.time()
+            time.sleep(0.2)
+            stop.set()
+            thread.join(timeout=20)
+        assert not failures, failures
+        print(made.stdout, made.stderr)
+        assert made.returncode == 0, made.stderr
+        assert f"copied by the running patience serve (process {site.proc.pid}" in made.stdout
+        assert "users 1, games 1" in made.stdout
+        seconds = float(re.search(r"pages in ([0-9.]+) s", made.stdout).group(1))  # type: ignore[union-attr]
+        during = [at for _, at in acks if started <= at <= ended]
+        gaps = [b - a for a, b in zip([started, *during], [*during, ended], strict=True)]
+        print(f"copy {seconds:.2f} s, {len(during)} moves acknowledged meanwhile, longest wait {max(gaps):.2f} s")
+        assert seconds >= 0.2 and len(during) >= 10 and max(gaps) < seconds  # the game was not held up
+        assert mode(backup) == 0o600 and [p.name for p in tmp_path.glob("site.backup*")] == ["site.backup"]
+        assert not request.exists() and not done.exists() and site.proc.poll() is None
+        acked = acks[-1][0]
+    finally:
+        stop.set()
+        site.stop()
+    assert Path(f"{db}.lock").read_text().split() == [str(site.proc.pid)]  # no more copies offered
+
+    restored = patience("restore", backup, "--data-dir", new_dir)
+    assert restored.returncode == 0, restored.stderr
+    again = ServeProcess(sqlite_url(new_dir / "patience.sqlite3"), None, tmp_path, "again")
+    try:
+        again.wait_ready()
+        sign_in(again.url, anna.login).close()  # the account and its password
+        anna.move_to(again.url)
+        assert [g["id"] for g in anna.http.get("/api/stats").json()["unfinished"]] == [going]
+        with solo_page(anna, again.port) as ws:  # signed in still: the session came along
+            ws.send(json.dumps({"t": "join", "d": {"id": going, "v": 0, "cid": "solo"}}))
+            shown = json.loads(ws.recv(timeout=20))
+            while shown["t"] != "game":
+                shown = json.loads(ws.recv(timeout=20))
+            moves = shown["d"]["status"]["moves"]
+            assert acked_before <= moves <= acked  # what was acknowledged before the backup began is in it
+    finally:
+        again.stop()
+        anna.close()

@@ -7,7 +7,9 @@ else ``$PATIENCE_DATABASE_URL``, else the SQLite file in the per-user data folde
   even while processes of a shared arena write), written 0600 as one self-contained file (no
   write-ahead log beside it), then checked (``PRAGMA integrity_check``, its Alembic revision). A
   ``patience serve`` without ``--redis-url`` holds its file for itself (SQLite's ``unix-excl``): no other
-  process can read it while it runs, so the backup says so rather than wait.
+  process can read it while it runs, so the server makes the copy itself, asked by a request file and
+  SIGUSR1 (:mod:`patience.server.storage.backups`), its games going on meanwhile; the copy is then
+  checked here as any other.
 - PostgreSQL: ``pg_dump --format=custom`` and ``pg_restore`` (libpq's own clients), given the URL's
   connection parameters (the password in ``$PGPASSWORD``, never on a command line or printed).
 
@@ -20,11 +22,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
+import secrets
 import shutil
+import signal
 import sqlite3
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +42,11 @@ __all__ = ["MAIN_TABLES", "register"]
 MAIN_TABLES = ("users", "games", "matches", "ratings")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PGDUMP_MAGIC = b"PGDMP"
+SERVER_WAIT = 120.0  # seconds a running server has to make its copy
+
+
+class _Held(BadInputError):
+    """A ``patience serve`` holds the database for itself."""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -131,7 +142,7 @@ def _arena_free(url: str, refused: str) -> Iterator[None]:
             lock.acquire()
         except StoreError as exc:
             if "another patience serve" in str(exc):
-                raise BadInputError(refused) from None
+                raise _Held(refused) from None
             raise
         yield
     finally:
@@ -168,34 +179,168 @@ def _shown_counts(counts: dict[str, int]) -> str:
 
 def _sqlite_backup(url: str, path: Path, dest: Path) -> None:
     _sqlite_file(path, "database")
-    held = (f"a patience serve holds {path} for itself (without --redis-url it keeps the file from every other "
-            "process): stop it and back up then, or run the arena with --redis-url, whose processes share the file")
-    with _arena_free(url, held):
-        fd, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent)  # 0600
-        os.close(fd)
-        partial = Path(name)
+    try:
+        with _arena_free(url, f"a patience serve holds {path}"):
+            revision, counts = _sqlite_copy(path, dest)
+        how = ""
+    except _Held:  # a server of its own: it makes the copy
+        revision, counts, how = _copy_by_server(path, dest)
+    print(f"backed up {path} to {dest} ({dest.stat().st_size:,} bytes, schema {revision}){how}")
+    print(f"rows: {_shown_counts(counts)}")
+
+
+def _sqlite_copy(path: Path, dest: Path) -> tuple[str, dict[str, int]]:
+    """Copy the SQLite file ``path`` into ``dest`` (no server holds it); its revision and row counts."""
+    fd, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent)  # 0600
+    os.close(fd)
+    partial = Path(name)
+    try:
+        source = _open(path)
         try:
-            source = _open(path)
+            copy = _open(partial)
             try:
-                copy = _open(partial)
-                try:
-                    source.backup(copy)  # all pages in one step: one read transaction, a consistent copy
-                    copy.execute("PRAGMA journal_mode=DELETE")  # one file, no write-ahead log beside it
-                    revision, counts = _sqlite_report(copy, path)
-                finally:
-                    copy.close()
-            except sqlite3.OperationalError as exc:
-                raise BadInputError(f"cannot copy {path}: {exc}") from None
+                source.backup(copy)  # all pages in one step: one read transaction, a consistent copy
+                copy.execute("PRAGMA journal_mode=DELETE")  # one file, no write-ahead log beside it
+                revision, counts = _sqlite_report(copy, path)
             finally:
-                source.close()
-            with partial.open("rb+") as f:
+                copy.close()
+        except sqlite3.OperationalError as exc:
+            raise BadInputError(f"cannot copy {path}: {exc}") from None
+        finally:
+            source.close()
+        with partial.open("rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(partial, dest)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            partial.unlink()
+    return revision, counts
+
+
+def _holder(lockfile: Path) -> tuple[int | None, bool]:
+    """The process id written in ``FILE.lock`` and whether that process makes copies (``PID backup``)."""
+    try:
+        words = lockfile.read_text().split()
+    except (OSError, UnicodeDecodeError):
+        return None, False
+    if not words or not words[0].isdigit():
+        return None, False
+    return int(words[0]), words[1:] == ["backup"]
+
+
+def _copy_by_server(path: Path, dest: Path) -> tuple[str, dict[str, int], str]:
+    """Ask the ``patience serve`` holding ``path`` for a copy (a request file and SIGUSR1), wait for it, check
+    it and put it at ``dest``: its revision, its row counts and how it was made."""
+    import fcntl
+
+    from patience.server.storage.backups import request_paths
+
+    lockfile = Path(f"{path}.lock")
+    request, done = request_paths(path)
+    pid, offers = _holder(lockfile)
+    for _ in range(20):  # a server that has just started writes its id and offer a moment after the lock
+        if pid is not None and offers:
+            break
+        time.sleep(0.1)
+        pid, offers = _holder(lockfile)
+    if pid is None:
+        raise BadInputError(f"a process holds {path} but {lockfile} names none: stop it and back up then")
+    if not offers:
+        raise BadInputError(f"the process {pid} holding {path} makes no copies (a patience restore, or a patience "
+                            "serve older than this one): let it finish, or stop it, then back up")
+    if lockfile.stat().st_uid != os.getuid():
+        raise BadInputError(f"the patience serve holding {path} runs as another user: run patience backup as that "
+                            "user")
+    _alive(pid, path)
+    try:
+        fd = os.open(request, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise BadInputError(f"cannot write {request}: {exc.strerror or exc}") from None
+    mine = True
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            same = os.fstat(fd).st_ino == os.lstat(request).st_ino
+        except OSError:
+            same = False
+        if not same:
+            mine = False
+            raise BadInputError(f"another patience backup of {path} is being made: wait for it")
+        if os.fstat(fd).st_uid != os.getuid():
+            mine = False
+            raise BadInputError(f"{request} belongs to another user: remove it")
+        with contextlib.suppress(FileNotFoundError):
+            done.unlink()  # an answer to an earlier request
+        made, nonce = _partial(dest), secrets.token_hex(16)
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, json.dumps({"dest": str(made.resolve()), "nonce": nonce}).encode())
+            try:
+                os.kill(pid, signal.SIGUSR1)
+            except ProcessLookupError:
+                raise BadInputError(f"the patience serve (process {pid}) holding {path} is gone") from None
+            answer = _answer(done, nonce, pid, lockfile, path)
+            if not answer.get("ok"):
+                raise BadInputError(f"the patience serve (process {pid}) could not copy {path}: "
+                                    f"{answer.get('error') or 'no reason given'}")
+            conn = _open(made)
+            try:
+                revision, counts = _sqlite_report(conn, path)
+            finally:
+                conn.close()
+            with made.open("rb+") as f:
                 os.fsync(f.fileno())
-            os.replace(partial, dest)
+            os.replace(made, dest)
         finally:
             with contextlib.suppress(FileNotFoundError):
-                partial.unlink()
-    print(f"backed up {path} to {dest} ({dest.stat().st_size:,} bytes, schema {revision})")
-    print(f"rows: {_shown_counts(counts)}")
+                made.unlink()
+    finally:
+        if mine:
+            with contextlib.suppress(FileNotFoundError):
+                request.unlink()
+            with contextlib.suppress(FileNotFoundError):
+                done.unlink()
+        os.close(fd)
+    how = (f", copied by the running patience serve (process {pid}, {answer.get('pages', 0):,} pages in "
+           f"{answer.get('seconds', 0):.2f} s) while it served")
+    return revision, counts, how
+
+
+def _partial(dest: Path) -> Path:
+    fd, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent)  # 0600, empty
+    os.close(fd)
+    return Path(name)
+
+
+def _alive(pid: int, path: Path) -> None:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        raise BadInputError(f"the patience serve (process {pid}) holding {path} is gone") from None
+    except PermissionError:
+        raise BadInputError(f"the patience serve (process {pid}) holding {path} runs as another user: run "
+                            "patience backup as that user") from None
+
+
+def _answer(done: Path, nonce: str, pid: int, lockfile: Path, path: Path) -> dict[str, Any]:
+    """The server's answer to the request ``nonce``, waited for up to :data:`SERVER_WAIT` seconds."""
+    deadline = time.monotonic() + SERVER_WAIT
+    checked = time.monotonic()
+    while time.monotonic() < deadline:
+        try:
+            answer = json.loads(done.read_text())
+        except (OSError, ValueError, UnicodeDecodeError):
+            answer = None
+        if isinstance(answer, dict) and answer.get("nonce") == nonce:
+            return answer
+        if time.monotonic() - checked > 1.0:  # still there, and still making copies?
+            checked = time.monotonic()
+            _alive(pid, path)
+            if _holder(lockfile) != (pid, True):
+                raise BadInputError(f"the patience serve (process {pid}) holding {path} stopped before it made "
+                                    "the copy")
+        time.sleep(0.05)
+    raise BadInputError(f"the patience serve (process {pid}) holding {path} made no copy in {SERVER_WAIT:.0f} s")
 
 
 # -- restore ---------------------------------------------------------------------------------------

@@ -136,6 +136,8 @@ def create_app(
                 await anyio.to_thread.run_sync(lock.acquire)
                 stack.callback(lock.release)
             await anyio.to_thread.run_sync(store.migrate)
+            if not bus.shared and store.engine.dialect.name == "sqlite":
+                await _answer_backups(stack, store, lock)  # patience backup while it runs
             writer = GroupWriter(store)  # one group commit for the moves of solo games and duels
             hub = Hub(store, now=now, writer=writer, bus=bus)
             await hub.start()
@@ -243,6 +245,24 @@ def app_from_env() -> Starlette:
                       smtp_url=os.environ.get("PATIENCE_SMTP_URL") or None,
                       smtp_from=os.environ.get("PATIENCE_SMTP_FROM") or None,
                       public_url=os.environ.get("PATIENCE_PUBLIC_URL") or None)
+
+
+async def _answer_backups(stack: contextlib.AsyncExitStack, store: Store, lock: ArenaLock) -> None:
+    """Make a copy of the SQLite file when ``patience backup`` asks (SIGUSR1), and say so in ``FILE.lock``
+    (see :mod:`patience.server.storage.backups`)."""
+    from sqlalchemy.engine import make_url
+
+    from patience.server.storage.backups import BackupRequests
+
+    database = make_url(store.url).database
+    if not database or database == ":memory:":
+        return
+    backups = BackupRequests(store, Path(database))
+    if not backups.install():
+        return
+    stack.push_async_callback(backups.close)
+    lock.offer_backups(True)
+    stack.callback(lock.offer_backups, False)  # said first as it stops, before SIGUSR1 goes
 
 
 # -- garbage collection --------------------------------------------------------------------------

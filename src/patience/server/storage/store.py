@@ -669,7 +669,8 @@ class ArenaLock:
     Two processes that do not share a bus (``--redis-url``) would each think they own every live
     match of the database and write its log twice, so the second one is refused: on SQLite by an
     exclusive lock on ``FILE.lock`` beside the database file, on PostgreSQL by a session advisory
-    lock held on a connection of its own. Both go when the process does, however it ends."""
+    lock held on a connection of its own. Both go when the process does, however it ends. ``FILE.lock``
+    names the process that holds it (``PID`` or ``PID backup``, see :meth:`offer_backups`)."""
 
     KEY = 0x70617469  # the advisory lock's number on PostgreSQL
 
@@ -699,6 +700,7 @@ class ArenaLock:
                 self._file.close()
                 self._file = None
                 raise StoreError(held.format(where=url.database)) from None
+            self._say("")
             return
         self._connection = self.store.engine.connect()
         got = self._connection.exec_driver_sql(f"SELECT pg_try_advisory_lock({self.KEY})").scalar()
@@ -707,6 +709,19 @@ class ArenaLock:
             self._connection.close()
             self._connection = None
             raise StoreError(held.format(where=safe_url(self.store.url)))
+
+    def offer_backups(self, offered: bool) -> None:
+        """Say in ``FILE.lock`` whether this process answers ``patience backup``'s SIGUSR1 (see
+        :mod:`patience.server.storage.backups`): a process that does not would be ended by it."""
+        if self._file is not None:
+            self._say(" backup" if offered else "")
+
+    def _say(self, what: str) -> None:
+        """``FILE.lock`` holds the holder's process id (and `` backup`` when it makes copies)."""
+        self._file.seek(0)
+        self._file.truncate()
+        self._file.write(f"{os.getpid()}{what}\n")
+        self._file.flush()
 
     def release(self) -> None:
         if self._file is not None:
