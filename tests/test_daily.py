@@ -283,3 +283,65 @@ def test_no_listed_or_low_seed_deals_the_day_deal(app: Any, game: str) -> None:
     for seed in candidates(game, options):
         assert cls.deal(seed, options).view()["piles"] != seen, f"seed {seed} deals the day's deal"
     assert cls.deal(key, options).view()["piles"] == seen  # the key the day reveals deals it
+
+
+# -- a daily habit: the streaks and the month of one's days ----------------------------------------------
+
+
+@pytest.mark.parametrize(("days", "today", "expected"), [
+    ([], "2026-11-27", (0, 0)),
+    (["2026-11-27"], "2026-11-27", (1, 1)),
+    (["2026-11-26"], "2026-11-27", (1, 1)),  # today not played yet: the streak goes on until midnight
+    (["2026-11-25"], "2026-11-27", (0, 1)),  # a day missed ends it
+    (["2026-11-25", "2026-11-26", "2026-11-27"], "2026-11-27", (3, 3)),
+    (["2026-11-26", "2026-11-25", "2026-11-26"], "2026-11-27", (2, 2)),  # in any order, a day counted once
+    (["2026-10-30", "2026-10-31", "2026-11-01", "2026-11-02", "2026-11-26", "2026-11-27"], "2026-11-27", (2, 4)),
+    (["2024-02-28", "2024-02-29", "2024-03-01"], "2024-03-02", (3, 3)),  # a leap day in between
+    (["2026-12-31", "2027-01-01"], "2027-01-01", (2, 2)),  # across the year's end
+])
+def test_the_streaks_count_consecutive_utc_days(days: list[str], today: str, expected: tuple[int, int]) -> None:
+    from patience.server.arena.daily import streaks
+
+    assert streaks(days, today) == expected
+
+
+@pytest.mark.parametrize("month", ["2026-13", "2026-00", "26-11", "2026-1", "2026/11", "abcd-ef", "2026-11-01", ""])
+def test_a_month_not_written_yyyy_mm_is_refused(month: str) -> None:
+    from patience.errors import BadInputError
+    from patience.server.arena.daily import check_month
+
+    with pytest.raises(BadInputError):
+        check_month(month)
+    assert check_month("2026-11") == "2026-11"
+
+
+def test_my_days_show_the_streak_and_the_month_of_my_attempts_only(app: Any, fake_time: FakeTime) -> None:
+    visitor = browser(app)
+    assert visitor.get("/api/daily/mine").status_code == 401  # signed out: nothing
+    ada, bob = person(app, "ada"), person(app, "bob")
+    assert ada.get("/api/daily/mine?month=1970-13").status_code == 400
+    assert ada.get("/api/daily/mine?month=nope").json()["error"] == "bad_month"
+    empty = ada.get("/api/daily/mine").json()
+    assert (empty["month"], empty["streak"], empty["best_streak"], empty["days"]) == ("1970-01", 0, 0, [])
+    first = start(ada)
+    assert first.status_code == 200
+    going = ada.get("/api/daily/mine").json()
+    assert going["streak"] == 1 and going["days"] == [{"day": DAY, "games": {"reloaded": None}}]
+    assert set(going) == {"month", "today", "streak", "best_streak", "days"}  # no key, no card, no score
+    with ada.websocket_connect("/ws") as ws:
+        join(ws, first.json()["id"])
+        send(ws, "giveup", {"ack": 1})
+        assert reply_to(ws, 1)["d"]["status"]["outcome"] == "given_up"
+    assert start(ada, "faecher").status_code == 200
+    fake_time.t += NEXT_DAY_S  # the next day: played yesterday, the streak stands
+    stocked(app)  # a key for the new day
+    mine = ada.get("/api/daily/mine?month=1970-01").json()
+    assert mine["today"] == "1970-01-02" and (mine["streak"], mine["best_streak"]) == (1, 1)
+    assert mine["days"] == [{"day": DAY, "games": {"faecher": None, "reloaded": "given_up"}}]
+    assert start(ada).status_code == 200
+    assert (ada.get("/api/daily/mine").json()["streak"]) == 2
+    assert bob.get("/api/daily/mine").json()["days"] == []  # one's own days only
+    fake_time.t += 2 * 86_400.0
+    assert ada.get("/api/daily/mine").json()["streak"] == 0
+    assert ada.get("/api/daily/mine").json()["best_streak"] == 2
+    assert ada.get("/api/daily/mine?month=1969-12").json()["days"] == []

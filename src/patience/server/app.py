@@ -15,7 +15,8 @@ The server is rooms that only look down (see docs/scaling.md):
 >>> [route.path for route in create_app(database_url="sqlite://").routes]  # doctest: +NORMALIZE_WHITESPACE
 ['/', '/play', '/duel', '/account', '/profile', '/leaderboard', '/daily', '/tournament', '/match', '/matches',
  '/account/signup', '/account/signin', '/account/signout', '/account/name', '/api/games', '/api/stats', '/api/me',
- '/api/leaderboard', '/api/profile/{user}', '/api/matches', '/api/matches/{id}', '/api/daily/{game}',
+ '/api/leaderboard', '/api/profile/{user}', '/api/matches', '/api/matches/{id}', '/api/daily/mine',
+ '/api/daily/{game}',
  '/api/daily/{game}/start', '/api/daily/{game}/{day}/record', '/api/daily/{game}/{day}/replay/{id}',
  '/api/tournaments', '/api/tournaments', '/api/tournaments/{id}', '/healthz', '/ws', '/static']
 """
@@ -209,6 +210,7 @@ def create_app(
         Route("/api/profile/{user}", api.profile_api),
         Route("/api/matches", api.matches_api),
         Route("/api/matches/{id}", api.match_api),
+        Route("/api/daily/mine", daily.daily_mine_api),  # before the games' own: "mine" is no game
         Route("/api/daily/{game}", daily.daily_api),
         Route("/api/daily/{game}/start", daily.daily_start, methods=["POST"]),
         Route("/api/daily/{game}/{day}/record", daily.daily_record_api),

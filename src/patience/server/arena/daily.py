@@ -11,10 +11,11 @@ shows ``day:YYYY-MM-DD`` where a game number would be).
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import anyio
@@ -24,12 +25,21 @@ from patience.errors import BadInputError
 from patience.games import get_game
 from patience.rng import new_deal_key
 from patience.server.arena.dealstock import DEFAULT_BUDGET_S, prove, solver_pool, take_deal
-from patience.server.storage.daily import DailyDeal, choose_deal, day_board, find_attempt, find_deal, start_attempt
+from patience.server.storage.daily import (
+    DailyDeal,
+    attempt_days,
+    choose_deal,
+    day_board,
+    find_attempt,
+    find_deal,
+    month_attempts,
+    start_attempt,
+)
 from patience.server.storage.league import frames
 from patience.server.storage.store import SavedGame, Store
 from patience.session import ManualClock, Session
 
-__all__ = ["AttemptOver", "DailyDeals", "day_label"]
+__all__ = ["AttemptOver", "DailyDeals", "check_month", "day_label", "streaks"]
 
 log = logging.getLogger("patience.server")
 
@@ -43,6 +53,34 @@ class AttemptOver(BadInputError):
 def day_label(day: str) -> str:
     """What a day's game shows where a game number would be (and keeps in the games table)."""
     return f"day:{day}"
+
+
+def check_month(month: object) -> str:
+    """``month`` if it is a month written ``YYYY-MM``, else BadInputError."""
+    if isinstance(month, str) and len(month) == 7 and month[4] == "-" and month[:4].isdigit() \
+            and month[5:].isdigit() and 1 <= int(month[5:]) <= 12 and int(month[:4]) >= 1:
+        return month
+    raise BadInputError("a month is written YYYY-MM")
+
+
+def streaks(days: Iterable[str], today: str) -> tuple[int, int]:
+    """The current and the best streak of ``days`` (YYYY-MM-DD, UTC) played: consecutive days with an attempt.
+    The current one ends today if today is played, else yesterday (a day not played yet breaks nothing)."""
+    played = {dt.date.fromisoformat(day) for day in days}
+    best = run = 0
+    last: dt.date | None = None
+    for day in sorted(played):
+        run = run + 1 if last is not None and day - last == dt.timedelta(days=1) else 1
+        best = max(best, run)
+        last = day
+    current = 0
+    day = dt.date.fromisoformat(today)
+    if day not in played:
+        day -= dt.timedelta(days=1)
+    while day in played:
+        current += 1
+        day -= dt.timedelta(days=1)
+    return current, best
 
 
 class DailyDeals:
@@ -141,6 +179,22 @@ class DailyDeals:
         if over and deal is not None:
             out["seed"] = deal.deal
         return out
+
+    async def mine(self, user_id: str, month: str | None = None) -> dict[str, Any]:
+        """A player's streaks and the month's calendar of their attempts (``month`` YYYY-MM, this one by
+        default): per day played, each game's outcome (None while the attempt goes on). It says nothing of
+        a deal that the day's board does not: the player's own results only, never a key nor a card."""
+        today = self.today()
+        month = check_month(month or today[:7])
+        engine = self.store.engine
+        days = await anyio.to_thread.run_sync(attempt_days, engine, user_id)
+        rows = await anyio.to_thread.run_sync(month_attempts, engine, user_id, month)
+        current, best = streaks(days, today)
+        calendar: dict[str, dict[str, str | None]] = {}
+        for day, game, outcome in rows:
+            calendar.setdefault(day, {})[game] = outcome
+        return {"month": month, "today": today, "streak": current, "best_streak": best,
+                "days": [{"day": day, "games": games} for day, games in calendar.items()]}
 
     async def replay(self, game: str, day: str, game_id: str) -> dict[str, Any]:
         """One attempt of a day that is over, for the replay viewer (the shape of a match's view, one side):

@@ -19,8 +19,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from patience.server.storage.store import Base, GameRow, SavedGame, UserRow, write_games
 
-__all__ = ["AttemptRow", "DailyDeal", "DailyDealRow", "choose_deal", "day_board", "find_attempt", "find_deal",
-           "start_attempt"]
+__all__ = ["AttemptRow", "DailyDeal", "DailyDealRow", "attempt_days", "choose_deal", "day_board", "find_attempt",
+           "find_deal", "month_attempts", "start_attempt"]
 
 
 class DailyDealRow(Base):
@@ -139,3 +139,22 @@ def day_board(engine: Engine, day: str, game: str, limit: int = 100) -> list[dic
             .order_by(games.c.score.desc(), games.c.ms, AttemptRow.started_ms).limit(limit)).all()
     return [{"rank": n, "user": row[0], "name": row[1], "game_id": row[2], "score": row[3], "ms": row[4],
              "moves": row[5], "outcome": row[6]} for n, row in enumerate(rows, start=1)]
+
+
+def attempt_days(engine: Engine, user_id: str) -> list[str]:
+    """The days (YYYY-MM-DD, oldest first) on which a player began an attempt at any game's deal of the day."""
+    with engine.connect() as connection:
+        return [str(day) for day in connection.scalars(
+            select(AttemptRow.day).where(AttemptRow.user_id == user_id).distinct().order_by(AttemptRow.day))]
+
+
+def month_attempts(engine: Engine, user_id: str, month: str) -> list[tuple[str, str, str | None]]:
+    """A player's attempts in ``month`` (YYYY-MM): (day, game, outcome; None while it goes on), by day and game."""
+    games = GameRow.__table__
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(AttemptRow.day, AttemptRow.game, games.c.outcome)
+            .select_from(AttemptRow.__table__.join(games, games.c.id == AttemptRow.game_id))
+            .where(AttemptRow.user_id == user_id, AttemptRow.day.like(f"{month}-%"))
+            .order_by(AttemptRow.day, AttemptRow.game)).all()
+    return [(str(row[0]), str(row[1]), row[2]) for row in rows]

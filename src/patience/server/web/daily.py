@@ -14,7 +14,7 @@ from patience.server.storage.fairplay import marked_category
 from patience.server.web.accounts import _form
 from patience.server.web.identity import current_user
 
-__all__ = ["daily_api", "daily_record_api", "daily_replay_api", "daily_start"]
+__all__ = ["daily_api", "daily_mine_api", "daily_record_api", "daily_replay_api", "daily_start"]
 
 NO_STORE = {"Cache-Control": "no-store"}
 
@@ -51,6 +51,20 @@ async def daily_api(request: Request) -> Response:
     if user is not None:
         board["mine"] = next((row["rank"] for row in board["entries"] if row["user"] == user.id), None)
     return JSONResponse(board, headers=NO_STORE)
+
+
+async def daily_mine_api(request: Request) -> Response:
+    """``GET /api/daily/mine?month=YYYY-MM``: the signed-in player's streaks (current and best: consecutive
+    UTC days with an attempt at any game's deal of the day) and the month's days played with each game's
+    outcome (this month by default). 400 for a month not written YYYY-MM, 401 signed out."""
+    user = await current_user(request)
+    if user is None:
+        return _error("sign_in", "sign in to see your days", 401)
+    try:
+        mine = await _daily(request).mine(user.id, request.query_params.get("month"))
+    except BadInputError as exc:
+        return _error("bad_month", str(exc), 400)
+    return JSONResponse(mine, headers=NO_STORE)
 
 
 async def daily_start(request: Request) -> Response:
