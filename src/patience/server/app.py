@@ -191,6 +191,7 @@ def create_app(
         Route("/tournament", pages.page_of("tournament")),
         Route("/match", pages.page_of("match")),
         Route("/matches", pages.matches_page),
+        Route("/mod", fairplay_web.mod_page),  # moderators only: the 404 page for everyone else
         Route("/account/signup", accounts_web.signup_post, methods=["POST"]),
         Route("/account/signin", accounts_web.signin_post, methods=["POST"]),
         Route("/account/signout", accounts_web.signout_post, methods=["POST"]),

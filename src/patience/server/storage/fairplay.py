@@ -19,7 +19,7 @@ from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Te
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Mapped, mapped_column
 
-from patience.fairplay import AccountScore, GameFigures, account_score
+from patience.fairplay import AccountScore, GameFigures, account_score, expected_agreement
 from patience.server.storage.store import Base, MatchRow, RatingHistoryRow, RatingRow, UserRow
 
 __all__ = [
@@ -372,9 +372,25 @@ def queue(engine: Engine, limit: int = 100) -> list[dict[str, Any]]:
     return out[:limit]
 
 
+# the think-time histogram's bins (ms): the upper edges, the last bin open
+THINK_EDGES = (150, 250, 400, 600, 1000, 1500, 2500, 4000, 7000, 12000)
+POPULATION_GAMES = 300  # the most recent rated games of other (unmarked) accounts the population's histogram reads
+
+
+def think_histogram(steps_lists: Iterable[list[Any]]) -> list[int]:
+    """How many think times fall in each bin of :data:`THINK_EDGES` (and one more for the rest)."""
+    counts = [0] * (len(THINK_EDGES) + 1)
+    for steps in steps_lists:
+        for step in steps:
+            think = step[1]
+            counts[next((i for i, edge in enumerate(THINK_EDGES) if think < edge), len(THINK_EDGES))] += 1
+    return counts
+
+
 def account_view(engine: Engine, user_id: str) -> dict[str, Any] | None:
     """Everything a moderator sees of an account: standing, score, each rated game's evidence and figures,
-    the reports about it, the audit log."""
+    the think-time histogram of its games against the population's (the recent rated games of unmarked
+    accounts), the hint agreement expected at its rating, the reports about it, the audit log."""
     with engine.connect() as connection:
         user = connection.execute(select(UserRow.id, UserRow.name, UserRow.login, UserRow.created_ms)
                                   .where(UserRow.id == user_id)).first()
@@ -387,6 +403,11 @@ def account_view(engine: Engine, user_id: str) -> dict[str, Any] | None:
                   "figures": json.loads(g.figures) if g.figures else None, "steps": json.loads(g.steps)}
                  for g in connection.execute(select(EvidenceRow.__table__).where(EvidenceRow.user_id == user_id)
                                              .order_by(EvidenceRow.at_ms.desc()).limit(50)).all()]
+        others = connection.execute(select(EvidenceRow.steps).where(
+            EvidenceRow.user_id != user_id, EvidenceRow.user_id.not_in(marked_ids()))
+            .order_by(EvidenceRow.at_ms.desc()).limit(POPULATION_GAMES)).scalars().all()
+        think = {"edges": list(THINK_EDGES), "account": think_histogram(g["steps"] for g in games),
+                 "population": think_histogram(json.loads(s) for s in others)}
         names = dict(connection.execute(select(UserRow.id, UserRow.name)).all())
         reports = [{"id": r.id, "by": r.reporter_id, "by_name": names.get(r.reporter_id, "?"), "category": r.category,
                     "note": r.note, "at_ms": r.at_ms}
@@ -398,7 +419,8 @@ def account_view(engine: Engine, user_id: str) -> dict[str, Any] | None:
                                              .order_by(AuditRow.id.desc())).all()]
     return {"user": {"id": user.id, "name": user.name, "login": user.login, "since_ms": user.created_ms},
             "state": standing.state if standing else None, "category": standing.category if standing else None,
-            "score": score.to_dict(), "games": games, "reports": reports, "audit": audit}
+            "score": score.to_dict(), "games": games, "reports": reports, "audit": audit, "think": think,
+            "expected": round(expected_agreement(games[0]["rating"] if games else 1500.0), 3)}
 
 
 def fairplay_of(engine: Engine, user_id: str) -> dict[str, Any]:

@@ -12,10 +12,11 @@ from starlette.responses import JSONResponse, Response
 from patience.server.storage import fairplay as fp
 from patience.server.storage.roles import RoleRow, close_account
 from patience.server.storage.store import Store, UserRow
+from patience.server.web import pages
 from patience.server.web.accounts import _form
 from patience.server.web.identity import current_user
 
-__all__ = ["REPORTS_PER_HOUR", "mod_account", "mod_action", "mod_queue", "report_post"]
+__all__ = ["REPORTS_PER_HOUR", "mod_account", "mod_action", "mod_page", "mod_queue", "report_post"]
 
 NO_STORE = {"Cache-Control": "no-store"}
 REPORTS_PER_HOUR = 10  # reports of one account an hour
@@ -80,6 +81,16 @@ async def _moderator(request: Request) -> str | None:
 
 def _hidden() -> Response:
     return _error("not_found", "no such page", 404)
+
+
+_MOD_PAGE = pages.page_of("mod")
+
+
+async def mod_page(request: Request) -> Response:
+    """``GET /mod``: the moderation page (``web/mod.html``, ``js/mod.js``); the 404 page for everyone else."""
+    if await _moderator(request) is None:
+        return await pages.not_found_page(request, Exception("no such page"))
+    return await _MOD_PAGE(request)  # type: ignore[no-any-return]
 
 
 async def mod_queue(request: Request) -> Response:

@@ -64,6 +64,7 @@ PAGES: dict[str, Page] = {
     "tournament": Page("Tournaments", "tournament", "start arena-page", "tour.title"),
     "matches": Page("Matches", "matches", "start arena-page", "matches.title"),
     "lost": Page("Page not found", "lost", "start arena-page", "lost.title"),
+    "mod": Page("Moderation", "mod", "start arena-page", "mod.title"),  # moderators only: see web/fairplay.py
 }
 
 _HEAD = """<!doctype html>

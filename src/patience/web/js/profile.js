@@ -3,6 +3,7 @@
 
 import { el, formatName, gameName, openPage } from "./arena.js";
 import { lang, onLang, t } from "./i18n.js";
+import { reportBox } from "./report.js";
 import { $, applyText, points } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
@@ -78,7 +79,20 @@ function render() {
       textContent: `${name} · ${formatName(tour.format)} · ${day} · ${place} · ${pts}` }));
   }));
   if (!(data.tournaments || []).length) $("#tournaments").append(el("li", { textContent: t("tour.played_none") }));
+  renderFairPlay(data.fairplay || { marked: false, refunds: [] });
   document.title = `${data.user.name} · Patience Arena`;
+}
+
+/** Fair play (docs/fairplay.md): the mark and why, and the rating points given back to this player. */
+function renderFairPlay(fair) {
+  const mark = $("#fair-mark");
+  mark.hidden = !fair.marked;
+  mark.dataset.category = fair.category || "";
+  if (fair.marked) mark.textContent = t(`fair.marked.${["bot", "name"].includes(fair.category) ? fair.category : "other"}`);
+  const refunds = fair.refunds || [];
+  $("#refunds-panel").hidden = !refunds.length;
+  $("#refunds").replaceChildren(...refunds.map((r) => el("li", {}, el("a", { href: `/match?id=${encodeURIComponent(r.match)}`,
+    textContent: t("fair.refund", { points: r.points, game: gameName(r.game), date: new Date(r.at_ms).toLocaleDateString(lang()) }) }))));
 }
 
 async function main() {
@@ -99,6 +113,7 @@ async function main() {
     return;
   }
   data = await response.json();
+  if (user && user.id !== data.user.id) $("#report").append(reportBox(data.user.id, data.user.name)); // never oneself
   render();
 }
 

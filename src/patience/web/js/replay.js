@@ -6,6 +6,7 @@
 import { Board } from "./board.js";
 import { commitmentText, el, formatName, gameName, openPage, sha256 } from "./arena.js";
 import { moveName, onLang, t } from "./i18n.js";
+import { reportBox } from "./report.js";
 import { $, applyText, formatTime, points } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
@@ -90,7 +91,7 @@ async function render() {
 }
 
 async function main() {
-  await openPage();
+  const user = await openPage();
   onLang(render);
   const daily = (params.get("daily") || "").split("/");
   const response = await fetch(daily.length === 3
@@ -113,6 +114,11 @@ async function main() {
     return;
   }
   match = await response.json();
+  if (match.state === "over" && user) { // after the match: a signed-in player may report the others in it
+    const others = match.players.filter((p) => p.id !== user.id);
+    $("#report").append(...others.map((p) => reportBox(p.id, p.name)));
+    $("#report").hidden = !others.length;
+  }
   if (match.state === "over") {
     document.querySelector('.side[data-side="1"]').hidden = match.frames.length < 2; // a day's game is alone
     boards = match.frames.map((_, side) => {

@@ -1,0 +1,141 @@
+"""Fair play in a real browser (docs/fairplay.md): the table says how a move was made (a drag with its
+duration and path, a click); a player reports another from the profile page (never oneself); a moderator
+sees the queue at /mod, the account's evidence, and marks it with a required note, after which the
+profile shows the mark; everyone else gets the 404 page at /mod; axe-core finds no serious or critical
+violation on /mod at phone and desktop sizes."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser_accounts import sign_up
+from playwright.sync_api import expect
+from test_browser_access import DESKTOP, PHONE, serious
+
+from patience.server.storage.roles import grant
+
+pytestmark = pytest.mark.slow
+
+SHOTS = Path("/tmp/shots")
+
+
+def my_id(page: Any) -> str:
+    return page.evaluate("fetch('/api/me').then((r) => r.json()).then((d) => d.user.id)")  # type: ignore[no-any-return]
+
+
+def test_the_table_says_how_each_move_was_made(page: Any, base_url: str) -> None:
+    sent: list[dict[str, Any]] = []
+
+    def watch(ws: Any) -> None:
+        ws.on("framesent", lambda payload: sent.append(json.loads(payload)))
+
+    page.on("websocket", watch)
+    page.goto(f"{base_url}/play?game=reloaded&seed=3")
+    page.locator(".card.up").first.wait_for()
+    # the top card of one pile dragged onto the top card of another (legal or not: the server judges)
+    spots = page.evaluate("""() => {
+      const tops = {};
+      for (const c of document.querySelectorAll('.card.up')) {
+        const p = c.dataset.pile, i = Number(c.dataset.index);
+        if (!p.startsWith('t')) continue;
+        if (!tops[p] || tops[p].i < i) tops[p] = { i, r: c.getBoundingClientRect() };
+      }
+      return Object.values(tops).slice(0, 2).map(({ r }) => [r.left + r.width / 2, r.top + r.height / 2]);
+    }""")
+    (x0, y0), (x1, y1) = spots
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(x0 + 20, y0 + 10, steps=4)
+    page.wait_for_timeout(120)
+    page.mouse.move(x1, y1, steps=12)
+    page.mouse.up()
+    page.locator('.slot[data-pile="s"]').click(force=True)  # the stock's cards lie over its place
+    page.wait_for_timeout(300)
+    moves = [m["d"] for m in sent if m["t"] == "move"]
+    stocks = [m["d"] for m in sent if m["t"] == "stock"]
+    assert moves and moves[0]["how"] == "drag", sent
+    assert moves[0]["ms"] >= 100 and moves[0]["px"] >= abs(x1 - x0), moves[0]
+    assert stocks and stocks[0]["how"] == "click" and "ms" not in stocks[0], stocks
+
+
+def test_a_report_from_the_profile_reaches_the_moderators_who_mark_with_a_note(
+        browser: Any, base_url: str, server_app: Any) -> None:
+    tag = secrets.token_hex(3)
+    contexts = [browser.new_context(**DESKTOP, locale="en-US") for _ in range(3)]
+    try:
+        target, reporter, moderator = (c.new_page() for c in contexts)
+        sign_up(target, base_url, f"tgt{tag}", f"Target {tag}", then="/profile")
+        target_id = my_id(target)
+        sign_up(reporter, base_url, f"rep{tag}", f"Reporter {tag}", then="/profile")
+        # one's own profile has no report button
+        expect(reporter.locator("#player-name")).to_have_text(f"Reporter {tag}")
+        expect(reporter.locator(".report-open")).to_have_count(0)
+
+        reporter.goto(f"{base_url}/profile?u={target_id}")
+        expect(reporter.locator("#player-name")).to_have_text(f"Target {tag}")
+        reporter.get_by_role("button", name=f"Report Target {tag}").click()
+        reporter.get_by_label("Plays with a bot or engine").check()
+        reporter.get_by_label("Note (optional").fill("ten moves a second, every game")
+        reporter.get_by_role("button", name="Send the report").click()
+        expect(reporter.locator(".report-status")).to_contain_text("the moderators will look")
+        expect(reporter.locator(".report-open")).to_be_disabled()
+
+        # a non-moderator (signed in, or not) gets the 404 page for /mod, not the page
+        answer = reporter.goto(f"{base_url}/mod")
+        assert answer is not None and answer.status == 404
+        expect(reporter.locator(".lost")).to_be_visible()
+        assert contexts[0].request.get(f"{base_url}/mod").status == 404
+
+        sign_up(moderator, base_url, f"mod{tag}", f"Moderator {tag}", then="/profile")
+        assert grant(server_app.state.store, f"mod{tag}", "moderator")
+        answer = moderator.goto(f"{base_url}/mod")
+        assert answer is not None and answer.status == 200
+        row = moderator.locator(f'#queue tr[data-account="{target_id}"]')
+        expect(row).to_contain_text(f"Target {tag}")
+        expect(row).to_contain_text("Plays with a bot or engine")
+        row.get_by_role("link").click()
+        expect(moderator.locator("#account-name")).to_have_text(f"Target {tag}")
+        expect(moderator.locator("#reports")).to_contain_text("ten moves a second")
+        expect(moderator.locator("#think .think-row")).to_have_count(11)
+        SHOTS.mkdir(exist_ok=True)
+        moderator.screenshot(path=str(SHOTS / "mod-1366.png"), full_page=True)
+        assert serious(moderator) == []
+
+        # the note is required
+        moderator.get_by_label("Mark as a bot").check()
+        moderator.get_by_role("button", name="Do it").click()
+        expect(moderator.locator("#act-msg")).to_have_text("Say why in the note.")
+        moderator.get_by_label("Note (required").fill("the report and the games agree")
+        moderator.get_by_role("button", name="Do it").click()
+        expect(moderator.locator("#act-msg")).to_have_text(f"Done: Target {tag} is now marked.")
+        expect(moderator.locator("#audit")).to_contain_text("the report and the games agree")
+        expect(moderator.locator(f'#queue tr[data-account="{target_id}"]')).to_have_count(0)
+
+        target.goto(f"{base_url}/profile?u={target_id}")
+        expect(target.locator("#fair-mark")).to_contain_text("bot or engine")
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_the_moderation_page_at_phone_size(browser: Any, base_url: str, server_app: Any) -> None:
+    tag = secrets.token_hex(3)
+    context = browser.new_context(**PHONE, locale="de-DE")
+    try:
+        page = context.new_page()
+        sign_up(page, base_url, f"mph{tag}", f"Mod Phone {tag}", then="/profile")
+        assert grant(server_app.state.store, f"mph{tag}", "moderator")
+        page.goto(f"{base_url}/mod?id={my_id(page)}")
+        expect(page.locator("#account-name")).to_have_text(f"Mod Phone {tag}")
+        expect(page.locator("#queue-title")).to_have_text("Warteschlange")
+        SHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SHOTS / "mod-390.png"), full_page=True)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the page is {width} px wide at 390 px"
+        assert serious(page) == []
+    finally:
+        context.close()
