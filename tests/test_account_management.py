@@ -345,3 +345,28 @@ def test_without_smtp_there_is_no_reset(database_url: str, fake_time: FakeTime) 
         assert client.get("/api/me").json()["mail"] is False
         assert post(client, "/account/forgot", who="anyone").status_code == 404
         assert csrf(client)
+
+
+def test_moderators_find_an_account_by_a_name_it_gave_up(app: Any, database_url: str,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from patience.cli import main
+
+    client = person(app, "jonas")
+    assert post(client, "/account/name", name="Rude Name").status_code == 200
+    row = user_row(app, "jonas")
+    assert post(client, "/account/close", password=PASSWORD).status_code == 200
+    assert main(["admin", "--database-url", database_url, "names", "rude name"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"~{row.id}\tClosed account {row.id[:8]}\t(now)"
+    assert [line.split("\t")[1] for line in out[1:]] == ["Jonas", "Rude Name"]
+    assert main(["admin", "--database-url", database_url, "names", "nobody at all"]) == 0
+    assert "no account" in capsys.readouterr().out
+
+
+def test_a_wrong_smtp_url_is_one_line() -> None:
+    from patience.errors import BadInputError
+    from patience.server.mail import Mailer
+
+    for url in ("http://mail.example", "smtp://", "smtp://mail.example:port"):
+        with pytest.raises(BadInputError, match="not an SMTP URL"):
+            Mailer.from_url(url)

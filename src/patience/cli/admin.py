@@ -1,7 +1,8 @@
 """``patience admin``: look after the site's database from the command line.
 
 ``users [--find TEXT]`` lists accounts, ``grant``/``revoke LOGIN ROLE`` change roles (``moderator``,
-``admin``), ``close LOGIN`` closes an account, ``stock`` shows the deal stock per duel variant and
+``admin``), ``close LOGIN`` closes an account, ``names NAME`` shows the display names an account had
+(for moderators: found by login, display name or any former name), ``stock`` shows the deal stock per duel variant and
 ``schema`` the database's schema version. The database is that of ``patience serve``: ``--database-url``,
 ``$PATIENCE_DATABASE_URL``, or the SQLite file in the data folder.
 """
@@ -38,6 +39,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     close = actions.add_parser("close", help="close an account: it cannot sign in, its name is replaced, "
                                               "its matches stay, its sessions end")
     close.add_argument("login")
+    names = actions.add_parser("names", help="the display names an account had (found by its login, its name or "
+                                             "a name it had), for moderators")
+    names.add_argument("name")
     actions.add_parser("stock", help="the deal stock: deals proved winnable waiting per duel variant")
     actions.add_parser("schema", help="the database's schema version")
     p.set_defaults(func=cmd_admin, admin_parser=p)
@@ -50,7 +54,7 @@ def cmd_admin(args: argparse.Namespace) -> int:
 
     if not args.action:
         args.admin_parser.print_usage()
-        raise BadInputError("admin needs an action: users, grant, revoke, close, stock or schema")
+        raise BadInputError("admin needs an action: users, grant, revoke, close, names, stock or schema")
     store = _store(args)
     try:
         store.ping()
@@ -97,6 +101,15 @@ def _run(args: argparse.Namespace, store: Store) -> int:
     elif args.action == "close":
         account = roles.close_account(store, args.login)
         print(f"closed {args.login.strip().lower()}: now {account.name!r}, it cannot sign in")
+    elif args.action == "names":
+        found = roles.name_history(store, args.name)
+        for account, history in found:
+            print(f"{account.login}\t{account.name}\t(now)")
+            for name, until_ms in history:
+                until = datetime.datetime.fromtimestamp(until_ms / 1000, datetime.UTC)
+                print(f"{account.login}\t{name}\tuntil {until:%Y-%m-%d %H:%M}Z")
+        if not found:
+            print(f"no account has or had the name {args.name!r}")
     elif args.action == "stock":
         counts = roles.stock(store)
         for variant, count in counts.items():

@@ -33,7 +33,7 @@ from patience.server.storage.store import (
 )
 
 __all__ = ["ROLES", "Account", "AdminError", "RoleRow", "close_account", "close_user", "closed_name",
-           "find_accounts", "grant", "revoke", "schema_version", "stock"]
+           "find_accounts", "grant", "name_history", "revoke", "schema_version", "stock"]
 
 ROLES = ("moderator", "admin")
 CLOSED_PREFIX = "~"  # a login name that begins so cannot be typed at sign-in (accounts.LOGIN)
@@ -153,6 +153,24 @@ def close_account(store: Store, login: str) -> Account:
         user = _user(db, login)
         close_user(db, user)
         return Account(user.id, f"{CLOSED_PREFIX}{user.id}", closed_name(user.id), user.created_ms, ())
+
+
+def name_history(store: Store, text: str) -> list[tuple[Account, list[tuple[str, int]]]]:
+    """For moderators: the accounts whose login, display name or a former display name is ``text`` (any
+    case), each with the names it gave up and until when (ms), the oldest first."""
+    text = text.strip()
+    with Session(store.engine) as db:
+        ids = set(db.scalars(select(UserRow.id).where(or_(UserRow.login == text.lower(),
+                                                           UserRow.name_key == name_key(text), UserRow.id == text))))
+        ids |= {user_id for user_id, name in db.execute(select(UserNameRow.user_id, UserNameRow.name))
+                if name_key(name) == name_key(text)}
+        out = []
+        for row in db.scalars(select(UserRow).where(UserRow.id.in_(ids)).order_by(UserRow.created_ms)):
+            history = [(name, until) for name, until in db.execute(
+                select(UserNameRow.name, UserNameRow.until_ms).where(UserNameRow.user_id == row.id)
+                .order_by(UserNameRow.until_ms, UserNameRow.id))]
+            out.append((Account(row.id, row.login, row.name, row.created_ms, ()), history))
+        return out
 
 
 def stock(store: Store) -> dict[str, int]:
