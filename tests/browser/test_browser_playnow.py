@@ -63,6 +63,26 @@ def draw_and_give_up(page: Any, draws: int = 3) -> None:
     expect(page.locator("#again")).to_be_hidden()
 
 
+def elsewhere(browser: Any, base_url: str, login: str, errors: list[str]) -> None:
+    """The same player in another browser while their game goes on: told why not, in words."""
+    context = browser.new_context(viewport=DESKTOP, locale="de-DE",
+                                  extra_http_headers={"X-Forwarded-For": "10.250.0.1"})
+    page = context.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{base_url}/account?next=/duel&lang=de")
+    form = page.locator("#signin-form")
+    form.locator("input[name=login]").fill(login)
+    form.locator("input[name=password]").fill("a long enough password")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(f"{base_url}/duel")
+    page.locator(f'.pool[data-format="{FORMAT}"] .playnow').click()
+    expect(page.locator("#playnow-msg")).to_have_text(
+        "Dein Spiel läuft in dem Browser weiter, in dem du es begonnen hast.")
+    expect(page.locator(f'.pool[data-format="{FORMAT}"] .playnow')).to_have_text("Jetzt spielen")
+    snap(page, "duel-elsewhere-desktop-de")
+    context.close()
+
+
 def test_play_now_host_then_challenger_then_results(browser: Any, base_url: str) -> None:
     errors: list[str] = []
     tag = secrets.token_hex(3)
@@ -86,6 +106,7 @@ def test_play_now_host_then_challenger_then_results(browser: Any, base_url: str)
     host.wait_for_url(re.compile(r"/play\?.*now=1"))
     expect(host.locator("#countdown")).to_be_visible()
     expect(host.locator("#playnow-line")).to_contain_text("you play first; a challenger plays this deal later")
+    host.screenshot(path=str(SHOTS / "play-host-countdown-desktop.png"))
     table = first_table(host)
     expect(host.locator("#countdown")).to_be_hidden()
     expect(host.locator("#variant-name")).to_contain_text("Play now")
@@ -96,6 +117,7 @@ def test_play_now_host_then_challenger_then_results(browser: Any, base_url: str)
     expect(host.locator("#playnow-commit")).to_have_text(commitment[:12] + "…")
     snap(host, "play-host-desktop")
     no_sideways_scroll(host)
+    elsewhere(browser, base_url, f"hedda{tag}", errors)
     host.keyboard.press("h")  # no hints in Play now: the key does nothing
     draw_and_give_up(host)
     snap(host, "play-host-end-desktop")
@@ -106,11 +128,13 @@ def test_play_now_host_then_challenger_then_results(browser: Any, base_url: str)
     waiting = host.locator("#pn-waiting .pn-item")
     expect(waiting).to_have_count(1)
     expect(waiting).to_contain_text("Waiting for a challenger, expires in 6 days")
+    snap(host, "playnow-waiting-desktop")
     host.goto(f"{base_url}/duel")  # the lobby's socket tells the result when it comes
     expect(host.locator("#playnow-badge")).to_be_hidden()
 
     # the challenger, on a phone from another address, gets the host's deal
     guest_ctx, guest = player(browser, base_url, f"10.{n % 200}.2.9", f"gianni{tag}", guest_name, errors, phone=True)
+    expect(guest.locator(f'.pool[data-format="{FORMAT}"] .playnow')).to_be_visible()
     snap(guest, "duel-phone")
     no_sideways_scroll(guest)
     guest.locator(f'.pool[data-format="{FORMAT}"] .playnow').click()
@@ -129,6 +153,14 @@ def test_play_now_host_then_challenger_then_results(browser: Any, base_url: str)
     expect(finished).to_have_class(re.compile("is-new"))
     snap(guest, "playnow-phone")
     no_sideways_scroll(guest)
+    for code, word in (("de", "Jetzt spielen"), ("it", "Gioca ora")):  # the longest words on a phone
+        guest.goto(f"{base_url}/duel?lang={code}")
+        expect(guest.locator(f'.pool[data-format="{FORMAT}"] .playnow')).to_have_text(word)
+        snap(guest, f"duel-phone-{code}")
+        no_sideways_scroll(guest)
+        clipped = guest.locator(".pool .btn").evaluate_all("els => els.filter((e) => e.scrollWidth > e.clientWidth + 1)"
+                                                          ".map((e) => e.textContent)")
+        assert not clipped, clipped
 
     # the host, still in the lobby, sees the badge come; "Your games" shows the result, then it is seen
     expect(host.locator("#playnow-badge")).to_have_text("1")

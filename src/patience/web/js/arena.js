@@ -102,7 +102,9 @@ export async function playNow(format) {
     } catch {
       // the table asks the server for the rest
     }
-    location.href = `/play?${new URLSearchParams({ game: answer.game, id: answer.game_id, now: "1" })}`;
+    const to = new URLSearchParams({ game: answer.game, id: answer.game_id });
+    if (!answer.again) to.set("now", "1"); // a new game: 3-2-1 before its clock starts (one going on: at once)
+    location.href = `/play?${to}`;
     return null;
   }
   const known = ["too_many", "elsewhere", "sign_in", "bad_format"].includes(answer.error);
