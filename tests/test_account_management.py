@@ -370,3 +370,12 @@ def test_a_wrong_smtp_url_is_one_line() -> None:
     for url in ("http://mail.example", "smtp://", "smtp://mail.example:port"):
         with pytest.raises(BadInputError, match="not an SMTP URL"):
             Mailer.from_url(url)
+
+
+def test_serve_refuses_a_wrong_smtp_or_public_url(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from patience.cli import main
+
+    for extra in (["--smtp-url", "mail.example"], ["--public-url", "patience.example.org"]):
+        assert main(["serve", "--data-dir", str(tmp_path), "--port", str(free_port()), *extra]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and ("SMTP URL" in err or "--public-url" in err)

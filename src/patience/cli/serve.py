@@ -140,6 +140,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     host = f"[{args.host}]" if ":" in args.host else args.host
     arena = f"; arena shared through {_safe_redis(redis_url)}" if redis_url else ""
     print(f"Patience Arena: http://{host}:{args.port}/  (games and statistics in {where}{arena})")
+    if smtp_url is not None:
+        from patience.server.mail import safe_smtp_url
+
+        print(f"Mail (password reset links to {public_url}/account) through {safe_smtp_url(smtp_url)}")
     print("Stop with Ctrl+C.")
     options: dict[str, Any] = {"fd": listening.fileno(), "ws_max_size": MAX_MESSAGE, "log_level": args.log_level,
                                "log_config": log_config(args.log_format, args.log_level),
