@@ -908,7 +908,7 @@ class Accounts:
         if not MIN_PASSWORD <= len(new) <= MAX_PASSWORD:
             raise AccountError("bad_password", f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
         address = address_group(address)
-        wait = await self.bus.hit(f"rate:reset:addr:{address}", 3600.0, RESETS_PER_ADDRESS * 4)
+        wait = await self.bus.hit(f"rate:newpw:{address}", 3600.0, RESETS_PER_ADDRESS * 4)
         if wait:
             seconds = max(1, int(wait + 0.999))
             raise AccountError("rate_limited", f"too many tries from here: try again in {seconds} s", 429, seconds)
