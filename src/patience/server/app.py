@@ -52,7 +52,7 @@ from patience.server.storage.writer import GroupWriter
 from patience.server.transport.faults import CountCutShort, counting_client_faults
 from patience.server.transport.socket import Router, play_socket
 from patience.server.web import accounts as accounts_web
-from patience.server.web import api, daily, pages, playnow, tournaments
+from patience.server.web import api, daily, install, pages, playnow, tournaments
 from patience.server.web import fairplay as fairplay_web
 from patience.server.web.headers import HeadersMiddleware
 
@@ -227,6 +227,8 @@ def create_app(
         Route("/api/mod/account/{id}", fairplay_web.mod_account),
         Route("/api/mod/account/{id}", fairplay_web.mod_action, methods=["POST"]),
         Route("/healthz", api.health),
+        Route("/sw.js", install.worker_route),  # from the root: its scope is the whole site
+        Route("/manifest.webmanifest", install.manifest_route),
         WebSocketRoute("/ws", play_socket),
         Mount("/static", StaticFiles(directory=pages.WEB_DIR), name="static"),
     ]

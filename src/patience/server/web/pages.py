@@ -75,7 +75,10 @@ _HEAD = """<!doctype html>
 <meta name="theme-color" content="#174f33">
 <title>{title} · Patience Arena</title>
 <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+<link rel="manifest" href="/manifest.webmanifest">
+<link rel="apple-touch-icon" href="/static/icons/icon-192.png">
 <link rel="stylesheet" href="/static/css/app.css">
+<script src="/static/js/prefs.js"></script>
 <script type="module" src="/static/js/{script}.js"></script>
 </head>
 <body class="{body_class}">
