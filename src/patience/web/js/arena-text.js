@@ -28,6 +28,8 @@ export const ARENA_TEXT = {
       pool_note: "The pool drained until both games were over; what was left then went into each score.",
       vs: "{a} vs {b}", format: "{game} · {variant} · {limit}",
       found: "Opponent found", versus: "vs", starts_in: "The clocks start in", go: "Go: the clocks run.",
+      notify: "Tell me when an opponent is found (a notification while this tab is in the background)",
+      notify_body: "{name} plays you: the clocks start in a few seconds.",
       rematch: "Rematch", result: "Result", rematch_accept: "Accept the rematch", rematch_decline: "Decline",
       rematch_cancel: "Take the offer back", rematch_offered_you: "You offered a rematch. Waiting for {name}…",
       rematch_offered_opp: "{name} offers a rematch.", rematch_declined: "{name} declined the rematch.",
@@ -234,6 +236,8 @@ export const ARENA_TEXT = {
       rematch_cancel: "Angebot zurückziehen", rematch_offered_you: "Du hast eine Revanche angeboten. Warte auf {name} …",
       rematch_offered_opp: "{name} bietet eine Revanche an.", rematch_declined: "{name} hat die Revanche abgelehnt.",
       rematch_withdrew: "{name} hat das Angebot zurückgezogen.", rematch_left: "{name} ist gegangen: keine Revanche.",
+      notify: "Sag mir Bescheid, wenn ein Gegner gefunden ist (eine Benachrichtigung, solange dieser Tab im Hintergrund ist)",
+      notify_body: "{name} spielt gegen dich: Die Uhren starten in ein paar Sekunden.",
       look: {
         open: "{name} ({rating}) fordert dich zu einem Duell heraus: {format}", // the format ends in "Min."
         away: "{name} ist gerade nicht in der Lobby; das Duell kann beginnen, sobald {name} zurück ist.",
@@ -454,6 +458,8 @@ export const ARENA_TEXT = {
       look: {
         open: "{name} ({rating}) ti sfida a duello: {format}.",
         away: "{name} adesso non è nella sala: la sfida può cominciare appena torna.",
+      notify: "Avvisami quando trovo un avversario (una notifica mentre questa scheda è in secondo piano)",
+      notify_body: "{name} gioca contro di te: gli orologi partono tra pochi secondi.",
         sign_in: "Accedi per accettare.", own: "È la tua sfida: passa il link a un amico.",
         taken: "Questa sfida è già stata accettata.", expired: "Questa sfida è scaduta: un link vale un'ora.",
         unknown: "Questo link di sfida non esiste.",

@@ -92,6 +92,22 @@ function faecherLayout(options, portrait) {
 }
 
 const LAYOUTS = { reloaded: reloadedLayout, teppich: carpetLayout, faecher: faecherLayout };
+const MIRRORED = new Set(["stock", "waste", "foundation", "reserve"]);
+
+/** The left-handed table (a setting of the player, on <html data-hand>): stock and waste on the right, the
+ * foundations (and Der Fächer's reserves under them) on the left, still in their order; the rest stays. */
+function mirrored(spec) {
+  const piles = {};
+  for (const [name, pile] of Object.entries(spec.piles)) {
+    piles[name] = MIRRORED.has(pile.kind) ? { ...pile, x: spec.width - 1 - pile.x } : pile;
+  }
+  for (const kind of ["foundation", "reserve"]) {
+    const names = Object.keys(piles).filter((name) => piles[name].kind === kind);
+    const xs = names.map((name) => piles[name].x).sort((a, b) => a - b);
+    names.forEach((name, i) => (piles[name] = { ...piles[name], x: xs[i] }));
+  }
+  return { ...spec, piles };
+}
 const STACKED = new Set(["stock", "waste", "foundation"]);
 
 export class Board {
@@ -119,13 +135,19 @@ export class Board {
     this.marks = { target: [], hint: [] };
     this.bind();
     new ResizeObserver(() => this.table && this.place(false)).observe(root);
+    // a setting of the look changed (hand, card size): the piles where it says
+    window.addEventListener("patience:look", () => {
+      if (!this.game) return;
+      this.spec = this.layout(this.portrait);
+      if (this.table) this.place(false);
+    });
   }
 
   setGame(game, options) {
     this.game = game;
     this.options = options || {};
     this.portrait = this.isPortrait();
-    this.spec = LAYOUTS[game](this.options, this.portrait);
+    this.spec = this.layout(this.portrait);
     this.root.dataset.game = game;
     for (const el of this.cards.values()) el.remove();
     for (const el of this.slots.values()) el.remove();
@@ -159,6 +181,11 @@ export class Board {
 
   // -- geometry ------------------------------------------------------------------------------
 
+  layout(portrait) {
+    const spec = LAYOUTS[this.game](this.options, portrait);
+    return document.documentElement.dataset.hand === "left" ? mirrored(spec) : spec;
+  }
+
   isPortrait() {
     return this.root.clientHeight > this.root.clientWidth * 1.15;
   }
@@ -167,7 +194,7 @@ export class Board {
     const portrait = this.isPortrait();
     if (portrait !== this.portrait) {
       this.portrait = portrait;
-      this.spec = LAYOUTS[this.game](this.options, portrait);
+      this.spec = this.layout(portrait);
     }
     const spec = this.spec;
     const width = this.root.clientWidth;
@@ -175,7 +202,14 @@ export class Board {
     const pad = Math.max(6, Math.min(16, width * 0.02));
     const byWidth = (width - 2 * pad) / spec.width;
     const byHeight = (height - 2 * pad) / spec.height;
-    this.w = Math.max(24, Math.min(byWidth, byHeight, this.byPiles(height - pad - 6), 150));
+    const byPiles = this.byPiles(height - pad - 6);
+    const fit = Math.min(byWidth, byHeight, byPiles, 150);
+    // the card size the player chose (--card-scale on <html>): smaller, or larger as far as the table allows
+    const scale = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--card-scale")) || 1;
+    let w = fit;
+    if (scale < 1) w = fit * scale;
+    else if (scale > 1) w = Math.min(byWidth, byPiles, Math.max(fit, Math.min(byHeight * scale, 150 * scale)));
+    this.w = Math.max(24, w);
     this.ox = Math.round((width - spec.width * this.w) / 2);
     this.oy = pad;
     this.heightPx = height;

@@ -9,6 +9,8 @@ import { onLang, say, t } from "./i18n.js";
 import { Liveness } from "./liveness.js";
 import { $, applyText, confirmDialog, formatTime, pageNotice, points, showUndo, signed, toast } from "./ui.js";
 import { randomId } from "./net.js";
+import { attention, notifyToggle, settingsSection } from "./settings.js";
+import { lastSeconds, moveSound, sound } from "./sound.js";
 
 const params = new URLSearchParams(location.search);
 const MATCH_ID = /^[A-Za-z0-9_-]{8,40}$/; // a duel's id as the server writes it; anything else names no duel
@@ -152,6 +154,7 @@ const net = {
       onWatch(d);
     } else if (msg.t === "rej") {
       board.snapBack();
+      sound("refusal");
       toast(say(d.why, d.reason, view.duel && view.duel.game), "bad");
     } else if (msg.t === "err") {
       onError(d);
@@ -363,9 +366,18 @@ function onDuel(d) {
   playing();
   if (d.starts_in > 0 && !d.end) showFound();
   if (d.end && !view.endShown) showResult();
+  if (!same && d.starts_in > 0 && !d.end) opponentFound(d);
 }
 
 // -- match found: both players, then the countdown to the start of both clocks -------------------
+
+/** A match found (from the queue, a challenge or a tournament's pairing): heard, and in a background tab the
+ * title and a notification say so. */
+function opponentFound(d) {
+  const other = d.players[1 - d.you];
+  if (document.hidden) attention(t("duel.found"), t("duel.notify_body", { name: other ? other.name : "" }));
+  else sound("found");
+}
 
 function showFound() {
   const d = view.duel;
@@ -398,6 +410,9 @@ function onEvent(d) {
   if (d.end) view.end = d.end; // before the figures: once the match is over, the pool is in the scores
   if (d.table) board.update(d.table);
   else if (!d.ok) board.snapBack();
+  if (d.ok && d.kind === "move" && d.move) moveSound(d.move);
+  else if (!d.ok && d.reason) sound("refusal");
+  if (d.end && !view.endShown && d.end.winner === view.duel.you) sound("win");
   setStatus(d.status);
   setOpp(d.opp);
   if (!d.ok && d.reason) {
@@ -462,7 +477,7 @@ function showNames() {
   // the deal is fixed before the first move: its commitment is in sight all the match
   $("#commit-short").textContent = `${d.commitment.slice(0, 16)}…`;
   $("#commit-short").title = d.commitment;
-  document.title = `${t("duel.title")} · Patience Arena`;
+  document.title = `${document.title.startsWith("● ") ? "● " : ""}${t("duel.title")} · Patience Arena`;
 }
 
 function setStatus(status) {
@@ -505,6 +520,7 @@ function tick() {
     const left = Math.max(0, s.clock.limit - ms);
     $("#clock").textContent = formatTime(Math.ceil(left / 1000) * 1000);
     $("#clock").classList.toggle("urgent", s.clock.running && left < 30000);
+    lastSeconds(lastTicks, left, s.clock.running && sinceStart(view.statusAt) > 0 && !s.outcome);
   }
   const o = view.opp;
   if (o) {
@@ -516,6 +532,7 @@ function tick() {
   if (s && s.pool) $("#pool").textContent = String(poolNow(s.pool.value, view.statusAt));
   if (view.watch) watchTick();
 }
+const lastTicks = {}; // the clock's last ten seconds: the one last ticked
 setInterval(tick, 250);
 
 /** Milliseconds of clock time since ``since`` (performance.now()): none before the countdown's end. */
@@ -806,6 +823,12 @@ function bind() {
     toast(t("copied"));
   });
   $("#look").addEventListener("click", () => $("#result").close());
+  $("#settings").append(settingsSection());
+  $("#settings-btn").addEventListener("click", () => $("#settings").showModal());
+  for (const button of document.querySelectorAll("#settings [data-close]")) {
+    button.addEventListener("click", () => $("#settings").close());
+  }
+  $("#notify-box").append(notifyToggle());
   $("#home").addEventListener("click", async (e) => {
     if (!view.duel || view.end) return;
     e.preventDefault(); // one stray tap must not leave a match

@@ -6,6 +6,8 @@ import { Board } from "./board.js";
 import { cardDisplay } from "./cards.js";
 import { cardName, lang, moveName, onLang, pileName, rulesOf, say, setLang, t } from "./i18n.js";
 import { Net } from "./net.js";
+import { settingsSection } from "./settings.js";
+import { lastSeconds, moveSound, sound } from "./sound.js";
 import {
   $, applyText, autoMove, cardBack, confirmDialog, fetchStats, formatTime, fourColour, languageSwitch, points,
   renderStats, showUndo, signed, toast, winnableOnly,
@@ -21,6 +23,7 @@ const view = {
   statusAt: 0, // performance.now() when status arrived
   ledger: [],
   endShown: false,
+  lastTicks: {}, // the clock's last ten seconds: the one last ticked
   apart: null, // a game of Play now: what the server said of its match ({role, format, opponent, commitment})
 };
 
@@ -70,6 +73,7 @@ function onGame(d) {
     board.setGame(d.game, d.options);
     view.endShown = false;
     closeDialogs();
+    sound("deal");
   }
   board.update(d.table);
   setStatus(d.status);
@@ -101,8 +105,11 @@ function onEvent(d, mine) {
   } else if (d.kind === "undo" && mine) {
     announce(t("undo"));
   }
+  if (d.ok && d.kind === "move" && d.move) moveSound(d.move);
+  else if (!d.ok && d.reason) sound("refusal");
   if ($("#ledger").open) renderLedger();
   if (d.summary) board.clearSelection();
+  if (d.summary && !view.endShown && d.summary.outcome === "won") sound("win");
   if (d.summary && !view.endShown) {
     view.endShown = true;
     const party = d.summary.outcome === "won" ? board.celebrate() : 0;
@@ -112,6 +119,7 @@ function onEvent(d, mine) {
 
 function onReject(d) {
   board.snapBack();
+  sound("refusal");
   const text = say(d.why, d.reason, view.game && view.game.game);
   toast(text, "bad");
   announce(text);
@@ -312,6 +320,7 @@ function tickClock() {
     $("#clock-label").textContent = t("time_left");
     clock.textContent = formatTime(Math.ceil(left / 1000) * 1000);
     clock.classList.toggle("urgent", s.clock.running && left < 30000);
+    lastSeconds(view.lastTicks, left, s.clock.running);
   } else {
     $("#clock-label").textContent = t("time");
     clock.textContent = formatTime(ms);
@@ -603,6 +612,7 @@ if (params.get("lang")) setLang(params.get("lang"));
 languageSwitch($("#langs"));
 onLang(relabel);
 applyText();
+$("#menu .keys").before(settingsSection());
 bindControls();
 
 if (!params.get("id") && !params.get("game")) {
