@@ -313,11 +313,15 @@ class Pool(Struct, frozen=True):
 
 class Table(Struct, frozen=True):
     """What lies on the table: every pile bottom to top, a face-down card as null; the counters;
-    and what a click on the stock does now (``draw``, ``redeal`` or null: nothing)."""
+    and what a click on the stock does now (``draw``, ``redeal`` or null: nothing). ``legal``: the moves the
+    rules allow in this position, each ``[src, dst, n]`` with ``dst`` the very pile (a card's own foundation
+    named, as in ``targets``); never a stock turn (the card it turns up is unknown), never a hidden card: the
+    page draws a listed move at once and the server's answer settles it."""
 
     piles: dict[str, list[str | None]]
     counters: dict[str, int]
     stock_action: str | None
+    legal: list[tuple[str, str, int]] = []
 
 
 class Status(Struct, frozen=True):

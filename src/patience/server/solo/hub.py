@@ -134,7 +134,19 @@ class LiveGame:
                 action = "draw"
             elif state.check(REDEAL) is None:
                 action = "redeal"
-        return Table(view["piles"], view["counters"], action)
+        return Table(view["piles"], view["counters"], action, self.legal())
+
+    def legal(self) -> list[tuple[str, str, int]]:
+        """The moves the rules allow now, as ``(src, pile, n)``: exactly what the engine would accept, each
+        foundation move named by the suit's pile. A stock turn is left out (the page cannot draw the card
+        it turns up) and so is every hidden card: the moved cards are the face-up ones at the top of ``src``."""
+        if self.session.is_over:
+            return []
+        out: dict[tuple[str, str, int], None] = {}
+        for move in self.session.state.legal_moves():
+            if move not in (DRAW, REDEAL):
+                out[(move.src, self._target_pile(move), move.n)] = None
+        return list(out)
 
     def status(self) -> Status:
         session = self.session
