@@ -71,7 +71,7 @@ INFO = GameInfo(
     names={"de": "Der Fächer", "it": "Il Ventaglio (Der Fächer)", "en": "The Fan (Der Fächer)"},
     aliases=("faecher", "fächer", "facher", "fan", "derfaecher", "der-faecher", "ventaglio", "fächer"),
     options=FaecherOptions,
-    variants={"standard": {}, "with-undo": {"undo_limit": 3}},
+    variants={"standard": {}, "with-undo": {"undo_limit": 3}, "one-pass": {"passes": 1}},
 )
 
 

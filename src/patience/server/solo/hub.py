@@ -555,7 +555,9 @@ class Hub:
             return None
         self._leave(conn)
         variant = message.variant
-        if variant is None:
+        if variant is None or message.options:
+            # options given in the address name the listed variant they equal (one pass: "one-pass"), or
+            # none: the game is counted as custom, never under the variant the options changed
             changed = options_to_dict(options, only_changed=True)
             variant = next((name for name, opts in variants.items() if dict(opts) == changed), None)
         game = LiveGame(secrets.token_urlsafe(12), conn.browser, session, clock, variant, self.now)

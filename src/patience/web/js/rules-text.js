@@ -46,6 +46,8 @@ const EN_FAN = [
   "Points: a pool of 1500 drains evenly to 0 over the 10 minutes, and what is left is added at the end; +150 a " +
   "card onto a foundation (+75 from a reserve pile); +300 the fan emptied; +500 solved.",
 ];
+const EN_FAN_ONE_PASS = [...EN_FAN.slice(0, 4), "Click the talon to turn one card onto the waste; the waste's top " +
+  "card goes to a foundation or a reserve pile. The talon is gone through once only: no redeal.", ...EN_FAN.slice(5)];
 const EN_FAN_END = "Over when solved, when the 10 minutes are up or when no move is left.";
 
 const DE_CARPET = [
@@ -94,6 +96,9 @@ const DE_FAN = [
   "Punkte: Ein Pool von 1500 schmilzt in den 10 Minuten gleichmäßig auf 0, der Rest kommt am Ende dazu; +150 je " +
   "Karte auf eine Ablage (+75 von einem Hilfsstapel); +300 für den leeren Fächer; +500 fürs Lösen.",
 ];
+const DE_FAN_ONE_PASS = [...DE_FAN.slice(0, 4), "Ein Klick auf den Talon legt eine Karte auf den Abwurf; dessen " +
+  "oberste Karte geht auf eine Ablage oder einen Hilfsstapel. Der Talon wird nur einmal durchgespielt: kein Umdrehen.",
+  ...DE_FAN.slice(5)];
 const DE_FAN_END = "Vorbei, wenn das Spiel gelöst ist, die 10 Minuten um sind oder kein Zug mehr geht.";
 
 const IT_CARPET = [
@@ -141,6 +146,8 @@ const IT_FAN = [
   "Punti: un fondo di 1500 scende in modo uniforme a 0 nei 10 minuti e ciò che resta si aggiunge alla fine; " +
   "+150 per carta su una base (+75 da una riserva); +300 ventaglio svuotato; +500 risolta.",
 ];
+const IT_FAN_ONE_PASS = [...IT_FAN.slice(0, 4), "Un clic sul tallone gira una carta sugli scarti; quella in cima va " +
+  "su una base o su una riserva. Il tallone si scorre una volta sola: nessuna ridistribuzione.", ...IT_FAN.slice(5)];
 const IT_FAN_END = "Finisce quando è risolta, quando scadono i 10 minuti o quando non ci sono più mosse.";
 
 export const RULES_TEXT = {
@@ -168,6 +175,7 @@ export const RULES_TEXT = {
         standard: [...EN_FAN, "Pick a card, then its target: a wrong click costs −50. No undo.", EN_FAN_END],
         "with-undo": [...EN_FAN, "Pick a card, then its target: a wrong click costs −50.",
           "Undo: each move adds one, up to 3 in store; each undo uses one.", EN_FAN_END],
+        "one-pass": [...EN_FAN_ONE_PASS, "Pick a card, then its target: a wrong click costs −50. No undo.", EN_FAN_END],
       },
     },
   },
@@ -197,6 +205,8 @@ export const RULES_TEXT = {
         "with-undo": [...DE_FAN, "Erst die Karte wählen, dann ihr Ziel: Ein falscher Klick kostet −50.",
           "Zurücknehmen: Jeder Zug gibt eine Rücknahme dazu, höchstens 3 auf Vorrat; jede verbraucht eine.",
           DE_FAN_END],
+        "one-pass": [...DE_FAN_ONE_PASS, "Erst die Karte wählen, dann ihr Ziel: Ein falscher Klick kostet −50. " +
+          "Zurücknehmen gibt es nicht.", DE_FAN_END],
       },
     },
   },
@@ -225,6 +235,8 @@ export const RULES_TEXT = {
           "Non si annulla.", IT_FAN_END],
         "with-undo": [...IT_FAN, "Scegli una carta, poi la destinazione: un clic sbagliato costa −50.",
           "Annullamenti: ogni mossa ne aggiunge uno, fino a 3 di scorta; ogni annullamento ne consuma uno.", IT_FAN_END],
+        "one-pass": [...IT_FAN_ONE_PASS, "Scegli una carta, poi la destinazione: un clic sbagliato costa −50. " +
+          "Non si annulla.", IT_FAN_END],
       },
     },
   },
