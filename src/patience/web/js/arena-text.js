@@ -126,6 +126,10 @@ export const ARENA_TEXT = {
       not_verified: "✗ the deal key does not open the commitment", record: "All games of the day (record)",
       rank: "#", player: "Player", score: "Score", time: "Time", outcome: "Outcome", playing: "playing",
       empty: "Nobody has played this deal yet.", past: "Earlier days", today: "Today", proved: "proved winnable",
+      mine: "Your days", streak: { one: "Streak: 1 day", many: "Streak: {n} days" },
+      best_streak: { one: "Best: 1 day", many: "Best: {n} days" },
+      streak_note: "Days in a row (UTC) with an attempt at any game's deal of the day.",
+      prev_month: "Previous month", next_month: "Next month", won: "won", played: "played",
     },
     playnow: {
       title: "Your games", button: "Play now", hint: "Play at once: another player plays the same deal before or after you.",
@@ -340,6 +344,10 @@ export const ARENA_TEXT = {
       rank: "#", player: "Spieler", score: "Punkte", time: "Zeit", outcome: "Ausgang", playing: "spielt noch",
       empty: "Dieses Blatt hat noch niemand gespielt.", past: "Frühere Tage", today: "Heute",
       proved: "nachweislich lösbar",
+      mine: "Deine Tage", streak: { one: "Serie: 1 Tag", many: "Serie: {n} Tage" },
+      best_streak: { one: "Beste: 1 Tag", many: "Beste: {n} Tage" },
+      streak_note: "Tage in Folge (UTC) mit einem Versuch am Spiel des Tages, gleich welches Spiel.",
+      prev_month: "Voriger Monat", next_month: "Nächster Monat", won: "gewonnen", played: "gespielt",
     },
     playnow: {
       title: "Deine Spiele", button: "Jetzt spielen", hint: "Sofort spielen: jemand anderes spielt dasselbe Blatt vor oder nach dir.",
@@ -559,6 +567,10 @@ export const ARENA_TEXT = {
       rank: "#", player: "Giocatore", score: "Punti", time: "Tempo", outcome: "Esito", playing: "in corso",
       empty: "Nessuno ha ancora giocato questa smazzata.", past: "Giorni precedenti", today: "Oggi",
       proved: "risolvibile di sicuro",
+      mine: "I tuoi giorni", streak: { one: "Serie: 1 giorno", many: "Serie: {n} giorni" },
+      best_streak: { one: "Record: 1 giorno", many: "Record: {n} giorni" },
+      streak_note: "Giorni di fila (UTC) con un tentativo alla partita del giorno, di qualsiasi gioco.",
+      prev_month: "Mese precedente", next_month: "Mese successivo", won: "vinta", played: "giocata",
     },
     playnow: {
       title: "Le tue partite", button: "Gioca ora", hint: "Gioca subito: un altro giocatore gioca la stessa smazzata prima o dopo di te.",

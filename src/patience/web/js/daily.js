@@ -2,7 +2,7 @@
 // one attempt, and for a day that is over its deal key, checked against the commitment here in the browser.
 
 import { commitmentText, el, gameName, openPage, postForm, sha256 } from "./arena.js";
-import { onLang, t } from "./i18n.js";
+import { lang, onLang, t } from "./i18n.js";
 import { $, applyText, formatTime, points } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
@@ -11,6 +11,8 @@ let game = /^[a-z]{1,20}$/.test(params.get("game") || "") ? params.get("game") :
 let day = /^\d{4}-\d{2}-\d{2}$/.test(params.get("day") || "") ? params.get("day") : null;
 let user = null;
 let message = "";
+let month = null; // the calendar's month (YYYY-MM), this one until the player turns it
+const mine = new Map(); // month → the server's answer (/api/daily/mine)
 
 function address() {
   const query = new URLSearchParams({ game });
@@ -142,9 +144,80 @@ async function render() {
     });
     return link;
   }));
+  await renderMine();
+}
+
+/** The signed-in player's streaks and a month of their deals of the day: what the server sends, nothing more. */
+async function renderMine() {
+  const box = $("#daily-mine");
+  if (!user) {
+    box.hidden = true;
+    return;
+  }
+  const key = month || "";
+  if (!mine.has(key)) {
+    const answer = await fetch(`/api/daily/mine${month ? `?month=${month}` : ""}`, { cache: "no-store" });
+    if (answer.status !== 200) {
+      box.hidden = true;
+      return;
+    }
+    mine.set(key, await answer.json());
+  }
+  const data = mine.get(key);
+  box.hidden = false;
+  $("#daily-streak").textContent = t(`daily.streak.${data.streak === 1 ? "one" : "many"}`, { n: data.streak });
+  $("#daily-best").textContent = t(`daily.best_streak.${data.best_streak === 1 ? "one" : "many"}`,
+    { n: data.best_streak });
+  const [year, mon] = data.month.split("-").map(Number);
+  const first = Date.UTC(year, mon - 1, 1);
+  $("#cal-month").textContent = new Intl.DateTimeFormat(lang(), { month: "long", year: "numeric", timeZone: "UTC" })
+    .format(first);
+  const weekday = (style) => new Intl.DateTimeFormat(lang(), { weekday: style, timeZone: "UTC" });
+  $("#cal-weekdays").replaceChildren(...Array.from({ length: 7 }, (_, i) => { // Monday first (ISO)
+    const date = Date.UTC(2024, 0, 1 + i);
+    return el("th", { scope: "col", abbr: weekday("long").format(date), textContent: weekday("narrow").format(date) });
+  }));
+  const played = new Map(data.days.map((d) => [d.day, d.games]));
+  const length = new Date(Date.UTC(year, mon, 0)).getUTCDate();
+  const lead = (new Date(first).getUTCDay() + 6) % 7;
+  const body = $("#cal-days");
+  body.replaceChildren();
+  let row = body.insertRow();
+  for (let i = 0; i < lead; i++) row.insertCell();
+  for (let n = 1; n <= length; n++) {
+    if (row.cells.length === 7) row = body.insertRow();
+    const d = `${data.month}-${String(n).padStart(2, "0")}`;
+    const cell = row.insertCell();
+    if (d === data.today) cell.className = "today";
+    const games = played.get(d);
+    if (!games) {
+      cell.textContent = String(n);
+      continue;
+    }
+    const ids = Object.keys(games);
+    const won = ids.filter((id) => games[id] === "won");
+    const said = ids.map((id) => `${gameName(id)}: ${games[id] === "won" ? t("daily.won")
+      : games[id] ? t(`outcome.${games[id]}`).replace(/!$/, "") : t("daily.playing")}`);
+    cell.append(el("a", { className: won.length ? "won" : "played", textContent: String(n), title: said.join(" · "),
+      href: `/daily?${new URLSearchParams({ game: won[0] || ids[0], day: d })}` }));
+    cell.firstChild.setAttribute("aria-label", `${d}: ${said.join(", ")}`);
+  }
+  while (row.cells.length < 7) row.insertCell();
+  $("#cal-next").disabled = data.month >= data.today.slice(0, 7);
+}
+
+function turnMonth(step) {
+  const shown = mine.get(month || "");
+  if (!shown) return;
+  const [year, mon] = shown.month.split("-").map(Number);
+  const next = new Date(Date.UTC(year, mon - 1 + step, 1)).toISOString().slice(0, 7);
+  month = next === shown.today.slice(0, 7) ? null : next;
+  renderMine();
 }
 
 async function main() {
+  $("#cal-prev").addEventListener("click", () => turnMonth(-1));
+  $("#cal-next").addEventListener("click", () => turnMonth(1));
   user = await openPage();
   onLang(render);
   render();

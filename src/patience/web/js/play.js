@@ -357,7 +357,9 @@ function showNames() {
   const daily = g.seed.startsWith("day:");
   const now = g.seed.startsWith("now:"); // Play now: its match, never the key
   const which = daily ? `${t("daily.title")} ${g.seed.slice(4)}` : now ? t("playnow.button") : `#${g.seed}`;
-  $("#variant-name").textContent = [variant, which].filter(Boolean).join(" · ");
+  // the number whole, the variant's name cut short if the header has no room for both
+  const part = (className, textContent) => Object.assign(document.createElement("span"), { className, textContent });
+  $("#variant-name").replaceChildren(...(variant ? [part("what", variant), part("sep", " · ")] : []), part("which", which));
   for (const id of ["#m-restart", "#seed-form", "#same"]) $(id).hidden = daily || now;
   $("#share-url").parentElement.hidden = now;
   $("#again").hidden = now;
