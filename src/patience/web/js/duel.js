@@ -5,6 +5,7 @@
 
 import { Board } from "./board.js";
 import { commitmentText, el, formatName, openPage, playNow, refreshUnseen, sha256 } from "./arena.js";
+import { Instant } from "./instant.js";
 import { onLang, say, t } from "./i18n.js";
 import { Liveness } from "./liveness.js";
 import { $, applyText, confirmDialog, formatTime, pageNotice, points, showUndo, signed, toast } from "./ui.js";
@@ -101,6 +102,7 @@ const net = {
       // closing a socket that is already gone
     }
     $("#banner").hidden = false;
+    instant.offline(); // a move drawn and not answered goes back, and is not sent again
     setTimeout(() => this.open(), Math.min(5000, 300 * 2 ** this.retry++));
   },
 
@@ -153,6 +155,7 @@ const net = {
     } else if (msg.t === "watch") {
       onWatch(d);
     } else if (msg.t === "rej") {
+      instant.refused(d.ack);
       board.snapBack();
       sound("refusal");
       toast(say(d.why, d.reason, view.duel && view.duel.game), "bad");
@@ -328,11 +331,18 @@ function onChallenge(d) {
 
 const board = new Board($("#board"), {
   // how: how the player made it (fair play's evidence, docs/fairplay.md)
-  move: (src, dst, n, how) => net.send("move", { ...(n == null ? { src, dst } : { src, dst, n }), ...how }),
+  // a move the server listed as legal is drawn at once (instant.js), then sent like any other
+  move: (src, dst, n, how) => instant.move(src, dst, n,
+    () => net.send("move", { ...(n == null ? { src, dst } : { src, dst, n }), ...how })),
   stock: (how) => net.send("stock", { ...how }),
   select: () => {},
   announce: (text) => announce(text),
 });
+// nothing is drawn ahead before both clocks start (the server refuses a move then) nor while offline
+const instant = new Instant(board, {
+  get pending() { return net.pending; },
+  get online() { return !!net.ws && net.ws.readyState === WebSocket.OPEN && $("#banner").hidden; },
+}, () => !!view.duel && performance.now() >= view.startAt);
 
 function onDuel(d) {
   const same = view.duel && view.duel.id === d.id;
@@ -353,7 +363,9 @@ function onDuel(d) {
   if (!same) {
     board.setGame(d.game, d.options);
     view.endShown = false;
+    instant.reset();
   }
+  instant.heard(d);
   board.update(d.table);
   setStatus(d.status);
   setOpp(d.opp);
@@ -407,6 +419,7 @@ function playing() {
 }
 
 function onEvent(d) {
+  instant.heard(d, d.cid === net.cid);
   if (d.end) view.end = d.end; // before the figures: once the match is over, the pool is in the scores
   if (d.table) board.update(d.table);
   else if (!d.ok) board.snapBack();
@@ -432,6 +445,7 @@ function onEvent(d) {
 }
 
 function onError(d) {
+  instant.refused(d.ack);
   if (net.watchId && d.code === "no_such_match") {
     net.watchId = null; // nothing to watch (any more): back to the lobby
     view.watch = null;

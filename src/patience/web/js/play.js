@@ -5,6 +5,7 @@ import { fetchGames, formatName } from "./arena.js";
 import { Board } from "./board.js";
 import { cardDisplay } from "./cards.js";
 import { cardName, lang, moveName, onLang, pileName, rulesOf, say, setLang, t } from "./i18n.js";
+import { Instant } from "./instant.js";
 import { Net } from "./net.js";
 import { settingsSection } from "./settings.js";
 import { lastSeconds, moveSound, sound } from "./sound.js";
@@ -42,7 +43,9 @@ function dealFromParams() {
 
 const board = new Board($("#board"), {
   // how: how the player made it (fair play's evidence, docs/fairplay.md)
-  move: (src, dst, n, how) => net.send("move", withAuto({ ...(n == null ? { src, dst } : { src, dst, n }), ...how })),
+  // a move the server listed as legal is drawn at once (instant.js), then sent like any other
+  move: (src, dst, n, how) => instant.move(src, dst, n,
+    () => net.send("move", withAuto({ ...(n == null ? { src, dst } : { src, dst, n }), ...how }))),
   stock: (how) => net.send("stock", withAuto({ ...how })),
   select: (pile, n) => view.game && view.game.assist && net.send("targets", { src: pile, n }),
   announce: (text) => announce(text),
@@ -60,13 +63,19 @@ const net = new Net({
   hint: onHint,
   targets: onTargets,
   err: onError,
-  status: (online) => ($("#banner").hidden = online),
+  status: (online) => {
+    $("#banner").hidden = online;
+    if (!online) instant.offline(); // a move drawn and not answered goes back
+  },
 });
+const instant = new Instant(board, net);
 
 // -- messages from the server ------------------------------------------------------------------
 
 function onGame(d) {
   const same = view.game && view.game.id === d.id;
+  if (!same) instant.reset();
+  instant.heard(d);
   view.game = d;
   view.ledger = d.ledger.slice();
   if (!same) {
@@ -87,7 +96,8 @@ function onGame(d) {
 }
 
 function onEvent(d, mine) {
-  const before = board.table;
+  const before = instant.table || board.table; // the server's last table, not a move drawn ahead of it
+  instant.heard(d, mine);
   if (d.table) board.update(d.table);
   else if (!d.ok) board.snapBack();
   view.ledger.push(...d.ledger);
@@ -118,6 +128,7 @@ function onEvent(d, mine) {
 }
 
 function onReject(d) {
+  instant.refused(d.ack);
   board.snapBack();
   sound("refusal");
   const text = say(d.why, d.reason, view.game && view.game.game);
@@ -146,6 +157,7 @@ function onTargets(d) {
 }
 
 function onError(d) {
+  instant.refused(d.ack);
   if (d.code === "no_such_game" || d.code === "cannot_restore") {
     net.newGame(dealFromParams());
     return;
