@@ -164,7 +164,7 @@ def test_the_earlier_days_keep_each_date_on_one_line(context_of: Any, base_url: 
         page = context_of(size).new_page()
         page.goto(f"{base_url}/daily?game=faecher&lang=de")
         links = page.locator("#daily-days a")
-        expect(links).to_have_count(8)
+        expect(links).to_have_count(8, timeout=30_000)  # the day's first visit proves its deal
         expect(links.nth(1)).to_have_text((dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)).isoformat())
         heights = [box(links.nth(i))["height"] for i in range(8)]
         line = links.nth(1).evaluate("a => parseFloat(getComputedStyle(a).lineHeight) || 20")
@@ -202,7 +202,7 @@ def test_one_pass_faecher_has_its_place_its_rules_and_its_statistics(context_of:
     page.goto(f"{base_url}/")
     tile = page.locator('.game-tile[data-game="faecher"]')
     select = tile.locator("select")
-    expect(select.locator("option[value='one-pass']")).to_have_text("One pass (no redeal)")
+    expect(select.locator("option[value='one-pass']")).to_have_text("One pass")
     select.select_option("one-pass")
     expect(tile.locator(".rules")).to_contain_text("gone through once only: no redeal")
     expect(tile.locator(".rules")).not_to_contain_text("twice")
@@ -253,7 +253,7 @@ def test_the_daily_streak_and_calendar_show_after_an_attempt(context_of: Any, ba
     context = context_of(size)
     page = context.new_page()
     page.goto(f"{base_url}/daily?game=reloaded")
-    expect(page.locator("#daily-days a").first).to_be_visible()
+    expect(page.locator("#daily-days a").first).to_be_visible(timeout=30_000)  # the day's first visit proves its deal
     expect(page.locator("#daily-mine")).to_be_hidden()  # signed out: nothing
     assert page.request.get(f"{base_url}/api/daily/mine").status == 401
     login = f"streak{secrets.token_hex(3)}"
@@ -278,7 +278,7 @@ def test_the_daily_streak_and_calendar_show_after_an_attempt(context_of: Any, ba
     page.wait_for_url(f"{base_url}/play?*")
     page.wait_for_selector(".card.up")
     page.goto(f"{base_url}/daily?game=reloaded")
-    expect(page.locator("#daily-streak")).to_have_text("Streak: 2 days")
+    expect(page.locator("#daily-streak")).to_have_text("Streak: 2 days", timeout=30_000)
     expect(page.locator("#daily-best")).to_have_text("Best: 2 days")
     cell = page.locator(f"#cal-days a[href='/daily?game=reloaded&day={today.isoformat()}']")
     expect(cell).to_have_text(str(today.day))

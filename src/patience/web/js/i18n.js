@@ -70,7 +70,7 @@ const TEXT = {
       teppich: { "4x5": "4 × 5 carpet", "5x6": "5 × 6 carpet", waste: "With waste pile",
         "5x6-waste": "5 × 6 with waste pile" },
       reloaded: { "5min": "5 minutes", "10min": "10 minutes", untimed: "No time limit" },
-      faecher: { standard: "Standard", "with-undo": "With undo (up to 3)", "one-pass": "One pass (no redeal)" },
+      faecher: { standard: "Standard", "with-undo": "With undo (up to 3)", "one-pass": "One pass" },
     },
     why: {
       alt_colour: "{card} cannot go on {top}: colours must alternate",
@@ -183,7 +183,7 @@ const TEXT = {
       teppich: { "4x5": "Teppich 4 × 5", "5x6": "Teppich 5 × 6", waste: "Mit Abwurfstapel",
         "5x6-waste": "5 × 6 mit Abwurfstapel" },
       reloaded: { "5min": "5 Minuten", "10min": "10 Minuten", untimed: "Ohne Zeitlimit" },
-      faecher: { standard: "Standard", "with-undo": "Mit Rücknahme (bis zu 3)", "one-pass": "Ein Durchgang (kein Umdrehen)" },
+      faecher: { standard: "Standard", "with-undo": "Mit Rücknahme (bis zu 3)", "one-pass": "Ein Durchgang" },
     },
     why: {
       alt_colour: "{card} passt nicht auf {top}: Rot und Schwarz müssen sich abwechseln",
@@ -296,7 +296,7 @@ const TEXT = {
       teppich: { "4x5": "Tappeto 4 × 5", "5x6": "Tappeto 5 × 6", waste: "Con scarti",
         "5x6-waste": "5 × 6 con scarti" },
       reloaded: { "5min": "5 minuti", "10min": "10 minuti", untimed: "Senza limite di tempo" },
-      faecher: { standard: "Standard", "with-undo": "Con annullamento (fino a 3)", "one-pass": "Un solo giro (senza ridistribuzione)" },
+      faecher: { standard: "Standard", "with-undo": "Con annullamento (fino a 3)", "one-pass": "Un solo giro" },
     },
     why: {
       alt_colour: "{card} non va su {top}: i colori devono alternarsi",
