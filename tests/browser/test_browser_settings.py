@@ -225,15 +225,20 @@ def test_screenshots_of_each_look(context_of: Any, base_url: str, shot: Any, siz
     assert serious(page) == []
 
 
-def test_the_duel_page_has_the_settings_too(context: Any) -> None:
-    page = context.new_page()
-    sign_up(page, context.base_url, f"set{secrets.token_hex(3)}", "Setter")
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_duel_page_has_the_settings_too(context_of: Any, base_url: str, shot: Any, size: str) -> None:
+    page = context_of(size).new_page()
+    tag = secrets.token_hex(3)
+    sign_up(page, base_url, f"set{tag}", f"Setter {tag}", tap=size == "phone")
+    expect(page.locator("#notify")).to_be_visible()
+    snap(page, f"settings-duel-lobby-{size}", shot)
     page.locator("#settings-btn").click()
     expect(page.locator("#settings #settings-title")).to_have_text("Settings")
     page.locator("#set-theme").select_option("dark")
     assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    snap(page, f"settings-duel-dialog-{size}", shot)
+    assert serious(page) == []
     page.locator("#settings [data-close]").click()
-    expect(page.locator("#notify")).to_be_visible()
     assert serious(page) == []
 
 
@@ -245,8 +250,8 @@ def test_an_opponent_found_in_a_background_tab(context_of: Any, base_url: str, s
     anna = anna_context.new_page()
     bruno = context_of("desktop").new_page()
     tag = secrets.token_hex(3)
-    sign_up(anna, base_url, f"anna{tag}", "Anna")
-    sign_up(bruno, base_url, f"bruno{tag}", "Bruno")
+    sign_up(anna, base_url, f"anna{tag}", f"Anna {tag}")
+    sign_up(bruno, base_url, f"bruno{tag}", f"Bruno {tag}")
     fmt = "reloaded/standard/300"
     expect(anna.locator("#notify")).to_be_checked()  # the browser allows them already: on, until switched off
     anna.locator("#notify").uncheck()

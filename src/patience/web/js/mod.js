@@ -102,9 +102,9 @@ function gameRow(g) {
   const tr = el("tr", {}, el("td", { textContent: when(g.at_ms) }),
     el("td", { textContent: `${gameName(g.game)} · ${t(`mod.kinds.${g.kind}`)} · ${g.rating}` }),
     el("td", { className: `verdict ${g.verdict || ""}`, textContent: verdict }),
-    el("td", { textContent: f.median_ms == null ? "–" : `${f.median_ms} ms` }), el("td", { textContent: pct(f.fast_share) }),
+    el("td", { textContent: f.median_ms == null ? "–" : `${Math.round(f.median_ms)} ms` }), el("td", { textContent: pct(f.fast_share) }),
     el("td", { textContent: f.cv == null ? "–" : f.cv.toFixed(2) }), el("td", { textContent: f.burst == null ? "–" : String(f.burst) }),
-    el("td", { textContent: f.decisions ? `${f.agreed}/${f.decisions}` : "–" }), el("td", {}, el("span", { textContent: kinds }), steps),
+    el("td", { textContent: f.decisions ? `${f.agreed}/${f.decisions}` : "–" }), el("td", { className: "how" }, el("span", { textContent: kinds }), steps),
     el("td", {}, link));
   tr.dataset.key = g.key;
   return tr;
