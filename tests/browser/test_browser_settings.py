@@ -271,3 +271,29 @@ def test_an_opponent_found_in_a_background_tab(context_of: Any, base_url: str, s
     expect(anna).to_have_title(title)
     # a tab in sight: no notification
     assert bruno.evaluate("typeof window.__shown") == "undefined"
+
+
+def test_which_sound_for_what(context: Any) -> None:
+    """A card onto a foundation has a sound of its own (two notes), any other move one note; the clock's last
+    ten seconds tick once a second, not before; nothing at all with the switch off."""
+    context.add_init_script(COUNT_NOTES)
+    page = open_play(context)
+    counts = page.evaluate("""async () => {
+        const m = await import("/static/js/sound.js");
+        const notes = (fn) => { const before = window.__notes; fn(); return window.__notes - before; };
+        const state = {};
+        const off = notes(() => { m.moveSound("t1>fh"); m.lastSeconds(state, 5000, true); });
+        m.soundOn(true);
+        return {
+            off,
+            foundation: notes(() => m.moveSound("t1>fh")), any: notes(() => m.moveSound("t1>f")),
+            move: notes(() => m.moveSound("t6>t1:3")), stock: notes(() => m.moveSound("s>w")),
+            early: notes(() => m.lastSeconds(state, 10500, true)),
+            ten: notes(() => { m.lastSeconds(state, 9990, true); m.lastSeconds(state, 9100, true); }),
+            nine: notes(() => m.lastSeconds(state, 8900, true)),
+            stopped: notes(() => m.lastSeconds(state, 7000, false)),
+            win: notes(() => m.sound("win")), found: notes(() => m.sound("found")),
+        };
+    }""")
+    assert counts == {"off": 0, "foundation": 2, "any": 2, "move": 1, "stock": 1, "early": 0, "ten": 1,
+                      "nine": 1, "stopped": 0, "win": 4, "found": 2}
