@@ -285,6 +285,8 @@ def test_the_daily_streak_and_calendar_show_after_an_attempt(context_of: Any, ba
     expect(cell).to_have_class("played")
     expect(cell).to_have_attribute("aria-label", f"{today.isoformat()}: Solitaire Reloaded: playing")
     expect(page.locator("#cal-next")).to_be_disabled()
+    board, panel = box(page.locator(".daily-board")), box(page.locator(".daily-board").locator(".."))
+    assert board["x"] + board["width"] <= panel["x"] + panel["width"] - 8  # the day's board within its panel
     snap(page, f"daily-mine-{size}", shot)
     assert serious(page) == []
     if yesterday[:7] == today.isoformat()[:7]:
