@@ -1,5 +1,6 @@
 """Fair play in a real browser (docs/fairplay.md): the table says how a move was made (a drag with its
-duration and path, a click); a player reports another from the profile page (never oneself); a moderator
+duration and path, a click, a key); a player reports another from the profile page (never oneself) and
+after a duel from its replay (signed in only); a moderator
 sees the queue at /mod, the account's evidence, and marks it with a required note, after which the
 profile shows the mark; everyone else gets the 404 page at /mod; axe-core finds no serious or critical
 violation on /mod at phone and desktop sizes."""
@@ -161,3 +162,47 @@ def test_the_moderation_page_at_phone_size(browser: Any, base_url: str, server_a
         assert serious(page) == []
     finally:
         context.close()
+
+
+def test_after_a_duel_each_player_may_report_the_other_from_the_replay(browser: Any, base_url: str) -> None:
+    tag = secrets.token_hex(3)
+    contexts = [browser.new_context(**DESKTOP, locale="en-US") for _ in range(2)]
+    try:
+        anna, bruno = (c.new_page() for c in contexts)
+        sent: list[dict[str, Any]] = []
+        bruno.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(json.loads(payload))))
+        sign_up(anna, base_url, f"rpa{tag}", f"Anna {tag}")
+        sign_up(bruno, base_url, f"rpb{tag}", f"Bruno {tag}")
+        anna.locator('.pool[data-format="reloaded/standard/600"] .challenge').click()
+        link = anna.locator("#challenge-url")
+        expect(link).not_to_have_value("")
+        bruno.goto(link.input_value())
+        bruno.locator("#accept").click()
+        for page in (anna, bruno):
+            expect(page.locator("#found")).to_be_hidden(timeout=8000)
+        bruno.keyboard.press("d")  # a stock turn by key: said so to the server
+        bruno.wait_for_timeout(400)
+        assert any(m["t"] == "stock" and m["d"].get("how") == "key" for m in sent), sent
+        for page in (anna, bruno):
+            page.locator("#giveup").click()
+            page.locator("#confirm-yes").click()
+        for page in (anna, bruno):
+            expect(page.locator("#result")).to_be_visible()
+        anna_id = my_id(anna)
+        match_id = anna.evaluate(f"fetch('/api/profile/{anna_id}').then((r) => r.json()).then((d) => d.recent[0].id)")
+        anna.goto(f"{base_url}/match?id={match_id}")
+        box = anna.locator("#report")
+        expect(box).to_be_visible()
+        expect(box.locator(".report-open")).to_have_count(1)  # Bruno only, never herself
+        box.get_by_role("button", name=f"Report Bruno {tag}").click()
+        box.get_by_label("Offensive name").check()
+        box.get_by_role("button", name="Send the report").click()
+        expect(box.locator(".report-status")).to_contain_text(f"the moderators will look at Bruno {tag}")
+        # signed out: no report button on the replay
+        contexts[1].clear_cookies()
+        bruno.goto(f"{base_url}/match?id={match_id}")
+        expect(bruno.locator(".side-name").first).not_to_have_text("")
+        expect(bruno.locator("#report")).to_be_hidden()
+    finally:
+        for context in contexts:
+            context.close()
