@@ -223,6 +223,22 @@ def test_screenshots_of_each_look(context_of: Any, base_url: str, shot: Any, siz
     assert serious(page) == []
     page.locator("#menu [data-close]").click()
     assert serious(page) == []
+    # the other dialogs are dark too, and as readable
+    page.locator("#rules-btn").click()
+    snap(page, f"settings-rules-dark-{size}", shot)
+    assert serious(page) == []
+    page.locator("#rules [data-close]").click()
+    page.keyboard.press("d")
+    page.locator("#score-btn").click()
+    snap(page, f"settings-ledger-dark-{size}", shot)
+    assert serious(page) == []
+    page.locator("#ledger [data-close]").click()
+    page.locator("#menu-btn").click()
+    page.locator("#m-giveup").click()
+    page.locator("#confirm-yes").click()
+    expect(page.locator("#end")).to_be_visible()
+    snap(page, f"settings-end-dark-{size}", shot)
+    assert serious(page) == []
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
