@@ -246,7 +246,9 @@ def test_a_stock_click_waits_for_the_answer(proxy_page: Any) -> None:
     clicked = page.evaluate("performance.now()")
     page.wait_for_timeout(400)
     assert page.locator('.card[data-pile="w"]').count() == 0  # nothing drawn: the card is unknown
+    expect(page.locator("#board")).to_have_attribute("data-waiting", "stock")  # the stock says it waits
     page.wait_for_selector('.card.up[data-pile="w"]')
+    expect(page.locator("#board")).not_to_have_attribute("data-waiting", "stock")
     came = page.evaluate("window.__msgs.filter((m) => m.t === 'ev').at(-1).at")
     assert came - clicked >= 2 * DELAY * 1000 - 50
 

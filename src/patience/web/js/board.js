@@ -289,6 +289,10 @@ export class Board {
     this.focusPile = null;
     if (!pile || !this.spec.piles[pile]) return;
     const cards = this.table.piles[pile] || [];
+    if (cards.length && cards.at(-1) === null) {
+      this.focusPile = pile; // a move drawn ahead of the answer: the card it turns up comes with the answer
+      return;
+    }
     for (let i = cards.length - 1; i >= 0; i--) {
       const el = this.cardEl(pile, i);
       if (el && !el.hidden && el.tabIndex >= 0) {

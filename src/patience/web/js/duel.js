@@ -334,7 +334,7 @@ const board = new Board($("#board"), {
   // a move the server listed as legal is drawn at once (instant.js), then sent like any other
   move: (src, dst, n, how) => instant.move(src, dst, n,
     () => net.send("move", { ...(n == null ? { src, dst } : { src, dst, n }), ...how })),
-  stock: (how) => net.send("stock", { ...how }),
+  stock: (how) => instant.stock(() => net.send("stock", { ...how })),
   select: () => {},
   announce: (text) => announce(text),
 });
@@ -852,7 +852,7 @@ function bind() {
     if (document.querySelector("dialog[open]") || e.target instanceof HTMLInputElement) return;
     const key = e.key.toLowerCase();
     if (key === "u" || ((e.ctrlKey || e.metaKey) && key === "z")) net.send("undo");
-    else if (key === "d" && !e.ctrlKey && !e.metaKey) net.send("stock", { how: "key" });
+    else if (key === "d" && !e.ctrlKey && !e.metaKey) instant.stock(() => net.send("stock", { how: "key" }));
   });
 }
 

@@ -24,12 +24,31 @@ export class Instant {
     this.table = null; // the last table the server sent: the one its list belongs to
     this.over = false;
     this.drawn = null; // {ack}: a move drawn at once whose answer has not come yet
+    this.turning = null; // the ack of a stock click awaiting its answer (the stock shows it waits)
+  }
+
+  /** A stock click: nothing is drawn before the answer (the card it turns up is unknown); the stock
+   * shows that it waits (``data-waiting="stock"`` on the board) until the answer comes. */
+  stock(send) {
+    const ack = send();
+    this.turning = ack;
+    this.board.root.dataset.waiting = "stock";
+    return ack;
+  }
+
+  /** The stock's waiting mark goes once its intent is answered (or dropped). */
+  settleStock() {
+    if (this.turning != null && !this.net.pending.has(this.turning)) {
+      this.turning = null;
+      delete this.board.root.dataset.waiting;
+    }
   }
 
   /** A game message or an event (``answer``: it is this page's answer to an intent). Call it before the
    * page draws the message. */
   heard(d, answer = false) {
     if (d.table) this.table = d.table;
+    this.settleStock();
     this.over = !!(d.status && d.status.outcome);
     // the answer, or a message after it (an answer the page skipped for a gap in versions, then the whole game)
     if (this.drawn && ((answer && d.ack === this.drawn.ack) || !this.net.pending.has(this.drawn.ack))) {
@@ -42,10 +61,12 @@ export class Instant {
   reset() {
     this.table = null;
     this.drawn = null;
+    this.settleStock();
   }
 
   /** A ``rej`` or ``err`` for intent ``ack``: a move drawn for it goes back. */
   refused(ack) {
+    this.settleStock();
     if (!this.drawn || ack == null || ack !== this.drawn.ack) return;
     this.drawn = null;
     if (this.table) this.board.update(this.table);

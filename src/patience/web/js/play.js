@@ -46,7 +46,7 @@ const board = new Board($("#board"), {
   // a move the server listed as legal is drawn at once (instant.js), then sent like any other
   move: (src, dst, n, how) => instant.move(src, dst, n,
     () => net.send("move", withAuto({ ...(n == null ? { src, dst } : { src, dst, n }), ...how }))),
-  stock: (how) => net.send("stock", withAuto({ ...how })),
+  stock: (how) => instant.stock(() => net.send("stock", withAuto({ ...how }))),
   select: (pile, n) => view.game && view.game.assist && net.send("targets", { src: pile, n }),
   announce: (text) => announce(text),
 });
@@ -581,7 +581,7 @@ function bindControls() {
     const key = e.key.toLowerCase();
     if (key === "u") net.send("undo");
     else if (key === "h" && !isFixed()) net.send("hint");
-    else if (key === "d") net.send("stock", withAuto({ how: "key" }));
+    else if (key === "d") instant.stock(() => net.send("stock", withAuto({ how: "key" })));
     else if (key === "r" || e.key === "?") openRules();
   });
 }
