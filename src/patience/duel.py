@@ -52,9 +52,30 @@ from patience.scoring import match_result
 from patience.session import Session
 
 __all__ = [
-    "DUEL_UNDO_LIMIT", "FORMATS", "LIMITS", "MATCH_FORMAT", "MATCH_VERSION", "BonusRule", "Format", "Match",
-    "PENDING_DAYS", "MatchResult", "Pending", "Player", "Seeker", "closest", "commitment", "new_deal_key", "pairs",
-    "pending_reach", "rate", "reach", "result_of", "take_pending", "verify_commitment", "verify_match",
+    "DUEL_UNDO_LIMIT",
+    "FORMATS",
+    "LIMITS",
+    "MATCH_FORMAT",
+    "MATCH_VERSION",
+    "PENDING_DAYS",
+    "BonusRule",
+    "Format",
+    "Match",
+    "MatchResult",
+    "Pending",
+    "Player",
+    "Seeker",
+    "closest",
+    "commitment",
+    "new_deal_key",
+    "pairs",
+    "pending_reach",
+    "rate",
+    "reach",
+    "result_of",
+    "take_pending",
+    "verify_commitment",
+    "verify_match",
 ]
 
 MATCH_FORMAT = "patience-match"

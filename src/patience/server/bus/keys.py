@@ -85,7 +85,8 @@ FAMILIES: tuple[Family, ...] = (
     Family("challenges_taken", "hash", _CHALLENGES, "challenge links taken up, for a day"),
     Family("lock:challenge:{code}", "lease", _CHALLENGES, "one player at a time accepts a challenge"),
     # Play now
-    Family("playnow", "channel", "patience.server.arena.apart", "a match of Play now came to its end: tell its players"),
+    Family("playnow", "channel", "patience.server.arena.apart",
+           "a match of Play now came to its end: tell its players"),
     # live matches
     Family("match:{id}", "lease", _OWNED, "the process that owns a live match"),
     Family("live", "hash", _OWNED, "the matches going on and their owners"),
