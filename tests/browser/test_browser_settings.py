@@ -313,3 +313,15 @@ def test_which_sound_for_what(context: Any) -> None:
     }""")
     assert counts == {"off": 0, "foundation": 2, "any": 2, "move": 1, "stock": 1, "early": 0, "ten": 1,
                       "nine": 1, "stopped": 0, "win": 4, "found": 2}
+
+
+def test_the_browser_bar_follows_the_dark_theme(context: Any) -> None:
+    page = open_play(context)
+    assert page.locator('meta[name="theme-color"]').get_attribute("content") == "#174f33"
+    choose(page, "theme", "dark")
+    assert page.locator('meta[name="theme-color"]').get_attribute("content") == "#0b1a12"
+    page.reload()
+    page.wait_for_selector(".card.up")
+    assert page.locator('meta[name="theme-color"]').get_attribute("content") == "#0b1a12"
+    choose(page, "theme", "light")
+    assert page.locator('meta[name="theme-color"]').get_attribute("content") == "#174f33"

@@ -19,11 +19,19 @@
     }
     root.setAttribute("data-" + name, CHOICES[name].indexOf(value) >= 0 ? value : CHOICES[name][0]);
   }
+  // the browser's own bar in the dark theme's colour too (the <meta> comes before this script)
+  var dark = root.getAttribute("data-theme") === "dark" || (root.getAttribute("data-theme") === "system" &&
+    window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
+  var bar = document.querySelector('meta[name="theme-color"]');
+  if (dark && bar) bar.setAttribute("content", "#0b1a12");
   if ("serviceWorker" in navigator) {
+    // once the page is loaded and has had a moment: its own requests first, then the worker's copies
     window.addEventListener("load", function () {
-      navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {
-        // no worker: the site works as before, without the offline page
-      });
+      setTimeout(function () {
+        navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {
+          // no worker: the site works as before, without the offline page
+        });
+      }, 1500);
     });
   }
 })();
