@@ -13,12 +13,16 @@ The server is rooms that only look down (see docs/scaling.md):
 - ``protocol`` and ``explain`` — the messages and the reasons, which every room may use.
 
 >>> [route.path for route in create_app(database_url="sqlite://").routes]  # doctest: +NORMALIZE_WHITESPACE
-['/', '/play', '/duel', '/account', '/profile', '/leaderboard', '/daily', '/tournament', '/match', '/matches',
- '/account/signup', '/account/signin', '/account/signout', '/account/name', '/api/games', '/api/stats', '/api/me',
+['/', '/play', '/duel', '/account', '/profile', '/leaderboard', '/daily', '/playnow', '/tournament', '/match',
+ '/matches', '/mod', '/account/signup', '/account/signin', '/account/signout', '/account/name',
+ '/account/password', '/account/sessions/end', '/account/email', '/account/close', '/account/forgot',
+ '/account/reset', '/account/export', '/api/account', '/api/games', '/api/stats', '/api/me',
  '/api/leaderboard', '/api/profile/{user}', '/api/matches', '/api/matches/{id}', '/api/daily/mine',
- '/api/daily/{game}',
- '/api/daily/{game}/start', '/api/daily/{game}/{day}/record', '/api/daily/{game}/{day}/replay/{id}',
- '/api/tournaments', '/api/tournaments', '/api/tournaments/{id}', '/healthz', '/ws', '/static']
+ '/api/daily/{game}', '/api/daily/{game}/start', '/api/daily/{game}/{day}/record',
+ '/api/daily/{game}/{day}/replay/{id}', '/api/playnow', '/api/playnow/seen',
+ '/api/playnow/{game}/{variant}/{limit}', '/api/tournaments', '/api/tournaments', '/api/tournaments/{id}',
+ '/api/report', '/api/mod/queue', '/api/mod/account/{id}', '/api/mod/account/{id}', '/healthz', '/sw.js',
+ '/manifest.webmanifest', '/ws', '/static']
 """
 
 from __future__ import annotations
