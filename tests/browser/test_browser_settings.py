@@ -325,3 +325,19 @@ def test_the_browser_bar_follows_the_dark_theme(context: Any) -> None:
     assert page.locator('meta[name="theme-color"]').get_attribute("content") == "#0b1a12"
     choose(page, "theme", "light")
     assert page.locator('meta[name="theme-color"]').get_attribute("content") == "#174f33"
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_dark_theme_on_the_other_pages(context_of: Any, base_url: str, shot: Any, size: str) -> None:
+    """The theme chosen at the table holds on every page (prefs.js is in every page's head), readable."""
+    context = context_of(size)
+    context.add_init_script("if (location.protocol === 'http:') { localStorage.setItem('patience.theme', 'dark');"
+                            "localStorage.setItem('patience.felt', 'red'); }")
+    page = context.new_page()
+    for path, ready in (("/", ".game-tile"), ("/leaderboard", "#page-title"), ("/duel", ".pool, #signin-box")):
+        page.goto(base_url + path)
+        page.wait_for_selector(ready)
+        assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+        assert "rgba(0, 0, 0, 0.58)" in page.evaluate("getComputedStyle(document.body).backgroundImage")
+        snap(page, f"settings-dark-{path.strip('/') or 'start'}-{size}", shot)
+        assert serious(page) == []
