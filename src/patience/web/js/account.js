@@ -123,13 +123,14 @@ function clearPasswords(form) {
 async function main() {
   if (params.get("lang")) setLang(params.get("lang"));
   onLang(render);
+  // the forms are the page's before it asks the server who is signed in: a press meanwhile is not a bare POST
+  bindForm("#signin-form", "/account/signin", (a) => (location.href = a.next));
+  bindForm("#signup-form", "/account/signup", (a) => (location.href = a.next));
+  bindForm("#signout-form", "/account/signout", () => render());
   await render();
   if (params.get("error")) showError(params.get("error"), params.get("wait"));
   if (params.get("sent")) showInfo("account.sent");
   if (params.get("reset_done")) showInfo("account.reset_done");
-  bindForm("#signin-form", "/account/signin", (a) => (location.href = a.next));
-  bindForm("#signup-form", "/account/signup", (a) => (location.href = a.next));
-  bindForm("#signout-form", "/account/signout", () => render());
   bindForm("#name-form", "/account/name", async () => {
     await render();
     showInfo("account.saved");
