@@ -16,7 +16,7 @@ import patience
 ROOT = Path(patience.__file__).resolve().parent
 
 SERVER_RANKS = {
-    "protocol": 0, "logs": 0, "figures": 0,
+    "protocol": 0, "logs": 0, "figures": 0, "mail": 0,
     "explain": 1,
     "bus": 2, "storage": 2,
     "accounts": 3,

@@ -430,11 +430,16 @@ def test_a_challenge_lapses_after_an_hour_restart_or_not(database_url: str, fake
 # -- a whole duel ------------------------------------------------------------------------------------
 
 
-def finish(a: Page, b: Page, live: LiveMatch, rng: random.Random, moves: int = 25) -> dict[str, Any]:
-    """Both play ``moves`` moves in turn, then give up; returns A's last event (with the end)."""
+def finish(a: Page, b: Page, live: LiveMatch, rng: random.Random, moves: int = 25,
+           pace: FakeTime | None = None) -> dict[str, Any]:
+    """Both play ``moves`` moves in turn, then give up; returns A's last event (with the end). With
+    ``pace`` (the server's clock), each thinks a second or so before a move, as a person does: a whole
+    game at a script's speed is marked as a bot's (docs/fairplay.md)."""
     for _ in range(moves):
         for page in (a, b):
             if not live.match.sessions[page.side].is_over:
+                if pace is not None:
+                    pace.t += 0.6 + rng.random()
                 play(page, live, rng)
     for page in (a, b):
         if not live.match.sessions[page.side].is_over:
@@ -459,7 +464,7 @@ def stored_app(database_url: str, fake_time: FakeTime, seeds: Any) -> Iterator[A
         yield application
 
 
-def test_a_whole_duel_between_two_websocket_clients(stored_app: Any) -> None:
+def test_a_whole_duel_between_two_websocket_clients(stored_app: Any, fake_time: FakeTime) -> None:
     app = stored_app
     a, b, live = pair(app)
     start = json.loads(a.raw[-1])["d"] if json.loads(a.raw[-1])["t"] == "duel" else None
@@ -475,7 +480,7 @@ def test_a_whole_duel_between_two_websocket_clients(stored_app: Any) -> None:
     assert seen["opp"]["moves"] == 1 and seen["opp"]["score"] == live.match.sessions[a.side].score
     b.send("hint")
     assert b.until(lambda m: m["t"] == "err")["d"]["code"] == "not_here"  # hints are off in duels
-    end = finish(a, b, live, rng)
+    end = finish(a, b, live, rng, pace=fake_time)
     result = end["end"]
     scores = [s.score for s in live.match.sessions]
     assert result["scores"] == scores
