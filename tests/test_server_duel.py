@@ -937,7 +937,7 @@ def _plain(value: Any) -> Any:
 
 
 def test_a_pair_sent_to_a_process_that_died_before_making_it_waits_in_the_pool_again(
-        app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        app: Any, fake_time: FakeTime, monkeypatch: pytest.MonkeyPatch) -> None:
     """The pairer sends a pair of players on other processes to one of them to be made into a match;
     if that process dies before it makes it, the player whose page is still open waits again."""
     import time
@@ -947,14 +947,20 @@ def test_a_pair_sent_to_a_process_that_died_before_making_it_waits_in_the_pool_a
     from patience.server.arena.pools import Side
 
     monkeypatch.setattr(lobby, "START_CHECK_SECONDS", 0.05)
+    monkeypatch.setattr(lobby, "START_CHECKS", 60)
     arena = arena_of(app)
     portal = app.state.test_portal
-    portal.call(arena.bus.acquire, "node:other", 60.0)  # a live process that will never make the match
-    a = Side("ua", "A", Rating(), "gone", "pa")  # on a process that stopped
-    b = Side("ub", "B", Rating(), "other", "pb")
-    portal.call(arena.bus.hset, "online", "ub/pb", b"other")  # B's lobby page is open
+    token = portal.call(arena.bus.acquire, "node:other", 60.0)  # the process the pair is sent to
+    portal.call(arena.bus.acquire, "node:third", 60.0)  # B's process, alive throughout
+    a = Side("ua", "A", Rating(), "other", "pa")
+    b = Side("ub", "B", Rating(), "third", "pb")
+    portal.call(arena.bus.hset, "online", "ub/pb", b"third")  # B's lobby page is open
     portal.call(arena._paired, DuelFormat.from_key(FORMAT), a, b)
-    for _ in range(100):
+    time.sleep(0.5)  # the owner is alive: however long it takes, the pair is left to it
+    assert portal.call(arena.pools.seeking, "ub") is None
+    portal.call(arena.bus.release, "node:other", token)  # now it dies, the envelope with it
+    fake_time.t += 2  # past the time a process's liveness is taken as known
+    for _ in range(200):
         if portal.call(arena.pools.seeking, "ub") is not None:
             break
         time.sleep(0.02)
@@ -962,8 +968,8 @@ def test_a_pair_sent_to_a_process_that_died_before_making_it_waits_in_the_pool_a
     assert portal.call(arena.pools.seeking, "ua") is None  # the one whose process stopped: not again
     # a pair that was made is left alone
     portal.call(arena.bus.hset, "busy", "uc", b"m1")
-    c, d = Side("uc", "C", Rating(), "other", "pc"), Side("ud", "D", Rating(), "other", "pd")
-    portal.call(arena.bus.hset, "online", "ud/pd", b"other")
+    c, d = Side("uc", "C", Rating(), "gone", "pc"), Side("ud", "D", Rating(), "third", "pd")
+    portal.call(arena.bus.hset, "online", "ud/pd", b"third")
     portal.call(arena._paired, DuelFormat.from_key(FORMAT), c, d)
     time.sleep(0.3)
     assert portal.call(arena.pools.seeking, "ud") is None

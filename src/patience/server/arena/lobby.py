@@ -85,8 +85,10 @@ log = logging.getLogger("patience.server")
 
 RENEW_SECONDS = 1.0  # how often the leases are renewed (and stopped processes looked for)
 START_CHECK_SECONDS = 6.0
-"""A pair sent to another process to be made into a match: if neither player plays a match this long
-after (that process died before it made it), each whose page is still open waits in the pool again."""
+"""A pair sent to another process to be made into a match is looked at again this often: once that
+process has died with neither player in a match (the envelope died with it), each whose page is still
+open waits in the pool again. A process that is alive makes it, however busy: it is never second-guessed."""
+START_CHECKS = 20  # looks at most (two minutes)
 TOURNAMENT_SECONDS = 1.0  # how often the tournaments are paired and their standings told
 
 MATCH_INTENTS = (MoveIntent, StockIntent, UndoIntent, GiveUpIntent)
@@ -410,16 +412,21 @@ class Arena:
         owner = a.node if await self.nodes.alive(a.node) or not await self.nodes.alive(b.node) else b.node
         sides = [[side.user, side.entry(0).decode()] for side in (a, b)]
         self.out.send(owner, Envelope("start", m=fmt.key, d=json.dumps(sides)))
-        task = asyncio.get_running_loop().create_task(self._check_started(fmt, a, b, self.wall()))
+        task = asyncio.get_running_loop().create_task(self._check_started(fmt, a, b, owner, self.wall()))
         self._checks.add(task)
         task.add_done_callback(self._checks.discard)
 
-    async def _check_started(self, fmt: Format, a: Side, b: Side, since: float) -> None:
+    async def _check_started(self, fmt: Format, a: Side, b: Side, owner: str, since: float) -> None:
         """A pair whose ``start`` envelope was lost with the process it went to: back into the pool."""
-        await asyncio.sleep(START_CHECK_SECONDS)
         try:
-            if any([await self.bus.hget("busy", side.user) is not None for side in (a, b)]):
-                return  # the match was made (or one of them plays another): nothing was lost
+            for _ in range(START_CHECKS):
+                await asyncio.sleep(START_CHECK_SECONDS)
+                if any([await self.bus.hget("busy", side.user) is not None for side in (a, b)]):
+                    return  # the match was made (or one of them plays another): nothing was lost
+                if not await self.nodes.alive(owner):
+                    break
+            else:
+                return  # the owner lives on: it makes the match, or its players' pages see none and seek again
             again = False
             for side in (a, b):
                 if (await self.nodes.alive(side.node) and await self.bus.hget("online", f"{side.user}/{side.peer}")
