@@ -236,12 +236,12 @@ export const ARENA_TEXT = {
       pool_note: "Der Pool lief ab, bis beide Spiele vorbei waren; der Rest kam dann in beide Punktzahlen.",
       vs: "{a} gegen {b}", format: "{game} · {variant} · {limit}",
       found: "Gegner gefunden", versus: "gegen", starts_in: "Die Uhren starten in", go: "Los: die Uhren laufen.",
+      notify: "Sag mir Bescheid, wenn ein Gegner gefunden ist (eine Benachrichtigung, solange dieser Tab im Hintergrund ist)",
+      notify_body: "{name} spielt gegen dich: Die Uhren starten in ein paar Sekunden.",
       rematch: "Revanche", result: "Ergebnis", rematch_accept: "Revanche annehmen", rematch_decline: "Ablehnen",
       rematch_cancel: "Angebot zurückziehen", rematch_offered_you: "Du hast eine Revanche angeboten. Warte auf {name} …",
       rematch_offered_opp: "{name} bietet eine Revanche an.", rematch_declined: "{name} hat die Revanche abgelehnt.",
       rematch_withdrew: "{name} hat das Angebot zurückgezogen.", rematch_left: "{name} ist gegangen: keine Revanche.",
-      notify: "Sag mir Bescheid, wenn ein Gegner gefunden ist (eine Benachrichtigung, solange dieser Tab im Hintergrund ist)",
-      notify_body: "{name} spielt gegen dich: Die Uhren starten in ein paar Sekunden.",
       look: {
         open: "{name} ({rating}) fordert dich zu einem Duell heraus: {format}", // the format ends in "Min."
         away: "{name} ist gerade nicht in der Lobby; das Duell kann beginnen, sobald {name} zurück ist.",
@@ -458,6 +458,8 @@ export const ARENA_TEXT = {
       pool_note: "Il fondo è sceso finché entrambe le partite erano finite; il resto è andato poi nei due punteggi.",
       vs: "{a} contro {b}", format: "{game} · {variant} · {limit}",
       found: "Avversario trovato", versus: "contro", starts_in: "Gli orologi partono tra", go: "Via: il tempo scorre.",
+      notify: "Avvisami quando trovo un avversario (una notifica mentre questa scheda è in secondo piano)",
+      notify_body: "{name} gioca contro di te: gli orologi partono tra pochi secondi.",
       rematch: "Rivincita", result: "Risultato", rematch_accept: "Accetta la rivincita", rematch_decline: "Rifiuta",
       rematch_cancel: "Ritira l'offerta", rematch_offered_you: "Hai offerto la rivincita. In attesa di {name}…",
       rematch_offered_opp: "{name} ti offre la rivincita.", rematch_declined: "{name} ha rifiutato la rivincita.",
@@ -466,8 +468,6 @@ export const ARENA_TEXT = {
       look: {
         open: "{name} ({rating}) ti sfida a duello: {format}.",
         away: "{name} adesso non è nella sala: la sfida può cominciare appena torna.",
-      notify: "Avvisami quando trovo un avversario (una notifica mentre questa scheda è in secondo piano)",
-      notify_body: "{name} gioca contro di te: gli orologi partono tra pochi secondi.",
         sign_in: "Accedi per accettare.", own: "È la tua sfida: passa il link a un amico.",
         taken: "Questa sfida è già stata accettata.", expired: "Questa sfida è scaduta: un link vale un'ora.",
         unknown: "Questo link di sfida non esiste.",

@@ -624,9 +624,9 @@ function relabel() {
 
 if (params.get("lang")) setLang(params.get("lang"));
 languageSwitch($("#langs"));
+$("#menu .keys").before(settingsSection());
 onLang(relabel);
 applyText();
-$("#menu .keys").before(settingsSection());
 bindControls();
 
 if (!params.get("id") && !params.get("game")) {
