@@ -96,31 +96,15 @@ class PlayNow:
 
     async def play(self, user: User, fmt: Format, browser: str, address: str) -> dict[str, Any]:
         """Start (or go on with) ``user``'s game of Play now in ``fmt``: as the challenger of the closest
-        waiting match in reach, else as the host of a new one. What the page needs to join the game."""
-        engine = self.store.engine
-        going = await anyio.to_thread.run_sync(db.unfinished_of, engine, user.id)
-        if going is not None:  # one game of Play now at a time: the one begun goes on
-            apart, game_id = going
-            saved = await anyio.to_thread.run_sync(self.store.load_game, game_id)
-            if saved is not None and saved.browser_id != browser:
-                raise PlayNowRefused("elsewhere", "your game of Play now goes on in the browser where you began it")
-            return await self._answer(apart, user.id, game_id, again=True)
-        rating = await anyio.to_thread.run_sync(load_rating, engine, user.id, fmt.game)
+        waiting match in reach, else as the host of a new one. What the page needs to join the game.
+
+        The database work is two hops to a worker thread (the look and the taking, then, for a host,
+        the writing), not one a query: a press costs a few milliseconds of the server, not tens."""
         net = db.net_of(address_group(address))
-        now = self.wall()
-        oldest_ms = int((now - PENDING_DAYS * 86400) * 1000)
-        found = await anyio.to_thread.run_sync(
-            lambda: db.open_games(engine, fmt.key, rating.rating, user.id, net, browser, oldest_ms))
-        for pending in take_pending(rating.rating, found, now)[:TAKE_TRIES]:
-            apart = await anyio.to_thread.run_sync(db.find_apart, engine, pending.id)
-            if apart is None:
-                continue
-            game_id = secrets.token_urlsafe(12)
-            saved = self._new_game(game_id, browser, fmt, apart.deal, apart.id)
-            if await anyio.to_thread.run_sync(db.take, engine, apart.id, user.id, saved, self._ms()):
-                log.info("play now: %s takes match %s (%s)", user.id, apart.id, fmt.key)
-                return await self._answer(apart, user.id, game_id, role="challenger")
-        count = await anyio.to_thread.run_sync(db.open_count, engine, user.id, fmt.key)
+        found = await anyio.to_thread.run_sync(self._look_and_take, user, fmt, browser, net)
+        if isinstance(found, dict):
+            return found
+        rating, count = found
         if count >= PENDING_MOST:
             raise PlayNowRefused("too_many", f"{count} of your games in this pool wait for a challenger already: "
                                              "play one live, or come back when a result is in")
@@ -128,11 +112,37 @@ class PlayNow:
         apart_id = secrets.token_urlsafe(12)
         game_id = secrets.token_urlsafe(12)
         apart = db.Apart(apart_id, fmt.key, fmt.game, deal, commitment(fmt.game, fmt.options(), deal, ""), proved,
-                         user.id, game_id, rating.rating, None, None, "open", self._ms(), None, None)
+                         user.id, game_id, rating, None, None, "open", self._ms(), None, None)
         saved = self._new_game(game_id, browser, fmt, deal, apart_id)
-        await anyio.to_thread.run_sync(db.host, engine, apart, net, saved)
+        await anyio.to_thread.run_sync(db.host, self.store.engine, apart, net, saved)
         log.info("play now: %s hosts match %s (%s)", user.id, apart_id, fmt.key)
-        return await self._answer(apart, user.id, game_id, role="host")
+        return self._answer(apart, user.id, game_id, role="host")
+
+    def _look_and_take(self, user: User, fmt: Format, browser: str, net: str) -> dict[str, Any] | tuple[float, int]:
+        """On a worker thread: the player's game going on, else the first waiting match in reach that is
+        still there to take (taken here), as the answer; else (their rating, the matches they host
+        untaken in this pool), for the caller to host a new one."""
+        engine = self.store.engine
+        going = db.unfinished_of(engine, user.id)
+        if going is not None:  # one game of Play now at a time: the one begun goes on
+            apart, game_id = going
+            saved = self.store.load_game(game_id)
+            if saved is not None and saved.browser_id != browser:
+                raise PlayNowRefused("elsewhere", "your game of Play now goes on in the browser where you began it")
+            return self._answer(apart, user.id, game_id, again=True)
+        rating = load_rating(engine, user.id, fmt.game).rating
+        now = self.wall()
+        found = db.open_games(engine, fmt.key, rating, user.id, net, browser, int((now - PENDING_DAYS * 86400) * 1000))
+        for pending in take_pending(rating, found, now)[:TAKE_TRIES]:
+            apart = db.find_apart(engine, pending.id)
+            if apart is None:
+                continue
+            game_id = secrets.token_urlsafe(12)
+            if db.take(engine, apart.id, user.id, self._new_game(game_id, browser, fmt, apart.deal, apart.id),
+                       self._ms()):
+                log.info("play now: %s takes match %s (%s)", user.id, apart.id, fmt.key)
+                return self._answer(apart, user.id, game_id, role="challenger")
+        return rating, db.open_count(engine, user.id, fmt.key)
 
     @staticmethod
     def _new_game(game_id: str, browser: str, fmt: Format, deal: str, apart_id: str) -> SavedGame:
@@ -142,15 +152,16 @@ class PlayNow:
                          seed=db.apart_label(apart_id), record=session.record(), ms=0, moves=0,
                          score=session.score, outcome=None)
 
-    async def _answer(self, apart: db.Apart, user_id: str, game_id: str, *, role: str | None = None,
-                      again: bool = False) -> dict[str, Any]:
+    def _answer(self, apart: db.Apart, user_id: str, game_id: str, *, role: str | None = None,
+                again: bool = False) -> dict[str, Any]:
+        """What the page needs (a database read for a challenger's opponent: call it on a worker thread)."""
         role = role or ("host" if apart.host_id == user_id else "challenger")
         fmt = Format.from_key(apart.format)
         out: dict[str, Any] = {"id": apart.id, "game_id": game_id, "game": fmt.game, "variant": fmt.variant_name,
                                "limit_s": fmt.limit_s, "format": apart.format, "role": role,
                                "commitment": apart.commitment, "again": again, "opponent": None}
         if role == "challenger":  # who they play against: the name and rating, never the score
-            names = await anyio.to_thread.run_sync(names_of, self.store.engine, [apart.host_id])
+            names = names_of(self.store.engine, [apart.host_id])
             out["opponent"] = {"id": apart.host_id, "name": names.get(apart.host_id, "?"),
                                "rating": round(apart.host_rating)}
         return out
