@@ -52,6 +52,10 @@ def base_url(server_app: Any) -> Iterator[str]:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the server did not start")
         time.sleep(0.05)
+    # every browser of the session comes from 127.0.0.1, one address: the sign-up limit of an address
+    # (20 accounts in 10 minutes, for a person) would refuse the session's players after the first few
+    # test files. Each test is a few people; the limit itself is tested in tests/test_server_signin_load.py.
+    app.state.accounts.signups = 100_000
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)

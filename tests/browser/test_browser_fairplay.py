@@ -181,7 +181,10 @@ def test_after_a_duel_each_player_may_report_the_other_from_the_replay(browser: 
         for page in (anna, bruno):
             expect(page.locator("#found")).to_be_hidden(timeout=8000)
         bruno.keyboard.press("d")  # a stock turn by key: said so to the server
-        bruno.wait_for_timeout(400)
+        for _ in range(50):  # its frame is sent at once; on a busy machine the page may take a moment
+            if any(m["t"] == "stock" for m in sent):
+                break
+            bruno.wait_for_timeout(100)
         assert any(m["t"] == "stock" and m["d"].get("how") == "key" for m in sent), sent
         for page in (anna, bruno):
             page.locator("#giveup").click()
