@@ -112,17 +112,23 @@ def cmd_backup(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sqlite_file(path: Path, what: str) -> None:
-    """``path`` is an SQLite file, or :class:`BadInputError`."""
+def _file_head(path: Path, what: str, not_a_folder: str) -> bytes:
+    """The first bytes of file ``path`` (enough to tell an SQLite file from a pg_dump), or
+    :class:`BadInputError` when it is missing, a folder or cannot be read."""
     if not path.exists():
         raise BadInputError(f"no {what} at {path}")
     if path.is_dir():
-        raise BadInputError(f"{path} is a folder, not an SQLite database")
+        raise BadInputError(f"{path} is a folder, not {not_a_folder}")
     try:
         with path.open("rb") as f:
-            head = f.read(len(SQLITE_MAGIC))
+            return f.read(len(SQLITE_MAGIC))
     except OSError as exc:
         raise BadInputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _sqlite_file(path: Path, what: str) -> None:
+    """``path`` is an SQLite file, or :class:`BadInputError`."""
+    head = _file_head(path, what, "an SQLite database")
     if head != SQLITE_MAGIC:
         kind = "a PostgreSQL dump (pg_dump)" if head.startswith(PGDUMP_MAGIC) else "not an SQLite database"
         raise BadInputError(f"{path} is {kind}" + (": restore it with --database-url postgresql://..."
@@ -575,15 +581,7 @@ def _postgres_restore(url: str, src: Path, *, force: bool) -> None:
     from patience.server.storage.store import safe_url
 
     pg_restore = _tool("pg_restore")
-    if not src.exists():
-        raise BadInputError(f"no backup at {src}")
-    if src.is_dir():
-        raise BadInputError(f"{src} is a folder, not a backup made by patience backup")
-    try:
-        with src.open("rb") as f:
-            head = f.read(len(SQLITE_MAGIC))
-    except OSError as exc:
-        raise BadInputError(f"cannot read {src}: {exc.strerror or exc}") from None
+    head = _file_head(src, "backup", "a backup made by patience backup")
     if head == SQLITE_MAGIC:
         raise BadInputError(f"{src} is an SQLite database: restore it with --data-dir or a sqlite:/// URL")
     if not head.startswith(PGDUMP_MAGIC):
