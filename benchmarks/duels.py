@@ -1080,6 +1080,10 @@ def main() -> int:
                                         ("err once paired, while giving up", burst.late)) if codes]
             if said:
                 print(f"  {burst.processes} × {burst.players}: " + "; ".join(said))
+            if burst.costs and burst.costs.redis_commands:
+                top = sorted(burst.costs.by_command.items(), key=lambda kv: -kv[1])[:8]
+                print(f"  Redis per seek, {burst.processes} processes, {burst.players} seekers: "
+                      + ", ".join(f"{name} {calls / burst.players:.2f}" for name, calls in top))
     for count, took in failovers:
         print(f"\nfail-over ({count} processes): kill -9 of a match's owner to the first move accepted by the new "
               f"owner: {took:.2f} s")

@@ -17,6 +17,7 @@ from patience.fairplay import Step, account_score, game_figures, verdict
 from patience.games import DRAW, REDEAL
 from patience.server.solo.hints import simple_hint
 from patience.server.storage import fairplay as fp
+from patience.server.storage import league
 from patience.server.storage.roles import grant
 from test_server_duel import (
     Page,
@@ -108,6 +109,12 @@ def test_a_full_speed_bot_is_marked_in_its_first_duel_and_its_opponent_gets_the_
         assert round(profile["ratings"]["reloaded"]["rating"]) == 1500
     bot_profile = human.client.get(f"/api/profile/{bot_id}").json()
     assert bot_profile["fairplay"] == {"marked": True, "category": "bot", "refunds": []}
+    # what a seek reads, in one query: the rating of the game (a new player's in another) and the mark
+    rating, mark = league.seeker_facts(engine, human_id, "reloaded")
+    assert (round(rating.rating), mark) == (round(profile["ratings"]["reloaded"]["rating"]), None)
+    rating, mark = league.seeker_facts(engine, bot_id, "faecher")
+    assert (rating.rating, rating.deviation, mark) == (1500, 350, "bot")
+    assert league.seeker_facts(engine, "nobody", "reloaded")[1] is None
     board = human.client.get("/api/leaderboard?game=reloaded").json()["players"]
     assert bot_id not in {p["id"] for p in board}
     # a marked account is refused a seek, Play now and the deal of the day

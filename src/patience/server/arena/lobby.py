@@ -75,7 +75,7 @@ from patience.server.protocol import (
     encode,
 )
 from patience.server.storage.fairplay import marked_category
-from patience.server.storage.league import load_rating
+from patience.server.storage.league import load_rating, seeker_facts
 from patience.server.storage.store import Store
 from patience.server.storage.writer import GroupWriter
 
@@ -333,7 +333,7 @@ class Arena:
             await self._join(conn, message.id, message.v)
         elif conn.user is None:
             conn.error("sign_in", "duels are between people with an account: sign in first")
-        elif isinstance(message, SeekIntent | ChallengeIntent | AcceptIntent | TourJoin) and await self.refused(conn):
+        elif isinstance(message, ChallengeIntent | AcceptIntent | TourJoin) and await self.refused(conn):
             return
         elif isinstance(message, SeekIntent):
             await self.seek(conn, message)
@@ -372,7 +372,10 @@ class Arena:
     async def refused(self, conn: Connection) -> bool:
         """A marked account plays no rated game (docs/fairplay.md): True, and the page told why."""
         assert conn.user is not None
-        category = await anyio.to_thread.run_sync(marked_category, self.store.engine, conn.user.id)
+        return self._marked(conn, await anyio.to_thread.run_sync(marked_category, self.store.engine, conn.user.id))
+
+    @staticmethod
+    def _marked(conn: Connection, category: str | None) -> bool:
         if category is None:
             return False
         conn.error("marked", f"this account is marked ({category}): it plays no rated games")
@@ -382,13 +385,16 @@ class Arena:
         return await anyio.to_thread.run_sync(load_rating, self.store.engine, user_id, game)
 
     async def seek(self, conn: Connection, message: SeekIntent) -> None:
-        """Wait in a pool: a single write (the pairer pairs within a wave); the page is told at once."""
+        """Wait in a pool: a single write (the pairer pairs within a wave); the page is told at once.
+        A marked account is refused (the mark and the rating are one reading of the database)."""
         user = conn.user
         assert user is not None
         fmt = self._format(conn, message.format)
-        if fmt is None or await self._busy(conn):
+        if fmt is None:
             return
-        rating = await self._rating(user.id, fmt.game)
+        rating, mark = await anyio.to_thread.run_sync(seeker_facts, self.store.engine, user.id, fmt.game)
+        if self._marked(conn, mark) or await self._busy(conn):
+            return
         await self.pools.seek(Side(user.id, user.name, rating, self.node, conn.id), fmt)
         await self.view.watch(conn)
         await self._lobby_changed()

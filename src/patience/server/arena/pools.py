@@ -90,6 +90,10 @@ class Pools:
         self.waves = 0  # waves this process ran as the pairer
         self.made = 0  # pairs it made
         self.seekers: dict[str, int] = {}  # seekers waiting per pool at its last wave
+        self.left: dict[str, tuple[float, list[Side]]] = {}
+        """Per pool, as of this process's last wave (when, on the shared clock): who it left waiting,
+        longest waiting first. The lobby's view names the first few of a large pool from it rather
+        than reading thousands of entries again (:mod:`patience.server.arena.view`)."""
 
     @property
     def pairing_here(self) -> bool:
@@ -187,8 +191,12 @@ class Pools:
             waiting = await self.waiting(key)
             self.seekers[key] = len(waiting)
             if len(waiting) < 2:
+                self.left[key] = (now, [side for side, _ in waiting.values()])
                 continue
             chosen = pairs([Seeker(side.user, side.rating.rating, since) for side, since in waiting.values()], now)
+            taken = {seeker.user for pair in chosen for seeker in pair}
+            self.left[key] = (now, [side for side, _ in sorted((entry for user, entry in waiting.items()
+                                                                if user not in taken), key=lambda e: e[1])])
             for start in range(0, len(chosen), CLAIMS_AT_ONCE):
                 batch = chosen[start:start + CLAIMS_AT_ONCE]
                 claims = await asyncio.gather(*(self.bus.claim(f"pool:{key}", a.user, b.user) for a, b in batch))

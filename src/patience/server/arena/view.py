@@ -7,19 +7,27 @@ A change anywhere in the arena is one message on the channel ``lobby``. The proc
 its own lobby pages, adding to each what is the player's own (two reads). So the cost of a change
 is one reading of the arena for the whole arena, not one per process, and a process's work grows
 with its own pages.
+
+Under a burst of thousands of seeks each part stays bounded: the reading counts a large pool and
+names its first few from the pairer's last wave (:data:`READ_WHOLE`); pages that ask at one time
+share one reading (:meth:`LobbyView.read`); and a process tells its lobby pages at most
+:data:`PAGES_TOLD_PER_SECOND` views a second in all, the newest each time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import msgspec
 
 from patience.duel import Format
 from patience.server.arena.nodes import Nodes
-from patience.server.arena.pools import FORMAT_KEYS, Pools
+from patience.server.arena.pools import FORMAT_KEYS, Pools, Side
 from patience.server.bus import Bus
 from patience.server.live import Connection, Now
 from patience.server.protocol import DuelPlayer, LiveInfo, LobbyMsg, PoolInfo, encode
@@ -35,7 +43,19 @@ TELL_MOST_SECONDS = 1.0
 """... and with many waiting, up to this long: each view goes to every lobby page, so under a burst
 of thousands of seeks a view every 0.2 s would cost the processes more than the pairing itself."""
 TELL_SLOWER_PER = 200  # waiting players a TELL_SECONDS more
-
+READ_WHOLE = 64
+"""A pool or the pages online up to this many entries are read whole for a view. A larger pool is
+named from the pairer's last wave (who it left waiting, half a second old at most) and counted
+afresh; a larger count online is read whole at most every :data:`ONLINE_SECONDS` and moved on by
+the count of entries meanwhile: under a burst of thousands of seeks the view then costs a few
+commands, not a reading of thousands of entries a second."""
+ONLINE_SECONDS = 5.0
+PAGES_TOLD_PER_SECOND = 1000
+"""A process tells its lobby pages a new view at most this many times a second in all: with 2,000
+lobby pages, every 2 s (the newest view then), with 200 every 0.2 s; at most every
+:data:`TELL_PAGES_MOST_SECONDS`."""
+TELL_PAGES_MOST_SECONDS = 2.0
+SNAPSHOT_SECONDS = 2.0  # a pairer's wave older than this is not used for the view
 
 class Summary(msgspec.Struct, frozen=True):
     """What every lobby page is told alike: encoded once by the pairer, decoded once per process."""
@@ -63,6 +83,12 @@ class LobbyView:
         self.watchers: set[Connection] = set()
         self._later: asyncio.TimerHandle | None = None
         self._last: tuple[Summary, float] | None = None  # the last view published, and when it came
+        self._reading: asyncio.Future[Summary] | None = None  # the reading of the arena going on
+        self._next: asyncio.Future[Summary] | None = None  # the one to start after it (asked meanwhile)
+        self._online_read: tuple[float, int, int] | None = None  # when online was read whole: entries, players
+        self._told = 0.0  # when this process last told its lobby pages (the event loop's clock)
+        self._telling: asyncio.TimerHandle | None = None  # the telling to come, if one waits
+        self._tasks: set[asyncio.Task[None]] = set()
         self.published = 0  # views this process published (as the pairer)
 
     async def start(self) -> None:
@@ -107,7 +133,12 @@ class LobbyView:
         loop = asyncio.get_running_loop()
         waiting = sum(self.pools.seekers.values())
         delay = min(TELL_MOST_SECONDS, TELL_SECONDS * max(1.0, waiting / TELL_SLOWER_PER))
-        self._later = loop.call_later(delay, lambda: loop.create_task(self._publish()))
+        self._later = loop.call_later(delay, self._spawn, self._publish)
+
+    def _spawn(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        task = asyncio.get_running_loop().create_task(work())
+        self._tasks.add(task)  # held until done (the loop keeps only a weak reference)
+        task.add_done_callback(self._tasks.discard)
 
     async def changed(self) -> None:
         await self.bus.publish("lobby", b"")
@@ -115,7 +146,7 @@ class LobbyView:
     async def _publish(self) -> None:
         self._later = None
         try:
-            await self.bus.publish("lobby_view", msgspec.json.encode(await self._summary()))
+            await self.bus.publish("lobby_view", msgspec.json.encode(await self.read()))
         except Exception:  # the bus is away or swamped: the next change publishes again
             log.warning("the lobby's view could not be published: the bus did not answer")
             return
@@ -127,11 +158,19 @@ class LobbyView:
         except (msgspec.ValidationError, msgspec.DecodeError):
             return
         self._last = (summary, self.now())
-        if self.watchers:
-            asyncio.get_running_loop().create_task(self._tell(summary))
+        if not self.watchers or self._telling is not None:
+            return  # a telling waits: it tells this view, the newest
+        loop = asyncio.get_running_loop()
+        gap = min(TELL_PAGES_MOST_SECONDS, len(self.watchers) / PAGES_TOLD_PER_SECOND)
+        self._telling = loop.call_at(max(loop.time(), self._told + gap), self._spawn, self._tell)
 
-    async def _tell(self, summary: Summary) -> None:
-        """Every lobby page here: what is the player's own read for all of them at once (two commands)."""
+    async def _tell(self) -> None:
+        """Every lobby page here, the newest view: what is the player's own is read for all of them at
+        once (two commands)."""
+        self._telling = None
+        self._told = asyncio.get_running_loop().time()
+        assert self._last is not None
+        summary = self._last[0]
         for conn in [c for c in self.watchers if c.dropped]:
             self.watchers.discard(conn)
         conns = list(self.watchers)
@@ -153,19 +192,43 @@ class LobbyView:
         the lobby or no view came yet, read afresh."""
         if not fresh and self._last is not None:  # a newer view follows within a moment of any change
             return await self._render(conn, self._last[0])
-        return await self._render(conn, await self._summary())
+        return await self._render(conn, await self.read())
+
+    async def read(self) -> Summary:
+        """The arena read now, shared: callers that come while a reading goes on share the next one,
+        which starts after it (so each gets a reading begun after it asked, and a thousand pages
+        opening the lobby at once cost two readings, not a thousand)."""
+        if self._next is None:
+            self._next = asyncio.get_running_loop().create_task(self._read_after(self._reading))
+        return await asyncio.shield(self._next)
+
+    async def _read_after(self, before: asyncio.Future[Summary] | None) -> Summary:
+        if before is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(before)
+        self._reading, self._next = self._next, None
+        return await self._summary()
+
+    async def _pool(self, key: str) -> tuple[int, list[Side]]:
+        """How many wait in pool ``key``, and the first few, longest waiting first."""
+        count = await self.bus.hlen(f"pool:{key}")
+        left = self.pools.left.get(key)
+        if count > READ_WHOLE and left is not None and self.pools.wall() - left[0] < SNAPSHOT_SECONDS:
+            return count, left[1][:POOL_SHOWN]
+        pool = sorted((await self.pools.waiting(key)).values(), key=lambda entry: entry[1])
+        return len(pool), [side for side, _ in pool[:POOL_SHOWN]]
 
     async def _summary(self) -> Summary:
-        pools = {key: await self.pools.waiting(key) for key in FORMAT_KEYS}
+        pools = {key: await self._pool(key) for key in FORMAT_KEYS}
         listed = [json.loads(data) for data in (await self.bus.hgetall("live_info")).values()]
         listed.sort(key=lambda info: -info["at"])
         infos = []
         for key in FORMAT_KEYS:
             fmt = Format.from_key(key)
-            pool = sorted(pools[key].values(), key=lambda entry: entry[1])
+            count, first = pools[key]
             shown = [DuelPlayer(side.user, side.name, round(side.rating.rating), side.rating.provisional)
-                     for side, _ in pool[:POOL_SHOWN]]
-            infos.append(PoolInfo(key, fmt.game, fmt.variant_name, fmt.limit_s, len(pool), shown))
+                     for side in first]
+            infos.append(PoolInfo(key, fmt.game, fmt.variant_name, fmt.limit_s, count, shown))
         live = [LiveInfo(info["id"], info["format"], [DuelPlayer(**p) for p in info["players"]])
                 for info in listed[:LIVE_SHOWN]]
         challenge_of = {user: code.decode() for user, code in (await self.bus.hgetall("challenge_of")).items()}
@@ -173,12 +236,20 @@ class LobbyView:
                        await self.bus.hlen("live"), await self._online(), challenge_of, self.now())
 
     async def _online(self) -> int:
-        """How many players have a duel page open, on any process that is alive."""
+        """How many players have a duel page open, on any process that is alive (with thousands
+        online: as of a whole reading at most :data:`ONLINE_SECONDS` old, moved on by the pages
+        opened or closed since)."""
+        entries = await self.bus.hlen("online")
+        read = self._online_read
+        if entries > READ_WHOLE and read is not None and self.now() - read[0] < ONLINE_SECONDS:
+            return max(0, read[2] + entries - read[1])
         pages = {field: node.decode() for field, node in (await self.bus.hgetall("online")).items()}
         gone = {node for node in set(pages.values()) if not await self.nodes.alive(node)}
         if gone:
             await self.bus.hdel("online", *[field for field, node in pages.items() if node in gone])
-        return len({field.split("/", 1)[0] for field, node in pages.items() if node not in gone})
+        players = len({field.split("/", 1)[0] for field, node in pages.items() if node not in gone})
+        self._online_read = (self.now(), len(pages) - sum(node in gone for node in pages.values()), players)
+        return players
 
     async def _render(self, conn: Connection, summary: Summary) -> bytes:
         if conn.user is None:

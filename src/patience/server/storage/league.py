@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
@@ -22,7 +22,7 @@ from patience.games import get_game
 from patience.ratings import PROVISIONAL_DEVIATION, Rating
 from patience.record import replay
 from patience.rng import check_seed
-from patience.server.storage.fairplay import marked_ids
+from patience.server.storage.fairplay import FairPlayRow, marked_ids
 from patience.server.storage.store import (
     ChallengeRow,
     MatchMoveRow,
@@ -160,6 +160,24 @@ def load_rating(engine: Engine, user_id: str, game: str) -> Rating:
     with Session(engine) as db:
         row = db.get(RatingRow, (user_id, game))
         return Rating() if row is None else Rating(row.rating, row.deviation, row.volatility)
+
+
+_SEEKER = (select(RatingRow.rating, RatingRow.deviation, RatingRow.volatility,
+                  select(FairPlayRow.category).where(FairPlayRow.user_id == UserRow.id, FairPlayRow.state == "marked")
+                  .limit(1).scalar_subquery())
+           .select_from(UserRow)
+           .outerjoin(RatingRow, (RatingRow.user_id == UserRow.id) & (RatingRow.game == bindparam("game")))
+           .where(UserRow.id == bindparam("user_id")))  # made once: a seek only binds its values
+
+
+def seeker_facts(engine: Engine, user_id: str, game: str) -> tuple[Rating, str | None]:
+    """What a seek needs of the database, in one query: the player's rating in ``game`` (see
+    :func:`load_rating`) and the category of their account's mark (None: not marked)."""
+    with engine.connect() as connection:
+        row = connection.execute(_SEEKER, {"user_id": user_id, "game": game}).first()
+    if row is None or row[0] is None:
+        return Rating(), None if row is None else row[3]
+    return Rating(row[0], row[1], row[2]), row[3]
 
 
 def saved_matches(engine: Engine, *, state: str = "live", match_id: str | None = None,

@@ -796,6 +796,15 @@ def _reason(exc: BaseException) -> str:
     return lines[0] if lines else type(orig).__name__
 
 
+POOL_SIZE = 10
+"""Connections a process keeps open to a database server (PostgreSQL). Under a burst the worker
+threads wait for one of them rather than each opening a connection of its own and closing it after
+one query: a new PostgreSQL connection is a new backend process, costlier than the query. With
+:data:`POOL_OVERFLOW` a process uses at most 15 connections: 8 processes stay within PostgreSQL's
+default ``max_connections`` of 100 (docs/deploy.md)."""
+POOL_OVERFLOW = 5
+
+
 def make_engine(url: str, *, sole: bool = False) -> Engine:
     """The engine for a URL that :func:`database_url` has checked (SQLite gets WAL and foreign keys).
 
@@ -810,7 +819,8 @@ def make_engine(url: str, *, sole: bool = False) -> Engine:
             engine = _sqlite_engine(url, parsed.database in (None, "", ":memory:"), sole=sole)
         else:
             connect_args = {} if "connect_timeout" in parsed.query else {"connect_timeout": 10}
-            return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+            return create_engine(url, pool_pre_ping=True, connect_args=connect_args, pool_size=POOL_SIZE,
+                                 max_overflow=POOL_OVERFLOW, pool_timeout=30)
     except (NoSuchModuleError, ImportError) as exc:
         raise StoreError(f"no driver for {safe_url(parsed)}: {exc}") from exc
     except (ArgumentError, TypeError) as exc:
