@@ -237,3 +237,29 @@ def test_a_claim_takes_every_field_or_none(arena: Any) -> None:
         assert sorted(taken) == sorted(set(taken)) and len(taken) == 4  # two claims won, no player twice
         assert await a.hgetall("pool:x") == {}
     arena(test)
+
+
+def test_a_claim_leaves_a_player_who_plays_and_clears_the_index(arena: Any) -> None:
+    """The pairer's claim: a pair is taken out of its pool and out of the index of who waits where,
+    unless one of them plays a match already: that one leaves the pool (and the index), the other
+    waits on; the index entry of a player who waits in another pool is left alone."""
+    async def test(make: Factory) -> None:
+        a, b = await make("a"), await make("b")
+        for user in ("u1", "u2", "u3", "u4"):
+            await a.hset("pool:x", user, user.encode())
+            await a.hset("seeking", user, b"x")
+        await a.hset("seeking", "u5", b"y")  # waits in another pool
+        await a.hset("busy", "u3", b"m1")
+        assert await b.claim("pool:x", "u3", "u4", unless="busy", index=("seeking", b"x")) is None
+        assert sorted(await a.hgetall("pool:x")) == ["u1", "u2", "u4"]  # u3 plays: out; u4 waits on
+        assert sorted(await a.hgetall("seeking")) == ["u1", "u2", "u4", "u5"]
+        assert await a.claim("pool:x", "u1", "u2", unless="busy", index=("seeking", b"x")) == [b"u1", b"u2"]
+        assert await b.claim("pool:x", "u2", "u4", unless="busy", index=("seeking", b"x")) is None  # u2 is gone
+        assert await a.hgetall("pool:x") == {"u4": b"u4"}
+        assert await a.hgetall("seeking") == {"u4": b"x", "u5": b"y"}
+        await a.hset("seeking", "u4", b"y")  # u4 has moved to pool y: its index entry is not this pool's
+        await a.hset("pool:x", "u6", b"u6")
+        assert await a.claim("pool:x", "u4", "u6", unless="busy", index=("seeking", b"x")) == [b"u4", b"u6"]
+        assert await a.hgetall("seeking") == {"u4": b"y", "u5": b"y"}
+        assert await a.hgetall("busy") == {"u3": b"m1"}  # the claim never touches who plays
+    arena(test)

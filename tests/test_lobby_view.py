@@ -379,3 +379,21 @@ def test_few_online_are_read_whole_every_time() -> None:
         assert sum(args == ("online",) for args in reads) == 3
 
     run(test)
+
+
+def test_a_wave_pairs_nobody_who_plays_already_and_the_other_waits_on() -> None:
+    """A player who plays a match (a challenge accepted after their seek) is left out of the wave's
+    pair and out of the pool; the one they would have met waits on and is paired in the next wave."""
+    async def test(lobby: Lobby) -> None:
+        await lobby.seek("u1", 1500)
+        await lobby.seek("u2", 1500)
+        await lobby.bus.hset("busy", "u1", b"m1")
+        await lobby.pools.wave()
+        assert lobby.made == []
+        assert await lobby.pools.seeking("u1") is None and await lobby.pools.seeking("u2") == BIG
+        assert sorted(await lobby.bus.hgetall(f"pool:{BIG}")) == ["u2"]
+        await lobby.seek("u3", 1500)
+        await lobby.pools.wave()
+        assert sorted(lobby.made[0]) == ["u2", "u3"]
+        assert await lobby.bus.hgetall(f"pool:{BIG}") == {} and await lobby.bus.hgetall("seeking") == {}
+    run(test)

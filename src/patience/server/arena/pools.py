@@ -9,10 +9,12 @@ One process at a time pairs: the holder of the lease ``pairer`` (another takes i
 :data:`PAIRER_SECONDS` if it dies). Every :data:`WAVE_SECONDS`, and at once after a seek on its
 own process, it reads each pool and pairs all of its members at once by the rule of
 :func:`patience.duel.pairs` (the closest rating in reach, the longest waiting first: a whole-wave
-matching, not first come first served). Each pair is then taken out of the pool with one atomic
-claim of both entries (:meth:`patience.server.bus.Bus.claim`): a player who left, or was taken
-meanwhile, is never in a match, and nobody is ever in two. The pairs go to ``paired``, which
-makes each match on the process of one of its players.
+matching, not first come first served). Each pair is then taken out of the pool (and out of
+``seeking``) with one atomic claim of both entries (:meth:`patience.server.bus.Bus.claim`), unless
+either plays a match already (``busy``: a challenge accepted meanwhile; that one leaves the pool,
+the other waits on): a player who left, or was taken meanwhile, is never in a match, and nobody is
+ever in two. The claims of a wave go to the bus 256 at a time in one pipeline. The pairs go to
+``paired``, which makes each match on the process of one of its players.
 
 Nothing here runs a match's clock: pairing can take as long as it likes, no clock waits for it.
 """
@@ -42,7 +44,7 @@ FORMAT_KEYS = [Format(game, variant, limit).key for game, variants in FORMATS.it
                for limit in LIMITS]
 WAVE_SECONDS = 0.5  # the pairer pairs every pool this often (and at once after a seek on its process)
 PAIRER_SECONDS = 3.0  # the pairer's lease: another process pairs within this long after it stops
-CLAIMS_AT_ONCE = 64  # claims of one wave sent to the bus together
+CLAIMS_AT_ONCE = 256  # claims of one wave sent to the bus together (one pipeline)
 STARTS_AT_ONCE = 32
 """Matches of one wave made together: a wave of a thousand pairs is made in short turns of the event
 loop, so that the leases and the clocks of the matches going on are never held up for seconds."""
@@ -186,7 +188,6 @@ class Pools:
         self.waves += 1
         now = self.wall()
         made: list[tuple[Format, Side, Side]] = []
-        entries: dict[str, bytes] = {}
         for key in FORMAT_KEYS:
             waiting = await self.waiting(key)
             self.seekers[key] = len(waiting)
@@ -199,16 +200,12 @@ class Pools:
                                                                 if user not in taken), key=lambda e: e[1])])
             for start in range(0, len(chosen), CLAIMS_AT_ONCE):
                 batch = chosen[start:start + CLAIMS_AT_ONCE]
-                claims = await asyncio.gather(*(self.bus.claim(f"pool:{key}", a.user, b.user) for a, b in batch))
+                claims = await asyncio.gather(*(self.bus.claim(f"pool:{key}", a.user, b.user, unless="busy",
+                                                               index=("seeking", key.encode())) for a, b in batch))
                 fmt = Format.from_key(key)
                 for (a, b), got in zip(batch, claims, strict=True):
-                    if got is not None:  # both were still there: they are this pair's, nobody else's
+                    if got is not None:  # both were still there and neither plays: they are this pair's
                         made.append((fmt, Side.of(a.user, got[0])[0], Side.of(b.user, got[1])[0]))
-                        entries[a.user], entries[b.user] = got
-        if not made:
-            return 0
-        settled = await asyncio.gather(*(self._settle(fmt, a, b, entries) for fmt, a, b in made))
-        made = [pair for pair, ok in zip(made, settled, strict=True) if ok]
         if not made:
             return 0
         self.made += len(made)
@@ -216,17 +213,6 @@ class Pools:
         for start in range(0, len(made), STARTS_AT_ONCE):
             await asyncio.gather(*(self._start(fmt, a, b) for fmt, a, b in made[start:start + STARTS_AT_ONCE]))
         return len(made)
-
-    async def _settle(self, fmt: Format, a: Side, b: Side, entries: dict[str, bytes]) -> bool:
-        """After a pair's claim: out of ``seeking``; False (the free one back in the pool, as they
-        were) if either started another match meanwhile, a challenge say: nobody plays two at once."""
-        busy = [await self.bus.hget("busy", side.user) is not None for side in (a, b)]
-        for side, playing in zip((a, b), busy, strict=True):
-            if await self.bus.hget("seeking", side.user) == fmt.key.encode():
-                await self.bus.hdel("seeking", side.user)
-            if not playing and any(busy):
-                await self.seek_again(side, fmt, entries[side.user])
-        return not any(busy)
 
     async def seek_again(self, side: Side, fmt: Format, entry: bytes) -> None:
         """Put a player taken out of a pool back as they were (waiting since the same moment)."""

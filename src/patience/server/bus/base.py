@@ -121,9 +121,15 @@ class Bus(ABC):
         """How many fields hash ``key`` has."""
 
     @abstractmethod
-    async def claim(self, key: str, *fields: str) -> list[bytes] | None:
+    async def claim(self, key: str, *fields: str, unless: str | None = None,
+                    index: tuple[str, bytes] | None = None) -> list[bytes] | None:
         """Take ``fields`` out of hash ``key`` at once: their values if every one was there (all
-        deleted), else None (nothing deleted). Two processes never both get a field."""
+        deleted), else None (nothing deleted). Two processes never both get a field.
+
+        With ``unless``: a field that is also a field of hash ``unless`` is not taken (it is deleted
+        from ``key``, nothing else is, None). With ``index`` = (hash, value): each field deleted from
+        ``key`` is also deleted from that hash where its value there is ``value`` (a pool and the
+        hash saying which pool each player waits in). All of it is one atomic step."""
 
     # -- leases --------------------------------------------------------------------------------
 

@@ -61,14 +61,32 @@ class MemoryBus(Bus):
     async def hlen(self, key: str) -> int:
         return len(self._hashes.get(key, {}))
 
-    async def claim(self, key: str, *fields: str) -> list[bytes] | None:
+    async def claim(self, key: str, *fields: str, unless: str | None = None,
+                    index: tuple[str, bytes] | None = None) -> list[bytes] | None:
         found = self._hashes.get(key, {})
-        if not all(f in found for f in fields):
+        held = [f for f in fields if unless is not None and f in self._hashes.get(unless, {})]
+        if held or not all(f in found for f in fields):
+            for f in held:
+                found.pop(f, None)
+            self._unindex(index, held)
+            if not found:
+                self._hashes.pop(key, None)
             return None
         values = [found.pop(f) for f in fields]
         if not found:
             self._hashes.pop(key, None)
+        self._unindex(index, list(fields))
         return values
+
+    def _unindex(self, index: tuple[str, bytes] | None, fields: list[str]) -> None:
+        if index is None:
+            return
+        entries = self._hashes.get(index[0], {})
+        for f in fields:
+            if entries.get(f) == index[1]:
+                del entries[f]
+        if not entries:
+            self._hashes.pop(index[0], None)
 
     def _live(self, name: str) -> tuple[str, float] | None:
         held = self._leases.get(name)

@@ -56,11 +56,31 @@ if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) 
 return 0
 """
 _CLAIM = """
-for i = 1, #ARGV do
-  if redis.call('hexists', KEYS[1], ARGV[i]) == 0 then return false end
+-- KEYS: the hash, the hash 'unless' (or the hash itself: then no field is in it), the index;
+-- ARGV: the index's value for the hash ('' when there is no index), then the fields
+local fields = {unpack(ARGV, 2)}
+local unless = KEYS[2] ~= KEYS[1]
+local held = {}
+for i = 1, #fields do
+  if unless and redis.call('hexists', KEYS[2], fields[i]) == 1 then held[#held + 1] = fields[i] end
 end
-local values = redis.call('hmget', KEYS[1], unpack(ARGV))
-redis.call('hdel', KEYS[1], unpack(ARGV))
+local function unindex(list)
+  if ARGV[1] == '' then return end
+  for i = 1, #list do
+    if redis.call('hget', KEYS[3], list[i]) == ARGV[1] then redis.call('hdel', KEYS[3], list[i]) end
+  end
+end
+if #held > 0 then
+  redis.call('hdel', KEYS[1], unpack(held))
+  unindex(held)
+  return false
+end
+for i = 1, #fields do
+  if redis.call('hexists', KEYS[1], fields[i]) == 0 then return false end
+end
+local values = redis.call('hmget', KEYS[1], unpack(fields))
+redis.call('hdel', KEYS[1], unpack(fields))
+unindex(fields)
 return values
 """
 _HIT = """
@@ -171,7 +191,11 @@ class RedisBus(Bus):
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for command, args, _ in batch:
-                    getattr(pipe, command)(*args)
+                    if command == "script":  # a Lua script: loaded by the pipeline first if Redis lacks it
+                        script, keys, argv = args
+                        await script(keys=keys, args=argv, client=pipe)  # type: ignore[operator]
+                    else:
+                        getattr(pipe, command)(*args)
                 answers = await pipe.execute(raise_on_error=False)
         except BaseException as exc:  # every task of the batch gets the error (a cancellation too)
             for _, _, future in batch:
@@ -233,12 +257,13 @@ class RedisBus(Bus):
     async def hlen(self, key: str) -> int:
         return int(await self._small("hlen", self._k(key)))  # type: ignore[call-overload]
 
-    async def claim(self, key: str, *fields: str) -> list[bytes] | None:
+    async def claim(self, key: str, *fields: str, unless: str | None = None,
+                    index: tuple[str, bytes] | None = None) -> list[bytes] | None:
         if not fields:
             return []
-        self.commands += 1
-        found = await self._claim(keys=[self._k(key)], args=list(fields))
-        return None if found is None else [bytes(value) for value in found]
+        keys = [self._k(key), self._k(unless or key), self._k(index[0] if index else key)]
+        found = await self._small("script", self._claim, keys, [index[1] if index else b"", *fields])
+        return None if found is None else [bytes(value) for value in found]  # type: ignore[attr-defined]
 
     async def acquire(self, name: str, ttl_s: float) -> str | None:
         token = self.token()
