@@ -48,7 +48,11 @@ count. Per level:
   ``too_many_games``); ``errors``: every other ``err``, failed connection and unpaired player (the
   codes are listed under the table);
 - ``srv``: CPU (user + system) of all the server processes and their children over the window,
-  core-seconds per 1,000 intents; ``redis``/``pg``/``client``: the same for redis-server (its
+  core-seconds per 1,000 intents; ``idle``: the cores the servers keep busy with nobody connected
+  (read over 3 s before the level: their loops, leases and sweeps, a fixed cost per process);
+  ``net``: ``srv`` less that fixed cost over the window, per 1,000 intents — what the intents
+  themselves cost, the figure to compare across process counts on a machine with fewer cores than
+  processes; ``redis``/``pg``/``client``: the same for redis-server (its
   ``INFO cpu``), the PostgreSQL backends of the benchmark's database and the load generators;
 - ``cmd/int``: Redis commands per intent (``INFO stats`` total_commands_processed over the window;
   the commands that weigh most are listed under the table); ``xact/int``: PostgreSQL transactions
@@ -128,6 +132,7 @@ BUDGET_CODES = frozenset({"too_many", "too_many_games"})  # the err codes of the
 LADDER = "100,200,400,600,800,1000,1400,2000"
 PAIR_SECONDS = 180.0  # a level's players all paired within this, or the level goes on without the others
 BURST_WAIT = 90.0  # a burst's player not paired within this is "not paired"
+IDLE_SECONDS = 3.0  # before each level: the servers' CPU with nobody connected is read over this long
 END_SECONDS = 120.0  # after the window: the matches ended and the results in
 
 
@@ -705,6 +710,13 @@ class Level:
     peers: tuple[int, int, int] = (0, 0, 0)
     costs: Costs | None = None
     rss_mb: float = 0.0
+    idle_cores: float = 0.0  # the servers' CPU with no player connected, cores (before the level)
+
+    @property
+    def net_cpu(self) -> float:
+        """The servers' core-seconds in the window above what they spend with nobody connected."""
+        assert self.costs is not None
+        return max(0.0, self.costs.server_cpu - self.idle_cores * self.costs.seconds)
 
     @property
     def budget(self) -> int:
@@ -750,6 +762,10 @@ def shares(items: list[Any], parts: int) -> list[list[Any]]:
 def run_level(arena: Arena, generators: Generators, players: list[tuple[int, str]], seconds: float,
               think: float, pair_seconds: float = PAIR_SECONDS) -> Level:
     level = Level(arena.processes, len(players))
+    pids = [p.pid for p in arena.procs]
+    idle_from, cpu_from = time.monotonic(), tree_cpu(pids)  # the servers' own cost with nobody there
+    time.sleep(IDLE_SECONDS)
+    level.idle_cores = (tree_cpu(pids) - cpu_from) / (time.monotonic() - idle_from)
     urls = [base.replace("http", "ws") + "/ws" for base in arena.bases]
     jobs = [(number, token, urls[i % len(urls)]) for i, (number, token) in enumerate(players)]
     for pipe, share in zip(generators.pipes, shares(jobs, len(generators.pipes)), strict=True):
@@ -938,7 +954,8 @@ def level_row(level: Level) -> str:
     return (f"{level.processes:>5} {level.players:>7} {level.intents:>7} {p50:>7.1f} {level.p99:>7.1f} "
             f"{max(lat, default=math.nan):>7.1f} {'ok' if level.ok else 'NO':>3} {level.lost:>5} {level.unanswered:>5} "
             f"{level.twice:>5} {level.budget:>6} {level.other_errors:>6} {peers:>9} "
-            f"{per(c.server_cpu, level.intents, 1000):>6} {per(c.redis_cpu, level.intents, 1000):>6} "
+            f"{per(c.server_cpu, level.intents, 1000):>6} {per(level.net_cpu, level.intents, 1000):>6} "
+            f"{level.idle_cores:>5.2f} {per(c.redis_cpu, level.intents, 1000):>6} "
             f"{per(c.pg_cpu, level.intents, 1000):>6} {per(c.client_cpu, level.intents, 1000):>6} "
             f"{per(c.redis_commands, level.intents, 1, 1):>7} {per(c.pg_xacts, level.intents):>8} "
             f"{level.rss_mb:>6.0f} {c.other:>5.2f}")
@@ -946,7 +963,8 @@ def level_row(level: Level) -> str:
 
 LEVEL_HEADER = (f"{'procs':>5} {'players':>7} {'intents':>7} {'p50':>7} {'p99':>7} {'max':>7} {'ok':>3} "
                 f"{'lost':>5} {'unans':>5} {'twice':>5} {'budget':>6} {'errors':>6} {'peers':>9} {'srv':>6} "
-                f"{'redis':>6} {'pg':>6} {'client':>6} {'cmd/int':>7} {'xact/int':>8} {'RSS':>6} {'other':>5}")
+                f"{'net':>6} {'idle':>5} {'redis':>6} {'pg':>6} {'client':>6} {'cmd/int':>7} {'xact/int':>8} "
+                f"{'RSS':>6} {'other':>5}")
 
 
 def burst_row(b: Burst) -> str:
@@ -1043,7 +1061,8 @@ def main() -> int:
     finally:
         generators.close()
     print("\nLevels: p50/p99/max ms of intents sent in the window; CPU in core-seconds per 1,000 intents "
-          "(srv: the servers, redis, pg: the database's backends, client: the load generators); peers: "
+          "(srv: the servers, net: less their cost with nobody connected, idle: the cores they keep busy then; "
+          "redis, pg: the database's backends, client: the load generators); peers: "
           "connections/distinct addresses the servers had")
     print(LEVEL_HEADER)
     for level in levels:

@@ -800,9 +800,9 @@ POOL_SIZE = 10
 """Connections a process keeps open to a database server (PostgreSQL). Under a burst the worker
 threads wait for one of them rather than each opening a connection of its own and closing it after
 one query: a new PostgreSQL connection is a new backend process, costlier than the query. With
-:data:`POOL_OVERFLOW` a process uses at most 15 connections: 8 processes stay within PostgreSQL's
+:data:`POOL_OVERFLOW` a process uses at most 12 connections: 8 processes stay within PostgreSQL's
 default ``max_connections`` of 100 (docs/deploy.md)."""
-POOL_OVERFLOW = 5
+POOL_OVERFLOW = 2
 
 
 def make_engine(url: str, *, sole: bool = False) -> Engine:
