@@ -288,6 +288,45 @@ def test_slow_requests_filling_the_cap_in_all_make_room_for_others(caplog: pytes
     assert len(lines) == 1 and "oldest" in lines[0]
 
 
+class StrictLoop(GuardedLoop):
+    strikes_slow = 2.5  # three strikes, a little decayed
+    slow_burst = 2.0
+    slow_rate = 0.2
+
+
+def get_from(port: int, address: str) -> bytes:
+    """A GET from ``address``: the answer, or b"" when the server closes the connection unanswered."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(address, 0)) as s:
+            s.sendall(b"GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            return answer_of(s)
+    except (ConnectionResetError, BrokenPipeError):
+        return b""
+
+
+def test_an_address_whose_requests_trickle_in_gets_few_new_connections(caplog: pytest.LogCaptureFixture) -> None:
+    """Bodies cut for trickling in are strikes for their address: past the limit its new connections
+    come in at the slow rate only (the rest reset at once); another address, and one whose spare
+    connections sent nothing before they were closed, are served as before."""
+    caplog.set_level(logging.WARNING, "patience.server")
+    with serving_hello(StrictLoop, QuickGate) as (port, _, _):
+        for _ in range(3):
+            with post(port, 1000, "127.0.0.9") as s:
+                assert trickle(s, b"a", 0.2, 4.0) == b""  # cut: a strike
+        idle = [socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.10", 0)) for _ in range(4)]
+        assert all(closed(s, 3.0) for s in idle)  # closed in time, but they sent nothing: no strike
+        answers = [get_from(port, "127.0.0.9") for _ in range(6)]
+        assert [a.startswith(b"HTTP/1.1 200") for a in answers] == [True] * 2 + [False] * 4  # its burst, then none
+        assert all(get_from(port, address).startswith(b"HTTP/1.1 200") for address in ["127.0.0.10"] * 6)
+        assert get(port).startswith(b"HTTP/1.1 200")
+        time.sleep(5.5)  # a new connection a second every 5 s
+        assert get_from(port, "127.0.0.9").startswith(b"HTTP/1.1 200")
+        for s in idle:
+            s.close()
+    lines = [r.getMessage() for r in caplog.records if "overload" in r.getMessage()]
+    assert sum("trickling" in line for line in lines) == 1
+
+
 def test_the_addresses_of_one_ipv6_64_are_one_address() -> None:
     from patience.server.transport.budget import address_group
 

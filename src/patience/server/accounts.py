@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -99,6 +100,7 @@ EMAIL = re.compile(r"^[^@\s<>()\[\],;:\"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}
                    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+$")
 
 
+@functools.lru_cache(maxsize=65_536)  # pure, and asked for every connection accepted: a flood repeats few addresses
 def address_group(address: str) -> str:
     """The unit the limits count an address in: an IPv4 address itself, an IPv6 address's /64 (one
     host or household has a whole /64 to pick from), anything else as it is.

@@ -20,6 +20,10 @@ while the players' messages wait. Here:
   of the headers, and on average ``MIN_BODY_RATE`` bytes a second once ``BODY_GRACE`` seconds have
   passed (a body that trickles in is cut early). A body announced larger than ``MAX_BODY`` is
   answered 413 at once, without reading it; one without a length is cut, 413, once it passes it.
+- An address whose connections keep being closed for trickling their requests in (:data:`STRIKES_SLOW`)
+  is taken in a few new connections a second; the rest are reset as they are accepted, which costs
+  the server far less than a connection set up, swept and closed. A connection that sent nothing (a
+  browser's spare or idle one) is closed in time too, but is no strike.
 - At the cap in all, a new connection takes the place of the oldest one that waits for its client
   (its request's headers or body, or its next request on a kept-alive connection): connections
   that trickle their requests in, from however many addresses, cannot lock the others out, while a
@@ -64,6 +68,18 @@ MAX_BODY = 16 * 1024  # bytes of a request body (the forms the pages post are 8 
 MAX_PER_ADDRESS = 1024  # open connections from one address (players behind one NAT share an address)
 ACCEPT_BATCH = 16  # connections taken at a time before the loop runs what else is ready
 CLOSE_BATCH = 64  # late connections closed at a time before the loop runs what else is ready
+STRIKES_SLOW = 20.0
+"""An address whose connections were closed this many times for waiting on their client (request
+headers or a body not in time, or closed to make room at the cap in all; the count halves every
+:data:`STRIKE_HALF_LIFE` seconds) is taken in at most :data:`SLOW_ADDRESS_RATE` new connections a
+second (bursts of :data:`SLOW_ADDRESS_BURST`); the rest are reset as soon as they are accepted.
+So an attacker who reopens a trickling connection the moment it is closed costs the server an
+accept and a reset each time, not a connection set up, swept and closed; an address that never
+trickles is never slowed."""
+STRIKE_HALF_LIFE = 60.0
+SLOW_ADDRESS_RATE = 2.0
+SLOW_ADDRESS_BURST = 10.0
+STRUCK_ADDRESSES_MOST = 100_000  # addresses with strikes remembered (the least recently struck forgotten first)
 RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close() resets the connection and frees it at once
 
 log = logging.getLogger("patience.server")
@@ -153,6 +169,9 @@ class GuardedLoop(asyncio.SelectorEventLoop):
 
     max_per_address: ClassVar[int] = MAX_PER_ADDRESS
     max_connections: ClassVar[int] = max_connections()
+    strikes_slow: ClassVar[float] = STRIKES_SLOW
+    slow_rate: ClassVar[float] = SLOW_ADDRESS_RATE
+    slow_burst: ClassVar[float] = SLOW_ADDRESS_BURST
 
     def __init__(self, *args: Any, proxies: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -160,6 +179,8 @@ class GuardedLoop(asyncio.SelectorEventLoop):
         self.open_connections = 0
         # the connections that wait for their client, longest waiting first
         self.waiting: collections.OrderedDict[_CountedTransport, None] = collections.OrderedDict()
+        # per address with strikes: [strikes, tokens for new connections, when both were last brought up to date]
+        self.struck: collections.OrderedDict[str, list[float]] = collections.OrderedDict()
         # behind a proxy every player comes from its address: the proxy's connections are held by the
         # cap in all only (``proxies`` as --forwarded-allow-ips: addresses, networks or '*')
         items = [item.strip() for item in (proxies or "").split(",") if item.strip()]
@@ -195,7 +216,10 @@ class GuardedLoop(asyncio.SelectorEventLoop):
             host = _host(address)
             group = address_group(host)
             count = self.by_address.get(group, 0)
-            if count >= self.max_per_address and not self._proxy(host):
+            if group in self.struck and not self._admitted(group) and not self._proxy(host):
+                OVERLOADS("struck", f"addresses whose requests kept trickling in: at most {self.slow_rate:g} new "
+                                    "connections a second from each, the others closed")
+            elif count >= self.max_per_address and not self._proxy(host):
                 OVERLOADS("address", f"more than {self.max_per_address} open connections from one address "
                                      f"({group}): its new ones are closed")
             elif self.open_connections >= self.max_connections and not self._make_room():
@@ -219,6 +243,38 @@ class GuardedLoop(asyncio.SelectorEventLoop):
             _reset(conn)
             conn.close()
 
+    def strike(self, group: str) -> None:
+        """A connection of address ``group`` was closed for waiting on its client."""
+        now = time.monotonic()
+        entry = self.struck.get(group)
+        if entry is None:
+            entry = self.struck[group] = [0.0, self.slow_burst, now]
+            if len(self.struck) > STRUCK_ADDRESSES_MOST:
+                self.struck.popitem(last=False)
+        else:
+            self._bring_up(entry, now)
+            self.struck.move_to_end(group)
+        entry[0] += 1.0
+
+    def _admitted(self, group: str) -> bool:
+        """May a new connection of address ``group`` (one with strikes) come in now?"""
+        entry = self.struck[group]
+        self._bring_up(entry, time.monotonic())
+        if entry[0] < self.strikes_slow:
+            if entry[0] < 0.5:  # all but forgiven
+                del self.struck[group]
+            return True
+        if entry[1] >= 1.0:
+            entry[1] -= 1.0
+            return True
+        return False
+
+    def _bring_up(self, entry: list[float], now: float) -> None:
+        elapsed = max(0.0, now - entry[2])
+        entry[0] *= 0.5 ** (elapsed / STRIKE_HALF_LIFE)
+        entry[1] = min(self.slow_burst, entry[1] + elapsed * self.slow_rate)
+        entry[2] = now
+
     def _make_room(self) -> bool:
         """Close the connection that has waited longest for its client, to take a new one in its place
         (False: every connection is busy, none to close)."""
@@ -231,6 +287,8 @@ class GuardedLoop(asyncio.SelectorEventLoop):
             sock = transport.get_extra_info("socket")
             if sock is not None:
                 _reset(sock)
+            if _trickled(transport):
+                _strike(transport)
             transport.abort()  # counted out when its socket is closed, in a moment
             return True
         return False
@@ -369,12 +427,29 @@ def _bodies_for(loop: asyncio.AbstractEventLoop) -> _BodySweep:
     return sweep
 
 
-def _close_late(transport: asyncio.BaseTransport, kind: str, what: str) -> None:
+def _close_late(transport: asyncio.BaseTransport, kind: str, what: str, *, trickled: bool = True) -> None:
+    """Close a connection that waited too long for its client; ``trickled``: it had sent part of a
+    request (a strike for its address), not nothing at all (a browser's spare or idle connection)."""
     OVERLOADS(kind, what)
+    if trickled:
+        _strike(transport)
     sock = transport.get_extra_info("socket")
     if sock is not None:
         _reset(sock)
     transport.close()
+
+
+def _strike(transport: asyncio.BaseTransport) -> None:
+    group = getattr(transport, "_counted_as", None)
+    loop = getattr(transport, "_loop", None)
+    if isinstance(loop, GuardedLoop) and isinstance(group, str):
+        loop.strike(group)
+
+
+def _trickled(transport: asyncio.BaseTransport) -> bool:
+    """Has the connection's client sent part of a request it has not finished?"""
+    partial = getattr(transport.get_protocol(), "partial", None)
+    return bool(partial()) if callable(partial) else False
 
 
 def _end_of_headers(kept: bytearray, start: int) -> int:
@@ -454,6 +529,11 @@ class GuardedH11(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._sweep.arm(self)
+
+    def partial(self) -> bool:
+        """Has the client sent part of a request (and not all of it): a body still to come, or the
+        first bytes of the next request's headers?"""
+        return self._body_start is not None or bool(self.conn.trailing_data[0])
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._header_deadline = None
@@ -552,7 +632,8 @@ class GuardedH11(H11Protocol):
         if self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete) \
                 and not self.transport.is_closing():
             _close_late(self.transport, "headers",
-                        f"request headers not complete in {self.header_seconds:g} s: connections closed")
+                        f"request headers not complete in {self.header_seconds:g} s: connections closed",
+                        trickled=self.partial())
             return True
         return False
 
@@ -654,5 +735,10 @@ class HeaderGate(asyncio.Protocol):
         if self._transport is None or self._transport.is_closing():
             return False
         _close_late(self._transport, "headers",
-                    f"request headers not complete in {self.header_seconds:g} s: connections closed")
+                    f"request headers not complete in {self.header_seconds:g} s: connections closed",
+                    trickled=self.partial())
         return True
+
+    def partial(self) -> bool:
+        """Has the client sent part of its request (and not all of it)?"""
+        return bool(self._kept)
