@@ -5,6 +5,7 @@ connection."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import logging
@@ -334,3 +335,37 @@ def test_the_addresses_of_one_ipv6_64_are_one_address() -> None:
     assert address_group("2001:db8:1:3::1") != address_group("2001:db8:1:2::1")
     assert address_group("203.0.113.7") == address_group("::ffff:203.0.113.7") == "203.0.113.7"
     assert address_group("testclient") == "testclient"
+
+
+def test_accepted_connections_send_at_once_even_from_a_listening_socket_taken_for_unix() -> None:
+    """uvicorn takes the listening socket ``patience serve`` hands it (``fd``) for a Unix socket, so
+    asyncio never set TCP_NODELAY on what it accepts: a second message written before the first was
+    acknowledged waited 40 ms for the client's delayed acknowledgement (the p99 of every benchmark).
+    The guarded loop sets it on every connection it takes."""
+    loop = GuardedLoop()
+    listening = socket.create_server(("127.0.0.1", 0))
+    as_uvicorn_takes_it = socket.fromfd(listening.fileno(), socket.AF_UNIX, socket.SOCK_STREAM)
+    assert as_uvicorn_takes_it.family == socket.AF_UNIX  # the quirk this guards against
+
+    async def main() -> tuple[int, int]:
+        made: asyncio.Future[tuple[int, int]] = loop.create_future()
+
+        class Probe(asyncio.Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                sock = transport.get_extra_info("socket")
+                made.set_result((sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY),
+                                 int(transport.get_extra_info("peername")[0] == "127.0.0.1")))
+
+        server = await loop.create_server(Probe, sock=as_uvicorn_takes_it)
+        _, writer = await asyncio.open_connection(*listening.getsockname())
+        try:
+            return await asyncio.wait_for(made, 5)
+        finally:
+            writer.close()
+            server.close()
+
+    try:
+        assert loop.run_until_complete(main()) == (1, 1)
+    finally:
+        loop.close()
+        listening.close()
