@@ -198,8 +198,13 @@ def test_two_challengers_at_one_instant_take_one_match_once(app: Any) -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    roles = sorted(a["role"] for a in answers)
-    assert roles == ["challenger", "host", "host", "host"], answers
+    # ada's match is taken by exactly one of them; the others host matches of their own, and one of
+    # those may already be taken by a taker who came a moment later (a match is open once written)
+    taken = [a["id"] for a in answers if a["role"] == "challenger"]
+    hosted_now = [a["id"] for a in answers if a["role"] == "host"]
+    assert taken.count(hosted["id"]) == 1, answers
+    assert len(set(taken)) == len(taken) and set(taken) - {hosted["id"]} <= set(hosted_now), answers
+    assert len(set(hosted_now)) == len(hosted_now) == 4 - len(taken), answers
     # and in the database: a second take of a taken match writes nothing, not even the game
     store = app.state.store
     session = Session("reloaded", "0" * 64, Format.from_key(FORMAT).options(), clock=ManualClock())
