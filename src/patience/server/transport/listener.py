@@ -55,7 +55,7 @@ import h11
 from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from patience.server.transport.budget import address_group
+from patience.server.transport.budget import TokenBucket, address_group
 
 __all__ = ["ACCEPT_BATCH", "BODY_GRACE", "BODY_SECONDS", "HEADER_SECONDS", "MAX_BODY", "MAX_PER_ADDRESS",
            "MIN_BODY_RATE", "OVERLOADS", "GuardedH11", "GuardedLoop", "HeaderGate", "Overloads", "max_connections"]
@@ -189,8 +189,8 @@ class GuardedLoop(asyncio.SelectorEventLoop):
         self.open_connections = 0
         # the connections that wait for their client, longest waiting first
         self.waiting: collections.OrderedDict[_CountedTransport, None] = collections.OrderedDict()
-        # per address with strikes: [strikes, tokens for new connections, when both were last brought up to date]
-        self.struck: collections.OrderedDict[str, list[float]] = collections.OrderedDict()
+        # per address with strikes: ([strikes, when counted], its new connections' bucket)
+        self.struck: collections.OrderedDict[str, tuple[list[float], TokenBucket]] = collections.OrderedDict()
         # behind a proxy every player comes from its address: the proxy's connections are held by the
         # cap in all only (``proxies`` as --forwarded-allow-ips: addresses, networks or '*')
         items = [item.strip() for item in (proxies or "").split(",") if item.strip()]
@@ -259,32 +259,27 @@ class GuardedLoop(asyncio.SelectorEventLoop):
         now = time.monotonic()
         entry = self.struck.get(group)
         if entry is None:
-            entry = self.struck[group] = [0.0, self.slow_burst, now]
+            entry = self.struck[group] = ([0.0, now], TokenBucket(self.slow_rate, int(self.slow_burst)))
             if len(self.struck) > STRUCK_ADDRESSES_MOST:
                 self.struck.popitem(last=False)
         else:
-            self._bring_up(entry, now)
             self.struck.move_to_end(group)
-        entry[0] += 1.0
+        strikes = entry[0]
+        strikes[0] = strikes[0] * 0.5 ** (max(0.0, now - strikes[1]) / STRIKE_HALF_LIFE) + 1.0
+        strikes[1] = now
 
     def _admitted(self, group: str) -> bool:
         """May a new connection of address ``group`` (one with strikes) come in now?"""
-        entry = self.struck[group]
-        self._bring_up(entry, time.monotonic())
-        if entry[0] < self.strikes_slow:
-            if entry[0] < 0.5:  # all but forgiven
+        strikes, bucket = self.struck[group]
+        left = strikes[0] * 0.5 ** (max(0.0, time.monotonic() - strikes[1]) / STRIKE_HALF_LIFE)
+        if left < self.strikes_slow:
+            if left < 0.5:  # all but forgiven
                 del self.struck[group]
             return True
-        if entry[1] >= 1.0:
-            entry[1] -= 1.0
+        if bucket.can_take():
+            bucket.take()
             return True
         return False
-
-    def _bring_up(self, entry: list[float], now: float) -> None:
-        elapsed = max(0.0, now - entry[2])
-        entry[0] *= 0.5 ** (elapsed / STRIKE_HALF_LIFE)
-        entry[1] = min(self.slow_burst, entry[1] + elapsed * self.slow_rate)
-        entry[2] = now
 
     def _make_room(self) -> bool:
         """Close the connection that has waited longest for its client, to take a new one in its place
