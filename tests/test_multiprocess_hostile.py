@@ -63,8 +63,6 @@ def make(http: httpx.Client, name: str, password: str = "") -> httpx.Response:
     return form(http, "/api/tournaments", name=name, format=FORMAT, minutes="15", start_ms="0", password=password)
 
 
-@pytest.mark.xfail(strict=False, reason="on two cores the test's 96 guessers starve the niced argon2 threads: a "
-                   "real sign-in is sometimes answered 'busy' after 10 s (open in the hostile-load issue)")
 def test_a_real_user_signs_in_on_both_processes_while_96_addresses_guess(
         two: tuple[ServeProcess, ServeProcess]) -> None:
     login = f"victim{secrets.token_hex(3)}"

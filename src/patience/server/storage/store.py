@@ -828,6 +828,7 @@ def make_engine(url: str, *, sole: bool = False) -> Engine:
     return engine
 
 
+SQLITE_READONLY = 8  # SQLite's primary result code of "attempt to write a readonly database"
 PRIVATE_FILE = 0o600  # an SQLite file the store makes: its owner alone reads it (it holds secret deal keys)
 
 
@@ -869,5 +870,14 @@ def _sqlite_engine(url: str, in_memory: bool, *, sole: bool = False) -> Engine:
         cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
+
+    @event.listens_for(engine, "handle_error")
+    def _read_only_connection(context: Any) -> None:
+        # a connection SQLite opened while the file could not be written stays read-only for its life, even
+        # once the file takes writes again: such an answer ends the pool's connections, as a lost server's
+        # would, so the next write opens the file anew
+        code = getattr(context.original_exception, "sqlite_errorcode", None)
+        if isinstance(code, int) and code & 0xFF == SQLITE_READONLY:
+            context.is_disconnect = True
 
     return engine
