@@ -180,6 +180,7 @@ def create_app(
                 hub.tick()
                 await hub.save()
                 await hub.stop()
+                writer.close()
                 gc.unfreeze()
                 gc.set_threshold(*gc_before)
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
+from sqlalchemy import Connection
 from sqlalchemy.exc import OperationalError
 
 import patience.server.figures as figures
@@ -25,6 +27,7 @@ log = logging.getLogger("patience.server")
 GATHER_SECONDS = 0.002  # how long the writer lets work gather before a transaction
 CHECKPOINT_SECONDS = 1.0  # how often the write-ahead log is copied into the database file
 SAY_AGAIN_SECONDS = 60.0  # a database refusing writes is said in one line, then at most once a minute
+PING_IDLE_SECONDS = 1.0  # the writer's connection, unused this long, is asked whether it still works before a batch
 
 
 @dataclass
@@ -58,6 +61,11 @@ class GroupWriter:
         self.batches = 0
         self.rows = 0
         self._failing: tuple[float, int] | None = None  # since a write failed: when it was said, batches refused
+        # the writer keeps a connection of its own between batches: a batch costs a transaction, not also a
+        # connection taken from the pool, its check (a round trip) and its reset
+        self._held: Connection | None = None
+        self._held_used = 0.0
+        self._held_lock = threading.Lock()  # flushes without the loop (before it runs, or as it stops) may overlap
 
     async def write(self, moves: Iterable[tuple[str, MoveRow]] = (), *, before: Iterable[Callable[[Any], None]] = (),
                     games: Iterable[SavedGame] = (), game_moves: Iterable[tuple[str, int, dict[str, Any]]] = (),
@@ -139,8 +147,47 @@ class GroupWriter:
             said, count = now, 0
         self._failing = (said, count + 1)
 
+    def _connection(self) -> Connection:
+        """The writer's own connection: opened when there is none, and checked with a ping when it was idle
+        (the database may have closed it meanwhile), as the pool checks the connections it hands out."""
+        held = self._held
+        if held is not None and not held.invalidated and time.monotonic() - self._held_used >= PING_IDLE_SECONDS:
+            try:
+                self.store.engine.dialect.do_ping(held.connection.dbapi_connection)
+            except Exception:
+                self._drop()
+                held = None
+        if held is None or held.invalidated or held.closed:
+            self._drop()
+            held = self._held = self.store.engine.connect()
+        return held
+
+    def _drop(self) -> None:
+        """Let the writer's connection go (after a failure: it may be broken, or read-only for good)."""
+        held, self._held = self._held, None
+        if held is not None:
+            with contextlib.suppress(Exception):
+                held.invalidate()
+            with contextlib.suppress(Exception):
+                held.close()
+
+    def close(self) -> None:
+        """Close the writer's connection (the server stops; a later batch would open another)."""
+        with self._held_lock:
+            self._drop()
+
     def _commit(self, jobs: list[_Job]) -> None:
-        with self.store.engine.begin() as connection:
+        with self._held_lock:
+            connection = self._connection()
+            try:
+                self._write(connection, jobs)
+            except BaseException:
+                self._drop()
+                raise
+            self._held_used = time.monotonic()
+
+    def _write(self, connection: Connection, jobs: list[_Job]) -> None:
+        with connection.begin():
             write_games(connection, [game for job in jobs for game in job.games])  # in queue order: the last wins
             for job in jobs:
                 for work in job.before:
