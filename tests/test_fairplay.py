@@ -115,6 +115,9 @@ def test_a_full_speed_bot_is_marked_in_its_first_duel_and_its_opponent_gets_the_
     rating, mark = league.seeker_facts(engine, bot_id, "faecher")
     assert (rating.rating, rating.deviation, mark) == (1500, 350, "bot")
     assert league.seeker_facts(engine, "nobody", "reloaded")[1] is None
+    many = league.seekers_facts(engine, "reloaded", [human_id, bot_id, "nobody"])  # a burst's seekers, one query
+    assert set(many) == {human_id, bot_id} and many[bot_id][1] == "bot" and many[human_id][1] is None
+    assert round(many[human_id][0].rating) == round(profile["ratings"]["reloaded"]["rating"])
     board = human.client.get("/api/leaderboard?game=reloaded").json()["players"]
     assert bot_id not in {p["id"] for p in board}
     # a marked account is refused a seek, Play now and the deal of the day

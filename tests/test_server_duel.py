@@ -338,8 +338,8 @@ def test_pairing_prefers_the_closest_rating(app: Any, monkeypatch: pytest.Monkey
     strong, weak, middle = Page(person(app, "strong")), Page(person(app, "weak")), Page(person(app, "middle"))
     ids = {page.client.get("/api/me").json()["user"]["id"]: page for page in (strong, weak, middle)}
     ratings = {id(strong): Rating(1900, 80), id(weak): Rating(1200, 80), id(middle): Rating(1560, 80)}
-    monkeypatch.setattr("patience.server.arena.lobby.seeker_facts",
-                        lambda engine, user_id, game: (ratings[id(ids[user_id])], None))
+    monkeypatch.setattr("patience.server.arena.lobby.seekers_facts",
+                        lambda engine, game, users: {user: (ratings[id(ids[user])], None) for user in users})
     for page in (strong, weak):  # 700 apart: too far to be paired at once
         page.send("seek", {"format": FORMAT})
         page.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == FORMAT)

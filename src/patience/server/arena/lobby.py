@@ -75,7 +75,8 @@ from patience.server.protocol import (
     encode,
 )
 from patience.server.storage.fairplay import marked_category
-from patience.server.storage.league import load_rating, seeker_facts
+from patience.server.storage.league import load_rating, seekers_facts
+from patience.server.storage.reader import GroupReader
 from patience.server.storage.store import Store
 from patience.server.storage.writer import GroupWriter
 
@@ -115,6 +116,9 @@ class Arena:
         self.wall = wall
         self.deals = deals if deals is not None else DealStock(store, 0)
         self.writer = writer if writer is not None else GroupWriter(store)
+        # a burst of seeks reads its seekers' ratings and marks a few hundred to a query
+        self.seekers: GroupReader[tuple[Rating, str | None]] = GroupReader(
+            lambda game, users: seekers_facts(self.store.engine, game, users))
         self.out = Outbound(self.bus)
         self.hashing = hashing if hashing is not None else Hashing(owasp_hasher())
         self.peers: dict[str, Connection] = {}  # this process's pages that talked to the arena, by id
@@ -392,7 +396,7 @@ class Arena:
         fmt = self._format(conn, message.format)
         if fmt is None:
             return
-        rating, mark = await anyio.to_thread.run_sync(seeker_facts, self.store.engine, user.id, fmt.game)
+        rating, mark = await self.seekers.get(fmt.game, user.id) or (Rating(), None)
         if self._marked(conn, mark) or await self._busy(conn):
             return
         await self.pools.seek(Side(user.id, user.name, rating, self.node, conn.id), fmt)

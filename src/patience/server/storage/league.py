@@ -162,22 +162,27 @@ def load_rating(engine: Engine, user_id: str, game: str) -> Rating:
         return Rating() if row is None else Rating(row.rating, row.deviation, row.volatility)
 
 
-_SEEKER = (select(RatingRow.rating, RatingRow.deviation, RatingRow.volatility,
-                  select(FairPlayRow.category).where(FairPlayRow.user_id == UserRow.id, FairPlayRow.state == "marked")
-                  .limit(1).scalar_subquery())
-           .select_from(UserRow)
-           .outerjoin(RatingRow, (RatingRow.user_id == UserRow.id) & (RatingRow.game == bindparam("game")))
-           .where(UserRow.id == bindparam("user_id")))  # made once: a seek only binds its values
+_SEEKERS = (select(UserRow.id, RatingRow.rating, RatingRow.deviation, RatingRow.volatility,
+                   select(FairPlayRow.category).where(FairPlayRow.user_id == UserRow.id, FairPlayRow.state == "marked")
+                   .limit(1).scalar_subquery())
+            .select_from(UserRow)
+            .outerjoin(RatingRow, (RatingRow.user_id == UserRow.id) & (RatingRow.game == bindparam("game")))
+            .where(UserRow.id.in_(bindparam("user_ids", expanding=True))))  # made once: a reading binds its values
+
+
+def seekers_facts(engine: Engine, game: str, user_ids: Iterable[str]) -> dict[str, tuple[Rating, str | None]]:
+    """What seeks need of the database, for many players in one query: each player's rating in
+    ``game`` (a new player's, 1500 ± 350, when they have none) and the category of their account's
+    mark (None: not marked). A player with no account is left out."""
+    with engine.connect() as connection:
+        rows = connection.execute(_SEEKERS, {"game": game, "user_ids": list(user_ids)}).all()
+    return {user: (Rating() if rating is None else Rating(rating, deviation, volatility), mark)
+            for user, rating, deviation, volatility, mark in rows}
 
 
 def seeker_facts(engine: Engine, user_id: str, game: str) -> tuple[Rating, str | None]:
-    """What a seek needs of the database, in one query: the player's rating in ``game`` (see
-    :func:`load_rating`) and the category of their account's mark (None: not marked)."""
-    with engine.connect() as connection:
-        row = connection.execute(_SEEKER, {"user_id": user_id, "game": game}).first()
-    if row is None or row[0] is None:
-        return Rating(), None if row is None else row[3]
-    return Rating(row[0], row[1], row[2]), row[3]
+    """:func:`seekers_facts` of one player (a new player's rating and no mark when there is no such account)."""
+    return seekers_facts(engine, game, [user_id]).get(user_id, (Rating(), None))
 
 
 def saved_matches(engine: Engine, *, state: str = "live", match_id: str | None = None,
