@@ -39,7 +39,16 @@ from patience.server.arena.apart import PlayNow
 from patience.server.arena.challenges import CHALLENGE_SECONDS, Challenges
 from patience.server.arena.dealstock import DealStock
 from patience.server.arena.matches import COUNTDOWN_SECONDS, Intent, LiveMatch
-from patience.server.arena.nodes import Envelope, Nodes, Outbound, RemoteMatch, RemotePeer, channel_of, read_envelope
+from patience.server.arena.nodes import (
+    Envelope,
+    Nodes,
+    Outbound,
+    RemoteMatch,
+    RemotePeer,
+    channel_of,
+    read_envelope,
+    unpacked,
+)
 from patience.server.arena.owned import LEASE_SECONDS, OwnedMatches, encode_error
 from patience.server.arena.pools import FORMAT_KEYS, Pools, Side
 from patience.server.arena.spectators import Spectators
@@ -611,7 +620,8 @@ class Arena:
     def _on_envelope(self, data: bytes) -> None:
         envelope = read_envelope(data)
         if envelope is not None:
-            asyncio.get_running_loop().create_task(self._envelope(envelope))
+            for one in unpacked(envelope):
+                asyncio.get_running_loop().create_task(self._envelope(one))
 
     async def _envelope(self, e: Envelope) -> None:
         try:

@@ -28,12 +28,13 @@ from patience.server.bus import Bus
 from patience.server.live import Connection, Now, Peer
 
 __all__ = ["NODE_LEASE_SECONDS", "Envelope", "Nodes", "Outbound", "RemoteMatch", "RemotePeer", "channel_of",
-           "read_envelope"]
+           "read_envelope", "unpacked"]
 
 log = logging.getLogger("patience.server")
 
 NODE_LEASE_SECONDS = 5.0  # a process that stops renewing its lease for this long is taken for dead
 ALIVE_KEPT_SECONDS = 1.0  # how long an answer to "is that process alive?" is used again
+PACK_MOST = 256  # envelopes in one message on the bus at most
 
 
 class Envelope(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -47,7 +48,9 @@ class Envelope(msgspec.Struct, frozen=True, omit_defaults=True):
     - ``moved`` (old owner → node): match ``m`` is no longer played by the sender: page ``x`` joins
       it again wherever it is now;
     - ``start`` (pairer → node): make a match of the two players in ``d`` (the pool's format in
-      ``m``), owned by the node that receives it, one of whose pages plays in it.
+      ``m``), owned by the node that receives it, one of whose pages plays in it;
+    - ``many`` (any → node): the envelopes ``n``, in order (what queued up for one node together
+      goes in one message on the bus).
     """
 
     k: str
@@ -60,6 +63,7 @@ class Envelope(msgspec.Struct, frozen=True, omit_defaults=True):
     v: int = 0
     d: str = ""
     o: list[tuple[str, str]] = []
+    n: list[Envelope] = []
 
 
 class _Ack(msgspec.Struct, frozen=True):
@@ -81,6 +85,11 @@ def read_envelope(data: bytes) -> Envelope | None:
     except (msgspec.ValidationError, msgspec.DecodeError):
         log.warning("a message on the bus is not an envelope: %r", data[:80])
         return None
+
+
+def unpacked(envelope: Envelope) -> list[Envelope]:
+    """The envelopes one message on the bus holds, in order (a ``many`` holds several)."""
+    return list(envelope.n) if envelope.k == "many" else [envelope]
 
 
 def channel_of(node: str) -> str:
@@ -111,18 +120,28 @@ class Outbound:
             await self.flush()
 
     async def flush(self) -> None:
+        """Publish what is pending: to each node, in order, in as few messages as it takes (the
+        messages for its pages in ``out`` envelopes, then all of them in one ``many``); the nodes at
+        once, each in the order its envelopes were queued."""
         while self._pending:
-            node, items = self._pending.popitem(last=False)
-            batch: list[tuple[str, str]] = []
-            for item in [*items, None]:
-                if isinstance(item, tuple):
-                    batch.append(item)
-                    continue
-                if batch:
-                    await self._publish(node, Envelope("out", o=batch))
-                    batch = []
-                if item is not None:
-                    await self._publish(node, item)
+            pending, self._pending = self._pending, OrderedDict()
+            await asyncio.gather(*(self._flush_node(node, items) for node, items in pending.items()))
+
+    async def _flush_node(self, node: str, items: list[Envelope | tuple[str, str]]) -> None:
+        envelopes: list[Envelope] = []
+        batch: list[tuple[str, str]] = []
+        for item in [*items, None]:
+            if isinstance(item, tuple):
+                batch.append(item)
+                continue
+            if batch:
+                envelopes.append(Envelope("out", o=batch))
+                batch = []
+            if item is not None:
+                envelopes.append(item)
+        for start in range(0, len(envelopes), PACK_MOST):
+            pack = envelopes[start:start + PACK_MOST]
+            await self._publish(node, pack[0] if len(pack) == 1 else Envelope("many", n=pack))
 
     async def _publish(self, node: str, envelope: Envelope) -> None:
         try:
