@@ -397,3 +397,22 @@ def test_a_wave_pairs_nobody_who_plays_already_and_the_other_waits_on() -> None:
         assert sorted(lobby.made[0]) == ["u2", "u3"]
         assert await lobby.bus.hgetall(f"pool:{BIG}") == {} and await lobby.bus.hgetall("seeking") == {}
     run(test)
+
+
+def test_the_changes_of_a_moment_are_one_word_to_the_pairer_said_after_them() -> None:
+    from patience.server.arena.view import CHANGED_GATHER_SECONDS
+
+    async def main() -> list[int]:
+        lobby = Lobby()
+        said: list[int] = []
+        await lobby.bus.subscribe("lobby", lambda _: said.append(len(said)))
+        for _ in range(50):  # a burst of seeks and of matches made: one word
+            await lobby.view.changed()
+        assert said == []  # not before the changes of the moment are made
+        await asyncio.sleep(CHANGED_GATHER_SECONDS * 3)
+        first = len(said)
+        await lobby.view.changed()  # a change after that word: another one
+        await asyncio.sleep(CHANGED_GATHER_SECONDS * 3)
+        return [first, len(said)]
+
+    assert asyncio.run(main()) == [1, 2]

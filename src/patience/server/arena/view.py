@@ -56,6 +56,9 @@ lobby pages, every 2 s (the newest view then), with 200 every 0.2 s; at most eve
 :data:`TELL_PAGES_MOST_SECONDS`."""
 TELL_PAGES_MOST_SECONDS = 2.0
 SNAPSHOT_SECONDS = 2.0  # a pairer's wave older than this is not used for the view
+CHANGED_GATHER_SECONDS = 0.02
+"""The changes of a process this close together are one word to the pairer (a burst of seeks, and
+the matches made of them, are a few messages on the bus rather than one or two a seek)."""
 
 class Summary(msgspec.Struct, frozen=True):
     """What every lobby page is told alike: encoded once by the pairer, decoded once per process."""
@@ -82,6 +85,7 @@ class LobbyView:
         self.now = now
         self.watchers: set[Connection] = set()
         self._later: asyncio.TimerHandle | None = None
+        self._saying: asyncio.TimerHandle | None = None  # the word "changed" to the pairer, when one is due
         self._last: tuple[Summary, float] | None = None  # the last view published, and when it came
         self._reading: asyncio.Future[Summary] | None = None  # the reading of the arena going on
         self._next: asyncio.Future[Summary] | None = None  # the one to start after it (asked meanwhile)
@@ -141,7 +145,17 @@ class LobbyView:
         task.add_done_callback(self._tasks.discard)
 
     async def changed(self) -> None:
-        await self.bus.publish("lobby", b"")
+        """Tell the pairer that the lobby changed (it publishes a new view soon): once for the changes
+        of :data:`CHANGED_GATHER_SECONDS` (said once they are made)."""
+        if self._saying is None:
+            self._saying = asyncio.get_running_loop().call_later(CHANGED_GATHER_SECONDS, self._spawn,
+                                                                  self._say_changed)
+
+    async def _say_changed(self) -> None:
+        self._saying = None
+        # the bus is away: the pairer's next wave still pairs, and the next change is said again
+        with contextlib.suppress(Exception):
+            await self.bus.publish("lobby", b"")
 
     async def _publish(self) -> None:
         self._later = None
