@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+from helpers import run_async
 from patience.server.storage.reader import GroupReader
 
 
@@ -22,7 +23,7 @@ def test_the_asks_of_one_moment_are_one_reading_per_group_and_a_key_asked_twice_
         asks = [("reloaded", "a"), ("reloaded", "b"), ("faecher", "a"), ("reloaded", "a"), ("reloaded", "nobody")]
         return await asyncio.gather(*(reader.get(group, key) for group, key in asks))
 
-    assert asyncio.run(main()) == ["reloaded:a", "reloaded:b", "faecher:a", "reloaded:a", None]
+    assert run_async(main) == ["reloaded:a", "reloaded:b", "faecher:a", "reloaded:a", None]
     assert sorted(calls) == [("faecher", ["a"]), ("reloaded", ["a", "b", "nobody"])]
 
 
@@ -50,7 +51,7 @@ def test_asks_made_while_a_reading_runs_wait_for_the_next_one_and_large_groups_a
         assert await asyncio.gather(*later) == list(range(1, 8))
         assert reader.readings == 4
 
-    asyncio.run(main())
+    run_async(main)
     assert calls == [["0"], ["1", "2", "3"], ["4", "5", "6"], ["7"]]
 
 
@@ -69,7 +70,7 @@ def test_a_failed_reading_fails_its_own_asks_only() -> None:
             await reader.get("g", "a")
         assert await reader.get("g", "b") == "B"
 
-    asyncio.run(main())
+    run_async(main)
 
 
 def test_a_stopped_reading_leaves_no_ask_waiting() -> None:
@@ -95,4 +96,4 @@ def test_a_stopped_reading_leaves_no_ask_waiting() -> None:
         with pytest.raises((RuntimeError, asyncio.CancelledError)):
             await ask
 
-    asyncio.run(main())
+    run_async(main)

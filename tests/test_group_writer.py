@@ -4,7 +4,6 @@ PostgreSQL."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 from sqlalchemy import event, func, insert, select, text
 
 import patience.server.storage.writer as writer_module
+from helpers import run_async
 from patience.server.storage.store import SigninFailureRow, Store
 from patience.server.storage.writer import GroupWriter
 
@@ -49,7 +49,7 @@ def test_batches_share_the_writers_connection(store: Store) -> None:
         for n in range(20):
             await writer.write(before=[_row(n)])
 
-    asyncio.run(main())
+    run_async(main)
     writer.close()
     assert len(taken) == 1  # one connection for twenty transactions, not one taken from the pool for each
     assert _rows(store) == 20
@@ -68,7 +68,7 @@ def test_a_failed_batch_lets_its_connection_go_and_the_next_batch_goes_through(s
             await writer.write(before=[_row(2), broken])
         await writer.write(before=[_row(3)])
 
-    asyncio.run(main())
+    run_async(main)
     writer.close()
     assert len(taken) == 2  # the failed batch's connection was let go, the next batch took another
     assert _rows(store) == 2  # the failed batch wrote nothing
@@ -93,7 +93,7 @@ def test_a_connection_the_database_closed_while_idle_is_replaced_before_the_batc
         _kill_backend(store, writer)
         await writer.write(before=[_row(2)])  # the ping finds it closed: a new connection, no error
 
-    asyncio.run(main())
+    run_async(main)
     writer.close()
     assert _rows(store) == 2
 
@@ -111,6 +111,6 @@ def test_a_connection_closed_between_two_busy_batches_fails_one_batch_only(
             await writer.write(before=[_row(2)])  # refused (its moves are not acknowledged)
         await writer.write(before=[_row(3)])  # and the writer goes on with a new connection
 
-    asyncio.run(main())
+    run_async(main)
     writer.close()
     assert _rows(store) == 2

@@ -415,4 +415,4 @@ def test_the_changes_of_a_moment_are_one_word_to_the_pairer_said_after_them() ->
         await asyncio.sleep(CHANGED_GATHER_SECONDS * 3)
         return [first, len(said)]
 
-    assert asyncio.run(main()) == [1, 2]
+    assert run_async(main) == [1, 2]

@@ -3,8 +3,7 @@ and flush, however many envelopes and page messages queued up."""
 
 from __future__ import annotations
 
-import asyncio
-
+from helpers import run_async
 from patience.server.arena import nodes
 from patience.server.arena.nodes import Envelope, Outbound, channel_of, read_envelope, unpacked
 from patience.server.bus import MemoryBus
@@ -36,7 +35,7 @@ def test_what_queued_for_a_process_goes_in_one_message_in_order_and_page_message
         await out.flush()
         return to_a, to_b, out.sent
 
-    to_a, to_b, sent = asyncio.run(main())
+    to_a, to_b, sent = run_async(main)
     assert sent == 2  # one message to each process
     assert [[(e.k, e.x, e.o) for e in message] for message in to_a] == [[
         ("start", "", []), ("out", "", [("p1", '{"t":"duel"}'), ("p2", '{"t":"duel"}')]),
@@ -55,6 +54,6 @@ def test_a_long_queue_is_sent_in_messages_of_at_most_pack_most_envelopes() -> No
         await out.flush()
         return got
 
-    got = asyncio.run(main())
+    got = run_async(main)
     assert [len(message) for message in got] == [nodes.PACK_MOST, nodes.PACK_MOST, 1]
     assert [e.m for message in got for e in message] == [f"m{n}" for n in range(nodes.PACK_MOST * 2 + 1)]
