@@ -148,10 +148,14 @@ def test_theme_and_table_colour(context: Any) -> None:
     assert "rgba(0, 0, 0, 0.58)" in page.evaluate("getComputedStyle(document.body).backgroundImage")
     # "like the system" follows the system's dark mode
     choose(page, "theme", "system")
-    page.emulate_media(color_scheme="dark")
+    page.emulate_media(color_scheme="dark")  # the page hears of it as of any change of the system's scheme
+    page.wait_for_function("() => document.documentElement.dataset.dark === 'true'", timeout=5000)
     assert "rgba(0, 0, 0, 0.58)" in page.evaluate("getComputedStyle(document.body).backgroundImage")
+    assert page.locator('meta[name="theme-color"]').get_attribute("content") == "#0b1a12"  # the bar too
     page.emulate_media(color_scheme="light")
+    page.wait_for_function("() => document.documentElement.dataset.dark === 'false'", timeout=5000)
     assert "0.58" not in page.evaluate("getComputedStyle(document.body).backgroundImage")
+    assert page.locator('meta[name="theme-color"]').get_attribute("content") == "#174f33"
     choose(page, "felt", "blue")
     assert "rgb(46, 112, 168)" in page.evaluate("getComputedStyle(document.body).backgroundImage")
     page.reload()

@@ -19,11 +19,20 @@
     }
     root.setAttribute("data-" + name, CHOICES[name].indexOf(value) >= 0 ? value : CHOICES[name][0]);
   }
-  // the browser's own bar in the dark theme's colour too (the <meta> comes before this script)
-  var dark = root.getAttribute("data-theme") === "dark" || (root.getAttribute("data-theme") === "system" &&
-    window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
-  var bar = document.querySelector('meta[name="theme-color"]');
-  if (dark && bar) bar.setAttribute("content", "#0b1a12");
+  // dark or not: the theme "dark", or "system" while the system's scheme is dark. On <html data-dark> for the
+  // style sheet, and the browser's own bar in its colour (the <meta> comes before this script); again whenever
+  // the setting changes ("patience:look", from settings.js) or the system's scheme does.
+  var scheme = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  function lookDark() {
+    var theme = root.getAttribute("data-theme");
+    var dark = theme === "dark" || (theme === "system" && !!scheme && scheme.matches);
+    root.setAttribute("data-dark", dark ? "true" : "false");
+    var bar = document.querySelector('meta[name="theme-color"]');
+    if (bar) bar.setAttribute("content", dark ? "#0b1a12" : "#174f33");
+  }
+  lookDark();
+  if (scheme && scheme.addEventListener) scheme.addEventListener("change", lookDark);
+  window.addEventListener("patience:look", lookDark);
   if ("serviceWorker" in navigator) {
     // once the page is loaded and has had a moment: its own requests first, then the worker's copies
     window.addEventListener("load", function () {

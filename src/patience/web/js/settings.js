@@ -22,11 +22,7 @@ export function setting(name, value) {
       // kept for this page only
     }
     document.documentElement.dataset[name] = value;
-    if (name === "theme") {
-      const dark = value === "dark" || (value === "system" && matchMedia("(prefers-color-scheme: dark)").matches);
-      document.querySelector('meta[name="theme-color"]')?.setAttribute("content", dark ? "#0b1a12" : "#174f33");
-    }
-    window.dispatchEvent(new Event("patience:look"));
+    window.dispatchEvent(new Event("patience:look")); // prefs.js works out the dark look (and the bar's colour)
   }
   const now = document.documentElement.dataset[name];
   return allowed.includes(now) ? now : allowed[0];
