@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
@@ -106,56 +107,68 @@ async def _form(request: Request, mode: str) -> tuple[dict[str, str], str] | Res
     return fields, browser
 
 
-async def signup_post(request: Request) -> Response:
-    got = await _form(request, "signup")
+async def _signed_in_form(request: Request, mode: str) -> tuple[dict[str, str], User] | Response:
+    """The posted form (CSRF checked) and the account signed in, else the answer that refuses it."""
+    got = await _form(request, mode)
     if isinstance(got, Response):
         return got
-    fields, browser = got
-    try:
-        user, token = await accounts_of(request).sign_up(fields.get("login", ""), fields.get("name", ""),
-                                                         fields.get("password", ""), browser, _address(request),
-                                                         request.headers.get("user-agent"))
-    except AccountError as exc:
-        return _fail(request, exc, "signup")
+    user = await current_user(request)
+    if user is None:
+        return _fail(request, AccountError("sign_in", "sign in first", 401), "signin")
+    return got[0], user
+
+
+def _form_post(mode: str, *, signed_in: bool = False) -> Callable[[Callable[[Request, dict[str, str], Any],
+                                                                          Awaitable[Response]]],
+                                                                 Callable[[Request], Awaitable[Response]]]:
+    """An endpoint for a posted form ``mode``: the form counts only with this browser's CSRF token (and,
+    with ``signed_in``, while an account is signed in); then ``handle(request, fields, who)`` answers it,
+    ``who`` being the browser's id (or, with ``signed_in``, the account), and an :class:`AccountError`
+    it raises is answered as that form's mistake."""
+    def wrap(handle: Callable[[Request, dict[str, str], Any], Awaitable[Response]]
+             ) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            got = await (_signed_in_form(request, mode) if signed_in else _form(request, mode))
+            if isinstance(got, Response):
+                return got
+            fields, who = got
+            try:
+                return await handle(request, fields, who)
+            except AccountError as exc:
+                return _fail(request, exc, mode)
+        endpoint.__name__ = endpoint.__qualname__ = handle.__name__
+        endpoint.__doc__ = handle.__doc__
+        return endpoint
+    return wrap
+
+
+@_form_post("signup")
+async def signup_post(request: Request, fields: dict[str, str], browser: str) -> Response:
+    user, token = await accounts_of(request).sign_up(fields.get("login", ""), fields.get("name", ""),
+                                                     fields.get("password", ""), browser, _address(request),
+                                                     request.headers.get("user-agent"))
     return _set_session(request, _done(request, user, _safe_next(fields.get("next"))), token)
 
 
-async def signin_post(request: Request) -> Response:
-    got = await _form(request, "signin")
-    if isinstance(got, Response):
-        return got
-    fields, browser = got
-    try:
-        user, token = await accounts_of(request).sign_in(fields.get("login", ""), fields.get("password", ""), browser,
-                                                         _address(request), request.cookies.get(SESSION_COOKIE),
-                                                         request.headers.get("user-agent"))
-    except AccountError as exc:
-        return _fail(request, exc, "signin")
+@_form_post("signin")
+async def signin_post(request: Request, fields: dict[str, str], browser: str) -> Response:
+    user, token = await accounts_of(request).sign_in(fields.get("login", ""), fields.get("password", ""), browser,
+                                                     _address(request), request.cookies.get(SESSION_COOKIE),
+                                                     request.headers.get("user-agent"))
     return _set_session(request, _done(request, user, _safe_next(fields.get("next"))), token)
 
 
-async def signout_post(request: Request) -> Response:
-    got = await _form(request, "signin")
-    if isinstance(got, Response):
-        return got
+@_form_post("signin")
+async def signout_post(request: Request, _fields: dict[str, str], _browser: str) -> Response:
     token = request.cookies.get(SESSION_COOKIE)
     await anyio.to_thread.run_sync(accounts_of(request).sign_out, token)
     await accounts_of(request).signed_out(token)  # the pages signed in with it are signed in no more
     return _set_session(request, _done(request, None, "/"), None)
 
 
-async def name_post(request: Request) -> Response:
-    got = await _form(request, "name")
-    if isinstance(got, Response):
-        return got
-    fields, _ = got
-    user = await current_user(request)
-    if user is None:
-        return _fail(request, AccountError("sign_in", "sign in first", 401), "signin")
-    try:
-        user = await accounts_of(request).change_name(user.id, fields.get("name", ""))
-    except AccountError as exc:
-        return _fail(request, exc, "name")
+@_form_post("name", signed_in=True)
+async def name_post(request: Request, fields: dict[str, str], user: User) -> Response:
+    user = await accounts_of(request).change_name(user.id, fields.get("name", ""))
     return _done(request, user, _safe_next(fields.get("next") or "/account"))
 
 
@@ -173,17 +186,6 @@ async def me_api(request: Request) -> Response:
 
 
 # -- the account page --------------------------------------------------------------------------------
-
-
-async def _signed_in_form(request: Request, mode: str) -> tuple[dict[str, str], User] | Response:
-    """The posted form (CSRF checked) and the account signed in, else the answer that refuses it."""
-    got = await _form(request, mode)
-    if isinstance(got, Response):
-        return got
-    user = await current_user(request)
-    if user is None:
-        return _fail(request, AccountError("sign_in", "sign in first", 401), "signin")
-    return got[0], user
 
 
 def _ok(request: Request, extra: dict[str, Any] | None = None, next_path: str = "/account") -> Response:
@@ -206,24 +208,15 @@ async def account_api(request: Request) -> Response:
                          "mail": accounts.mailer is not None}, headers={"Cache-Control": "no-store"})
 
 
-async def password_post(request: Request) -> Response:
-    got = await _signed_in_form(request, "password")
-    if isinstance(got, Response):
-        return got
-    fields, user = got
-    try:
-        await accounts_of(request).change_password(user.id, fields.get("old", ""), fields.get("new", ""),
-                                                   request.cookies.get(SESSION_COOKIE), _address(request))
-    except AccountError as exc:
-        return _fail(request, exc, "password")
+@_form_post("password", signed_in=True)
+async def password_post(request: Request, fields: dict[str, str], user: User) -> Response:
+    await accounts_of(request).change_password(user.id, fields.get("old", ""), fields.get("new", ""),
+                                               request.cookies.get(SESSION_COOKIE), _address(request))
     return _ok(request)
 
 
-async def end_session_post(request: Request) -> Response:
-    got = await _signed_in_form(request, "sessions")
-    if isinstance(got, Response):
-        return got
-    fields, user = got
+@_form_post("sessions", signed_in=True)
+async def end_session_post(request: Request, fields: dict[str, str], user: User) -> Response:
     accounts = accounts_of(request)
     token = request.cookies.get(SESSION_COOKIE)
     mine = [s for s in await anyio.to_thread.run_sync(accounts.sessions, user.id, token) if s["current"]]
@@ -234,16 +227,10 @@ async def end_session_post(request: Request) -> Response:
     return _ok(request)
 
 
-async def email_post(request: Request) -> Response:
-    got = await _signed_in_form(request, "email")
-    if isinstance(got, Response):
-        return got
-    fields, user = got
-    try:
-        email = await accounts_of(request).set_email(user.id, fields.get("email", ""), fields.get("password", ""),
-                                                     _address(request))
-    except AccountError as exc:
-        return _fail(request, exc, "email")
+@_form_post("email", signed_in=True)
+async def email_post(request: Request, fields: dict[str, str], user: User) -> Response:
+    email = await accounts_of(request).set_email(user.id, fields.get("email", ""), fields.get("password", ""),
+                                                 _address(request))
     return _ok(request, {"email": email})
 
 
@@ -262,15 +249,9 @@ async def export_get(request: Request) -> Response:
         "Cache-Control": "no-store"})
 
 
-async def close_post(request: Request) -> Response:
-    got = await _signed_in_form(request, "close")
-    if isinstance(got, Response):
-        return got
-    fields, user = got
-    try:
-        await accounts_of(request).close(user.id, fields.get("password", ""), _address(request))
-    except AccountError as exc:
-        return _fail(request, exc, "close")
+@_form_post("close", signed_in=True)
+async def close_post(request: Request, fields: dict[str, str], user: User) -> Response:
+    await accounts_of(request).close(user.id, fields.get("password", ""), _address(request))
     return _set_session(request, _ok(request, {"closed": True}, "/"), None)
 
 
@@ -318,32 +299,20 @@ def _reset_sender(request: Request, lang: str) -> Any:
     return send
 
 
-async def forgot_post(request: Request) -> Response:
+@_form_post("forgot")
+async def forgot_post(request: Request, fields: dict[str, str], _browser: str) -> Response:
     """Send a reset link to the account's e-mail address, if it has one: the same answer either way."""
-    got = await _form(request, "forgot")
-    if isinstance(got, Response):
-        return got
-    fields, _ = got
     accounts = accounts_of(request)
     if accounts.mailer is None:
-        return _fail(request, AccountError("no_mail", "this server sends no mail", 404), "forgot")
+        raise AccountError("no_mail", "this server sends no mail", 404)
     lang = fields.get("lang", "en")
-    try:
-        await accounts.request_reset(fields.get("who", ""), _address(request), _reset_sender(request, lang))
-    except AccountError as exc:
-        return _fail(request, exc, "forgot")
+    await accounts.request_reset(fields.get("who", ""), _address(request), _reset_sender(request, lang))
     return _ok(request, {"sent": True}, "/account?sent=1")
 
 
-async def reset_post(request: Request) -> Response:
-    got = await _form(request, "reset")
-    if isinstance(got, Response):
-        return got
-    fields, _ = got
-    try:
-        await accounts_of(request).reset_password(fields.get("token", ""), fields.get("password", ""),
-                                                  _address(request))
-    except AccountError as exc:
-        return _fail(request, exc, "reset")
+@_form_post("reset")
+async def reset_post(request: Request, fields: dict[str, str], _browser: str) -> Response:
+    await accounts_of(request).reset_password(fields.get("token", ""), fields.get("password", ""),
+                                              _address(request))
     # signed out everywhere, this browser too: the player signs in with the new password
     return _set_session(request, _ok(request, {"reset": True}, "/account?reset_done=1"), None)
