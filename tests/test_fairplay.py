@@ -110,11 +110,11 @@ def test_a_full_speed_bot_is_marked_in_its_first_duel_and_its_opponent_gets_the_
     bot_profile = human.client.get(f"/api/profile/{bot_id}").json()
     assert bot_profile["fairplay"] == {"marked": True, "category": "bot", "refunds": []}
     # what a seek reads, in one query: the rating of the game (a new player's in another) and the mark
-    rating, mark = league.seeker_facts(engine, human_id, "reloaded")
+    rating, mark = league.seekers_facts(engine, "reloaded", [human_id])[human_id]
     assert (round(rating.rating), mark) == (round(profile["ratings"]["reloaded"]["rating"]), None)
-    rating, mark = league.seeker_facts(engine, bot_id, "faecher")
+    rating, mark = league.seekers_facts(engine, "faecher", [bot_id])[bot_id]
     assert (rating.rating, rating.deviation, mark) == (1500, 350, "bot")
-    assert league.seeker_facts(engine, "nobody", "reloaded")[1] is None
+    assert "nobody" not in league.seekers_facts(engine, "reloaded", ["nobody"])
     many = league.seekers_facts(engine, "reloaded", [human_id, bot_id, "nobody"])  # a burst's seekers, one query
     assert set(many) == {human_id, bot_id} and many[bot_id][1] == "bot" and many[human_id][1] is None
     assert round(many[human_id][0].rating) == round(profile["ratings"]["reloaded"]["rating"])

@@ -180,11 +180,6 @@ def seekers_facts(engine: Engine, game: str, user_ids: Iterable[str]) -> dict[st
             for user, rating, deviation, volatility, mark in rows}
 
 
-def seeker_facts(engine: Engine, user_id: str, game: str) -> tuple[Rating, str | None]:
-    """:func:`seekers_facts` of one player (a new player's rating and no mark when there is no such account)."""
-    return seekers_facts(engine, game, [user_id]).get(user_id, (Rating(), None))
-
-
 def saved_matches(engine: Engine, *, state: str = "live", match_id: str | None = None,
                   ) -> list[tuple[MatchRow, dict[str, str], list[MoveRow]]]:
     """The matches in ``state`` (or just ``match_id``, if it is in that state) with their players'

@@ -151,16 +151,19 @@ class GroupWriter:
         """The writer's own connection: opened when there is none, and checked with a ping when it was idle
         (the database may have closed it meanwhile), as the pool checks the connections it hands out."""
         held = self._held
-        if held is not None and not held.invalidated and time.monotonic() - self._held_used >= PING_IDLE_SECONDS:
-            try:
-                self.store.engine.dialect.do_ping(held.connection.dbapi_connection)
-            except Exception:
-                self._drop()
-                held = None
-        if held is None or held.invalidated or held.closed:
+        if held is not None and (held.invalidated or held.closed or (
+                time.monotonic() - self._held_used >= PING_IDLE_SECONDS and not self._answers(held))):
             self._drop()
+            held = None
+        if held is None:
             held = self._held = self.store.engine.connect()
         return held
+
+    def _answers(self, held: Connection) -> bool:
+        try:
+            return bool(self.store.engine.dialect.do_ping(held.connection.dbapi_connection))
+        except Exception:
+            return False
 
     def _drop(self) -> None:
         """Let the writer's connection go (after a failure: it may be broken, or read-only for good)."""

@@ -171,6 +171,11 @@ def busy(transport: asyncio.BaseTransport | None) -> None:
             loop.waiting.pop(transport, None)
 
 
+def _decayed(strikes: list[float], now: float) -> float:
+    """An address's strikes ``[count, when counted]`` as of ``now``: halved every :data:`STRIKE_HALF_LIFE`."""
+    return strikes[0] * 0.5 ** (max(0.0, now - strikes[1]) / STRIKE_HALF_LIFE)
+
+
 class GuardedLoop(asyncio.SelectorEventLoop):
     """An event loop that takes new connections ``ACCEPT_BATCH`` at a time and closes those past the
     caps (``max_per_address`` open from one address other than a trusted proxy's, ``max_connections``
@@ -265,13 +270,12 @@ class GuardedLoop(asyncio.SelectorEventLoop):
         else:
             self.struck.move_to_end(group)
         strikes = entry[0]
-        strikes[0] = strikes[0] * 0.5 ** (max(0.0, now - strikes[1]) / STRIKE_HALF_LIFE) + 1.0
-        strikes[1] = now
+        strikes[:] = [_decayed(strikes, now) + 1.0, now]
 
     def _admitted(self, group: str) -> bool:
         """May a new connection of address ``group`` (one with strikes) come in now?"""
         strikes, bucket = self.struck[group]
-        left = strikes[0] * 0.5 ** (max(0.0, time.monotonic() - strikes[1]) / STRIKE_HALF_LIFE)
+        left = _decayed(strikes, time.monotonic())
         if left < self.strikes_slow:
             if left < 0.5:  # all but forgiven
                 del self.struck[group]

@@ -221,7 +221,7 @@ async def end_session_post(request: Request, fields: dict[str, str], user: User)
     token = request.cookies.get(SESSION_COOKIE)
     mine = [s for s in await anyio.to_thread.run_sync(accounts.sessions, user.id, token) if s["current"]]
     if not await accounts.end_session(user.id, fields.get("session", "")):
-        return _fail(request, AccountError("no_session", "no such session", 404), "sessions")
+        raise AccountError("no_session", "no such session", 404)
     if mine and mine[0]["id"] == fields.get("session"):  # this browser's own: signed out here
         return _set_session(request, _ok(request, {"signed_out": True}, "/account"), None)
     return _ok(request)
