@@ -178,7 +178,9 @@ def test_after_a_duel_each_player_may_report_the_other_from_the_replay(browser: 
         expect(link).not_to_have_value("")
         bruno.goto(link.input_value())
         bruno.locator("#accept").click()
-        for page in (anna, bruno):
+        for page in (anna, bruno):  # the table is dealt (the countdown opens with it), then the countdown ends
+            expect(page.locator("#arena")).to_be_visible()
+            page.wait_for_selector(".card.up")
             expect(page.locator("#found")).to_be_hidden(timeout=8000)
         bruno.keyboard.press("d")  # a stock turn by key: said so to the server
         for _ in range(50):  # its frame is sent at once; on a busy machine the page may take a moment
