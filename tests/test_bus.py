@@ -263,3 +263,70 @@ def test_a_claim_leaves_a_player_who_plays_and_clears_the_index(arena: Any) -> N
         assert await a.hgetall("seeking") == {"u4": b"y", "u5": b"y"}
         assert await a.hgetall("busy") == {"u3": b"m1"}  # the claim never touches who plays
     arena(test)
+
+
+def test_the_commands_of_one_turn_share_one_round_trip_on_redis(redis_url: str, bus_prefix: str) -> None:
+    """Leases taken, asked after, renewed and released, hashes read whole and rate limits hit by many
+    tasks at once go to Redis together: one round trip (a pipeline) for the commands of a turn of the
+    event loop, not a pooled connection and a round trip each (a burst of seeks makes a thousand
+    matches, each with its lease)."""
+
+    async def main() -> None:
+        bus = RedisBus(redis_url, "a", prefix=bus_prefix)
+        await bus.start()
+        try:
+            await bus.hset("h", "x", b"1")
+            before = bus.round_trips
+            tokens = await asyncio.gather(*(bus.acquire(f"lease:t{i}", 5.0) for i in range(200)))
+            assert all(tokens) and bus.round_trips - before == 1
+            before = bus.round_trips
+            holders = await asyncio.gather(*(bus.holder(f"lease:t{i}") for i in range(200)), bus.hgetall("h"),
+                                           *(bus.hit(f"rate:t{i}", 1.0, 5) for i in range(50)))
+            assert holders[:200] == ["a"] * 200 and holders[200] == {"x": b"1"} and holders[201:] == [0.0] * 50
+            assert bus.round_trips - before == 1
+            before = bus.round_trips
+            leases = {f"lease:t{i}": token for i, token in enumerate(tokens) if token is not None}
+            kept, *_ = await asyncio.gather(bus.renew_many(leases, 5.0),
+                                            *(bus.release(f"lease:t{i}", leases[f"lease:t{i}"]) for i in range(100)))
+            assert kept >= {f"lease:t{i}" for i in range(100, 200)} and bus.round_trips - before == 1
+            assert await bus.holder("lease:t0") is None and await bus.holder("lease:t100") == "a"
+        finally:
+            await bus.close()
+
+    run_async(main)
+
+
+def test_a_redis_that_stops_answering_fails_each_round_trip_in_bounded_time(monkeypatch: pytest.MonkeyPatch,
+                                                                             bus_prefix: str) -> None:
+    """A Redis that takes commands and never answers (a hung server, a dead link the kernel has not
+    noticed yet) fails every command of the round trip with a clear error within the bus's bound,
+    rather than leaving the tasks that sent them waiting for ever; the next round trip tries again."""
+    import patience.server.bus.redisbus as redisbus
+
+    monkeypatch.setattr(redisbus, "COMMAND_SECONDS", 0.3)
+
+    async def main() -> None:
+        got: list[bytes] = []
+
+        async def mute(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while data := await reader.read(65536):  # reads every command, answers none
+                got.append(data)
+            writer.close()
+
+        server = await asyncio.start_server(mute, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        bus = RedisBus(f"redis://127.0.0.1:{port}/0", "a", prefix=bus_prefix)
+        try:
+            started = asyncio.get_running_loop().time()
+            results = await asyncio.gather(bus.hget("h", "x"), bus.acquire("lease:x", 1.0), bus.hgetall("h"),
+                                           return_exceptions=True)
+            took = asyncio.get_running_loop().time() - started
+            assert all(isinstance(r, BusError) and "did not answer" in str(r) for r in results), results
+            assert took < 2.0 and got  # the commands were sent, and given up on in bounded time
+            with pytest.raises(BusError, match="did not answer"):
+                await bus.hset("h", "x", b"1")
+        finally:
+            await bus.close()
+            server.close()
+
+    run_async(main)

@@ -9,10 +9,13 @@ limit is a sorted set of the times of recent events, kept and counted by one Lua
 Redis server's own clock, the one clock every process agrees on. Every key starts with
 ``prefix`` (``patience:`` by default), so one Redis can serve other things too.
 
-The small commands (hash reads and writes, publishing) are **pipelined** on their own: those that
-tasks send in one turn of the event loop go to Redis together, on one connection, in the order they
-were sent, and each task gets its own answer. A burst of a thousand seeks is then a few round trips,
-not a thousand connections waiting for the pool.
+Every command but the subscriptions is **pipelined** on its own: those that tasks send in one turn
+of the event loop (hash reads and writes, publishing, leases, claims, rate limits) go to Redis
+together, on one connection, in the order they were sent, and each task gets its own answer. A burst
+of a thousand seeks is then a few round trips, not a thousand connections waiting for the pool. A
+round trip has one deadline, :data:`COMMAND_SECONDS`, for all of its commands (the client's own
+deadline is per reply: a timer for each of a thousand answers), after which each of its commands
+fails with a :class:`BusError` and the connection is let go.
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ log = logging.getLogger("patience.server")
 
 MAX_CONNECTIONS = 64  # connections to Redis a process uses at most (commands wait for one beyond that)
 RENEW_BATCH = 500  # leases renewed by one command
-PIPELINE_MOST = 1000  # small commands sent in one pipeline at most
+PIPELINE_MOST = 1000  # commands sent in one pipeline at most
+COMMAND_SECONDS = 5.0  # a round trip to Redis not answered within this long fails (Redis is away or hung)
 
 _RENEW = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
@@ -108,8 +112,10 @@ class RedisBus(Bus):
         self.url = url
         self.prefix = prefix
         # a bounded pool that makes a command wait for a free connection rather than fail under a burst
+        # no deadline per reply (socket_timeout): a round trip has one deadline for all its replies (_send)
         pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=MAX_CONNECTIONS, timeout=10,
-                                                        socket_connect_timeout=5, health_check_interval=15)
+                                                        socket_connect_timeout=5, socket_timeout=None,
+                                                        health_check_interval=15)
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         self._handlers: defaultdict[str, list[Handler]] = defaultdict(list)
@@ -133,7 +139,8 @@ class RedisBus(Bus):
 
     async def start(self) -> None:
         try:
-            await self.redis.ping()
+            async with asyncio.timeout(COMMAND_SECONDS):
+                await self.redis.ping()
             # the process's own channel: there is always one subscription for the reader to wait on
             await self._pubsub.subscribe(self._k(f"node:{self.node}"))
         except (RedisError, OSError) as exc:
@@ -167,10 +174,10 @@ class RedisBus(Bus):
                 except Exception:
                     log.exception("a handler of %s failed", channel)
 
-    # -- the small commands, pipelined --------------------------------------------------------
+    # -- the commands, pipelined --------------------------------------------------------------
 
     async def _small(self, command: str, *args: object) -> object:
-        """Send one small command with the others of this turn of the event loop, in one pipeline."""
+        """Send one command with the others of this turn of the event loop, in one pipeline."""
         self.commands += 1
         loop = asyncio.get_running_loop()
         future: asyncio.Future[object] = loop.create_future()
@@ -189,14 +196,23 @@ class RedisBus(Bus):
     async def _send(self, batch: list[tuple[str, tuple[object, ...], asyncio.Future[object]]]) -> None:
         self.round_trips += 1
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
+            async with asyncio.timeout(COMMAND_SECONDS), self.redis.pipeline(transaction=False) as pipe:
                 for command, args, _ in batch:
                     if command == "script":  # a Lua script: loaded by the pipeline first if Redis lacks it
                         script, keys, argv = args
                         await script(keys=keys, args=argv, client=pipe)  # type: ignore[operator]
+                    elif command == "set":  # set(name, value, nx=, px=): the one command with options
+                        name, value, nx, px = args
+                        pipe.set(name, value, nx=nx, px=px)  # type: ignore[arg-type]
                     else:
                         getattr(pipe, command)(*args)
                 answers = await pipe.execute(raise_on_error=False)
+        except TimeoutError:  # the client let its connection go (a cancelled read disconnects it)
+            error = BusError(f"Redis at {self.url} did not answer within {COMMAND_SECONDS:g} s")
+            for _, _, future in batch:
+                if not future.done():
+                    future.set_exception(error)
+            return
         except BaseException as exc:  # every task of the batch gets the error (a cancellation too)
             for _, _, future in batch:
                 if not future.done():
@@ -244,8 +260,7 @@ class RedisBus(Bus):
         return int(await self._small("hdel", self._k(key), *fields))  # type: ignore[call-overload]
 
     async def hgetall(self, key: str) -> dict[str, bytes]:
-        self.commands += 1
-        found = await self.redis.hgetall(self._k(key))
+        found: dict[bytes | str, bytes] = await self._small("hgetall", self._k(key))  # type: ignore[assignment]
         return {(k.decode() if isinstance(k, bytes) else k): v for k, v in found.items()}
 
     async def hmget(self, key: str, fields: list[str]) -> list[bytes | None]:
@@ -267,35 +282,30 @@ class RedisBus(Bus):
 
     async def acquire(self, name: str, ttl_s: float) -> str | None:
         token = self.token()
-        self.commands += 1
-        got = await self.redis.set(self._k(name), token, nx=True, px=max(1, round(ttl_s * 1000)))
+        got = await self._small("set", self._k(name), token, True, max(1, round(ttl_s * 1000)))
         return token if got else None
 
     async def renew(self, name: str, token: str, ttl_s: float) -> bool:
-        self.commands += 1
-        return bool(await self._renew(keys=[self._k(name)], args=[token, max(1, round(ttl_s * 1000))]))
+        return bool(await self._small("script", self._renew, [self._k(name)], [token, max(1, round(ttl_s * 1000))]))
 
     async def renew_many(self, leases: dict[str, str], ttl_s: float) -> set[str]:
         names = list(leases)
         kept: set[str] = set()
         for start in range(0, len(names), RENEW_BATCH):
             batch = names[start:start + RENEW_BATCH]
-            self.commands += 1
-            answers = await self._renew_many(keys=[self._k(n) for n in batch],
-                                             args=[max(1, round(ttl_s * 1000)), *(leases[n] for n in batch)])
+            answers: list[int] = await self._small(  # type: ignore[assignment]
+                "script", self._renew_many, [self._k(n) for n in batch],
+                [max(1, round(ttl_s * 1000)), *(leases[n] for n in batch)])
             kept.update(name for name, ok in zip(batch, answers, strict=True) if ok)
         return kept
 
     async def release(self, name: str, token: str) -> None:
-        self.commands += 1
-        await self._release(keys=[self._k(name)], args=[token])
+        await self._small("script", self._release, [self._k(name)], [token])
 
     async def holder(self, name: str) -> str | None:
-        self.commands += 1
-        token = await self.redis.get(self._k(name))
-        return None if token is None else self.node_of(token.decode())
+        token = await self._small("get", self._k(name))
+        return None if token is None else self.node_of(bytes(token).decode())  # type: ignore[arg-type]
 
     async def hit(self, key: str, window_s: float, limit: int) -> float:
-        self.commands += 1
-        wait = await self._hit(keys=[self._k(key)], args=[window_s, limit, secrets.token_hex(8)])
-        return float(wait)
+        wait = await self._small("script", self._hit, [self._k(key)], [window_s, limit, secrets.token_hex(8)])
+        return float(wait)  # type: ignore[arg-type]
