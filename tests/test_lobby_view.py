@@ -416,3 +416,27 @@ def test_the_changes_of_a_moment_are_one_word_to_the_pairer_said_after_them() ->
         return [first, len(said)]
 
     assert run_async(main) == [1, 2]
+
+
+def test_a_seekers_own_lobby_is_the_last_view_with_their_pool_and_reads_nothing_of_theirs() -> None:
+    """The answer to a seek is the last view published, with the pool the player was just put in and
+    no match (the seek checked both): no reading of where they wait or what they play. With no view yet
+    it is read afresh, what is theirs too."""
+
+    async def test(lobby: Lobby) -> None:
+        view = lobby.view
+        await view.start()
+        page = Page(1)
+        await lobby.bus.hset("busy", "u1", b"m-old")  # what the bus says is not asked when it is known
+        reads = [spy(lobby.bus, name) for name in ("hget", "hmget", "hgetall", "hlen")]
+        await lobby.bus.publish("lobby_view", view_numbered(3))
+        await settle()
+        told = json.loads(await view.for_seeker(page, SMALL))["d"]  # type: ignore[arg-type]
+        assert told["seeking"] == SMALL and told["match"] is None and told["playing"] == 3
+        assert all(calls == [] for calls in reads)
+
+        fresh = LobbyView(lobby.bus, lobby.nodes, lobby.pools, lobby.now)  # a process that has seen no view
+        told = json.loads(await fresh.for_seeker(page, SMALL))["d"]  # type: ignore[arg-type]
+        assert told["match"] == "m-old" and any(calls for calls in reads)
+
+    run(test)

@@ -411,7 +411,9 @@ class Arena:
         await self.pools.seek(Side(user.id, user.name, rating, self.node, conn.id), fmt)
         await self.view.watch(conn)
         await self._lobby_changed()
-        conn.send(await self.view.for_page(conn))
+        told = await self.view.for_seeker(conn, fmt.key)
+        if getattr(conn, "match", None) is None:  # not paired meanwhile (then its match is on the page)
+            conn.send(told)
 
     async def waiting(self, key: str) -> list[str]:
         """The ids of the players waiting in pool ``key``, longest waiting first."""

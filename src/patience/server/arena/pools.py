@@ -109,8 +109,8 @@ class Pools:
         old = await self.bus.hget("seeking", side.user)
         if old is not None and old.decode() != fmt.key:
             await self.bus.hdel(f"pool:{old.decode()}", side.user)
-        await self.bus.hset(f"pool:{fmt.key}", side.user, side.entry(self.wall()))
-        await self.bus.hset("seeking", side.user, fmt.key.encode())
+        await asyncio.gather(self.bus.hset(f"pool:{fmt.key}", side.user, side.entry(self.wall())),  # one round trip
+                             self.bus.hset("seeking", side.user, fmt.key.encode()))
         self._wake.set()  # the pairer here pairs at once; elsewhere within a wave
 
     async def unseek(self, user: str) -> bool:

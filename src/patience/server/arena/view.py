@@ -208,6 +208,13 @@ class LobbyView:
             return await self._render(conn, self._last[0])
         return await self._render(conn, await self.read())
 
+    async def for_seeker(self, conn: Connection, key: str) -> bytes:
+        """The lobby for a page whose player has just been put in pool ``key`` and plays no match (the
+        seek checked it): what is theirs is known, not read again."""
+        if self._last is None:  # no view came yet: read afresh, the player's own as well
+            return await self.for_page(conn)
+        return self._encode(conn, self._last[0], key.encode(), None)
+
     async def read(self) -> Summary:
         """The arena read now, shared: callers that come while a reading goes on share the next one,
         which starts after it (so each gets a reading begun after it asked, and a thousand pages
