@@ -622,6 +622,30 @@ def test_a_player_can_play_again_after_the_end(app: Any) -> None:
     b.close()
 
 
+def test_a_seek_on_the_page_of_a_match_over_is_answered_by_the_seek_itself(app: Any,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page a match ended on seeks again: the seek answers it with the lobby at once, not only the
+    next view the process tells its lobby pages (here there is none)."""
+    a, b, live = pair(app)
+    finish(a, b, live, random.Random(3), moves=2)
+    view = arena_of(app).view
+
+    async def tell_nothing() -> None:
+        return None
+
+    def stop_telling() -> None:  # on the app's loop: views to tell from now on are not told
+        monkeypatch.setattr(view, "_tell", tell_nothing)
+        if view._telling is not None:
+            view._telling.cancel()
+            view._telling = None
+
+    a.ws.portal.call(stop_telling)
+    a.send("seek", {"format": FORMAT})
+    assert a.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == FORMAT)["d"]["match"] is None
+    a.close()
+    b.close()
+
+
 def test_a_move_sent_twice_is_applied_once(app: Any) -> None:
     a, b, live = pair(app)
     first = a.intent("stock")

@@ -408,11 +408,12 @@ class Arena:
         rating, mark = await self.seekers.get(fmt.game, user.id) or (Rating(), None)
         if self._marked(conn, mark) or await self._busy(conn):
             return
+        shown = conn.match  # a match over, or none
         await self.pools.seek(Side(user.id, user.name, rating, self.node, conn.id), fmt)
         await self.view.watch(conn)
         await self._lobby_changed()
         told = await self.view.for_seeker(conn, fmt.key)
-        if getattr(conn, "match", None) is None:  # not paired meanwhile (then its match is on the page)
+        if conn.match is shown:  # not paired meanwhile (then the page has its new match, not this)
             conn.send(told)
 
     async def waiting(self, key: str) -> list[str]:
