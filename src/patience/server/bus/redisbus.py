@@ -127,7 +127,7 @@ class RedisBus(Bus):
         self._claim = self.redis.register_script(_CLAIM)
         self.commands = 0  # commands sent (for the figures of benchmarks/duels.py)
         self.round_trips = 0  # pipelines of small commands sent
-        self._queued: list[tuple[str, tuple[object, ...], asyncio.Future[object]]] = []
+        self._queued: list[tuple[str, tuple[object, ...], dict[str, object], asyncio.Future[object]]] = []
         self._flushing: set[asyncio.Task[None]] = set()
 
     @property
@@ -176,14 +176,15 @@ class RedisBus(Bus):
 
     # -- the commands, pipelined --------------------------------------------------------------
 
-    async def _small(self, command: str, *args: object) -> object:
-        """Send one command with the others of this turn of the event loop, in one pipeline."""
+    async def _small(self, command: str, *args: object, **options: object) -> object:
+        """Send one command (a method of the client's pipeline, with its arguments and options) with the
+        others of this turn of the event loop, in one pipeline."""
         self.commands += 1
         loop = asyncio.get_running_loop()
         future: asyncio.Future[object] = loop.create_future()
         if not self._queued:
             loop.call_soon(self._flush)
-        self._queued.append((command, args, future))
+        self._queued.append((command, args, options, future))
         return await future
 
     def _flush(self) -> None:
@@ -193,34 +194,30 @@ class RedisBus(Bus):
             self._flushing.add(task)
             task.add_done_callback(self._flushing.discard)
 
-    async def _send(self, batch: list[tuple[str, tuple[object, ...], asyncio.Future[object]]]) -> None:
+    async def _send(self, batch: list[tuple[str, tuple[object, ...], dict[str, object], asyncio.Future[object]]]
+                    ) -> None:
         self.round_trips += 1
         try:
             async with asyncio.timeout(COMMAND_SECONDS), self.redis.pipeline(transaction=False) as pipe:
-                for command, args, _ in batch:
+                for command, args, options, _ in batch:
                     if command == "script":  # a Lua script: loaded by the pipeline first if Redis lacks it
                         script, keys, argv = args
                         await script(keys=keys, args=argv, client=pipe)  # type: ignore[operator]
-                    elif command == "set":  # set(name, value, nx=, px=): the one command with options
-                        name, value, nx, px = args
-                        pipe.set(name, value, nx=nx, px=px)  # type: ignore[arg-type]
                     else:
-                        getattr(pipe, command)(*args)
+                        getattr(pipe, command)(*args, **options)
                 answers = await pipe.execute(raise_on_error=False)
-        except TimeoutError:  # the client let its connection go (a cancelled read disconnects it)
-            error = BusError(f"Redis at {self.url} did not answer within {COMMAND_SECONDS:g} s")
-            for _, _, future in batch:
+        except BaseException as exc:  # every task of the batch gets the error (a cancellation too)
+            if isinstance(exc, TimeoutError):  # the client let its connection go (a cancelled read disconnects it)
+                error: Exception = BusError(f"Redis at {self.url} did not answer within {COMMAND_SECONDS:g} s")
+            else:
+                error = exc if isinstance(exc, Exception) else BusError("the bus is closing")
+            for *_, future in batch:
                 if not future.done():
                     future.set_exception(error)
-            return
-        except BaseException as exc:  # every task of the batch gets the error (a cancellation too)
-            for _, _, future in batch:
-                if not future.done():
-                    future.set_exception(exc if isinstance(exc, Exception) else BusError("the bus is closing"))
             if not isinstance(exc, Exception):
                 raise
             return
-        for (_, _, future), answer in zip(batch, answers, strict=True):
+        for (*_, future), answer in zip(batch, answers, strict=True):
             if future.done():  # its task was cancelled: the command was sent all the same
                 continue
             if isinstance(answer, Exception):
@@ -282,7 +279,7 @@ class RedisBus(Bus):
 
     async def acquire(self, name: str, ttl_s: float) -> str | None:
         token = self.token()
-        got = await self._small("set", self._k(name), token, True, max(1, round(ttl_s * 1000)))
+        got = await self._small("set", self._k(name), token, nx=True, px=max(1, round(ttl_s * 1000)))
         return token if got else None
 
     async def renew(self, name: str, token: str, ttl_s: float) -> bool:
