@@ -440,3 +440,29 @@ def test_a_seekers_own_lobby_is_the_last_view_with_their_pool_and_reads_nothing_
         assert told["match"] == "m-old" and any(calls for calls in reads)
 
     run(test)
+
+
+def test_a_stopped_view_leaves_no_timer_and_no_work_for_a_closing_loop() -> None:
+    """The server stops with a change to say, a view to publish, a view to tell and a reading going on:
+    the view's stop ends them all, and nothing of it runs afterwards."""
+
+    async def test(lobby: Lobby) -> None:
+        view = lobby.view
+        await view.start()
+        await lobby.pools.wave()  # this process pairs: it publishes the views
+        view.watchers.add(Page(1))  # type: ignore[arg-type]
+        await view.changed()
+        await lobby.bus.publish("lobby", b"")
+        await lobby.bus.publish("lobby_view", view_numbered(1))
+        reading = asyncio.ensure_future(view.read())
+        await asyncio.sleep(0)
+        assert view._saying is not None and view._later is not None
+        published = view.published
+        await view.stop()
+        assert view._saying is None and view._later is None and view._telling is None and not view._tasks
+        assert view._reading is None and view._next is None
+        await asyncio.sleep(0.1)  # past every delay: nothing said, published or read afterwards
+        assert view.published == published and not view._tasks
+        assert reading.done()
+
+    run(test)

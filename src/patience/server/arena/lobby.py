@@ -184,6 +184,7 @@ class Arena:
         await stop_tasks(self._tasks)
         for check in list(self._checks):
             check.cancel()
+        await self.view.stop()
         await self.playnow.stop()
         await self.writer.flush()
         await self.owned.stop()

@@ -28,7 +28,7 @@ import msgspec
 from patience.duel import Format
 from patience.server.arena.nodes import Nodes
 from patience.server.arena.pools import FORMAT_KEYS, Pools, Side
-from patience.server.bus import Bus
+from patience.server.bus import Bus, stop_tasks
 from patience.server.live import Connection, Now
 from patience.server.protocol import DuelPlayer, LiveInfo, LobbyMsg, PoolInfo, encode
 
@@ -98,6 +98,17 @@ class LobbyView:
     async def start(self) -> None:
         await self.bus.subscribe("lobby", self._on_lobby)
         await self.bus.subscribe("lobby_view", self._on_view)
+
+    async def stop(self) -> None:
+        """Tell no more (the server stops): the timers due are cancelled, the work they started and a
+        reading going on end here, none left for a loop that closes."""
+        for handle in (self._later, self._saying, self._telling):
+            if handle is not None:
+                handle.cancel()
+        self._later = self._saying = self._telling = None
+        work = [*self._tasks, *(f for f in (self._reading, self._next) if isinstance(f, asyncio.Task))]
+        self._reading = self._next = None
+        await stop_tasks(work)
 
     async def watch(self, conn: Connection) -> None:
         """Show the lobby on this page from now on (and tell challenges where the player is)."""
