@@ -75,9 +75,15 @@ def running(application: Any) -> Iterator[Any]:
                 page.close()
 
 
+_ADDRESSES = itertools.count(2)
+
+
 def browser(application: Any) -> TestClient:
-    """A browser of its own (its own cookies) on the app's event loop: pages of one test talk to one server."""
-    client = TestClient(application)
+    """A browser of its own (its own cookies and loopback address, as another person's would be: accounts
+    from one address are linked and move no rating against each other) on the app's event loop: pages of
+    one test talk to one server."""
+    n = next(_ADDRESSES)
+    client = TestClient(application, client=(f"127.1.{n // 250 % 250}.{n % 250 + 1}", 50000))
     client.portal = application.state.test_portal
     return client
 

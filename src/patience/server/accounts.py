@@ -54,6 +54,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from patience.server.bus import Bus, BusError, MemoryBus
+from patience.server.storage.apart import net_of
+from patience.server.storage.ladder import add_traces, browser_trace
 from patience.server.storage.store import (
     AuthSessionRow,
     PasswordResetRow,
@@ -117,6 +119,15 @@ def address_group(address: str) -> str:
             return str(ip.ipv4_mapped)
         return str(ipaddress.IPv6Network((ip, 64), strict=False))
     return str(ip)
+
+
+def _traces(browser: str | None, address: str) -> list[tuple[str, str]]:
+    """What a sign-up or sign-in leaves for linking accounts (docs/fairplay.md): digests of the address
+    group and of the browser, never the address itself."""
+    out = [("browser", browser_trace(browser))] if browser else []
+    if address and address != "?":
+        out.append(("net", net_of(address)))
+    return out
 
 
 def _yield_cpu() -> None:
@@ -524,7 +535,7 @@ class Accounts:
         await self._db(self._name_free, display)
         digest = await self.hashing.hash(password, lane=SIGNUP, key=address)
         user = User(secrets.token_urlsafe(12), login, display)
-        await self._db(self._insert_user, user, digest, browser)
+        await self._db(self._insert_user, user, digest, browser, address)
         return user, await self._db(self._new_session, user.id, agent)
 
     def _name_free(self, name: str) -> None:
@@ -535,7 +546,7 @@ class Accounts:
         with Session(self.store.engine) as db:
             return db.scalar(select(UserRow.id).where(UserRow.login == login)) is not None
 
-    def _insert_user(self, user: User, digest: str, browser: str | None) -> None:
+    def _insert_user(self, user: User, digest: str, browser: str | None, address: str = "?") -> None:
         now = now_ms()
         try:
             with Session(self.store.engine) as db, db.begin():
@@ -548,6 +559,7 @@ class Accounts:
                 if browser:
                     # the solo statistics of this browser now belong to the account
                     db.merge(UserBrowserRow(browser_id=browser, user_id=user.id, linked_ms=now))
+                add_traces(db.connection(), user.id, _traces(browser, address), now)
         except IntegrityError as exc:  # a sign-up of the same login or name committed in between
             raise _taken(exc, user) from None
 
@@ -583,7 +595,7 @@ class Accounts:
         user, stored = found
         rehashed = (await self.hashing.hash(password, lane=SIGNIN, key=address)
                     if self.hasher.check_needs_rehash(stored) else None)
-        await self._db(self._signed_in, user, login_key, browser, rehashed, old_token)
+        await self._db(self._signed_in, user, login_key, browser, rehashed, old_token, address)
         return user, await self._db(self._new_session, user.id, agent)
 
     def _before_hash(self, login: str, login_key: str, address_key: str,
@@ -617,7 +629,7 @@ class Accounts:
                         SigninFailureRow(key_hash=RateLimiter._key(address_key), at_ms=now)])
 
     def _signed_in(self, user: User, login_key: str, browser: str | None, rehashed: str | None,
-                   old_token: str | None) -> None:
+                   old_token: str | None, address: str = "?") -> None:
         self.by_login.forget(login_key)
         now = now_ms()
         with Session(self.store.engine) as db, db.begin():
@@ -625,6 +637,7 @@ class Accounts:
                 db.get(UserRow, user.id).password_hash = rehashed  # type: ignore[union-attr]
             if browser and db.get(UserBrowserRow, browser) is None:
                 db.add(UserBrowserRow(browser_id=browser, user_id=user.id, linked_ms=now))
+            add_traces(db.connection(), user.id, _traces(browser, address), now)
             if old_token:  # a new session at every sign-in: a token known before it opens nothing
                 db.execute(delete(AuthSessionRow).where(AuthSessionRow.token_hash == _token_hash(old_token)))
 

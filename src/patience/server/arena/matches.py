@@ -28,6 +28,7 @@ from patience.duel import (
 )
 from patience.errors import BadInputError, GameOverError, IllegalMoveError
 from patience.games import DRAW, REDEAL, get_game
+from patience.ladder import attempted, effort_of
 from patience.ratings import Rating
 from patience.server.explain import why
 from patience.server.live import Connection, GameClock, Now, Peer
@@ -198,11 +199,14 @@ class LiveMatch:
     def _finish(self) -> None:
         result, after = self.match.finish()
         self.result = (result, after)
+        shown = after
+        if not all(attempted(effort_of(s.record())) for s in self.match.sessions):  # no rating moves (ladder)
+            shown = (self.match.players[0].rating, self.match.players[1].rating)
         self.end = MatchEnd(
             winner=result.winner, scores=list(result.scores), finals=list(result.finals), bonus=result.bonus,
             seed=str(self.match.seed), nonce=self.match.nonce, proved=self.match.proved,
             ratings=[DuelPlayer(p.id, p.name, round(r.rating), r.provisional)
-                     for p, r in zip(self.match.players, after, strict=True)],
+                     for p, r in zip(self.match.players, shown, strict=True)],
             outcomes=list(result.outcomes),
             pools=None if (pools := self.match.pools()) is None else list(pools),
         )

@@ -15,12 +15,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text, insert, or_, select, update
+from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text, delete, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Mapped, mapped_column
 
-from patience.fairplay import AccountScore, GameFigures, account_score, expected_agreement
-from patience.server.storage.store import Base, MatchRow, RatingHistoryRow, RatingRow, UserRow
+import patience.server.storage.ladder as ladder
+from patience.fairplay import SCORE_FLAG, AccountScore, GameFigures, account_score, expected_agreement
+from patience.server.storage.store import Base, RatingRow, UserRow
 
 __all__ = [
     "CATEGORIES",
@@ -37,6 +38,7 @@ __all__ = [
     "add_report",
     "analysed",
     "fairplay_of",
+    "flag_series",
     "marked_category",
     "marked_ids",
     "pending",
@@ -268,31 +270,59 @@ def _set(connection: Connection, user_id: str, state: str, category: str | None,
 
 
 def _refund(connection: Connection, marked: str) -> None:
-    """Give back the rating points the opponents of ``marked`` lost to it in the last MARK_DAYS days
-    (once a match: a refund row per player and match)."""
-    since = _ms() - MARK_DAYS * 86_400_000
-    matches = connection.execute(select(MatchRow.id, MatchRow.game, MatchRow.player_a, MatchRow.player_b,
-                                        MatchRow.rating_a, MatchRow.rating_b).where(
-        MatchRow.state == "over", MatchRow.ended_ms >= since,
-        or_(MatchRow.player_a == marked, MatchRow.player_b == marked))).all()
-    for match_id, game, a, b, rating_a, rating_b in matches:
-        other, before_text = (b, rating_b) if a == marked else (a, rating_a)
-        if other == marked:
+    """A mark of ``marked``: the held changes of its matches settled (its own and its opponents' losses
+    voided, its opponents' gains applied), and what its opponents genuinely lost to it in the last
+    MARK_DAYS days given back (:func:`patience.server.storage.ladder.refunds_for`: the net per opponent
+    and game, never to a linked account), each a change added to the rating as it is now, written in the
+    moderators' audit log."""
+    now = _ms()
+    for r in ladder.mark_changes(connection, marked, now):
+        _audit(connection, r.user_id, None, "release", f"{r.points:+.1f} held points of match {r.match_id} applied")
+    given: dict[tuple[str, str], float] = {}
+    for user, game, points in connection.execute(select(RefundRow.user_id, RefundRow.game, RefundRow.points)
+                                                 .where(RefundRow.from_id == marked)).all():
+        given[(user, game)] = given.get((user, game), 0.0) + points
+    for r in ladder.refunds_for(connection, marked, now, given):
+        if connection.scalar(select(RefundRow.points).where(RefundRow.user_id == r.user_id,
+                                                            RefundRow.match_id == r.match_id)) is not None:
             continue
-        after = connection.scalar(select(RatingHistoryRow.rating).where(
-            RatingHistoryRow.user_id == other, RatingHistoryRow.match_id == match_id))
-        if after is None:
-            continue
-        lost = float(before_text.split()[0]) - float(after)
-        done = connection.scalar(select(RefundRow.points).where(RefundRow.user_id == other,
-                                                                RefundRow.match_id == match_id))
-        if lost <= 0 or done is not None:
-            continue
-        connection.execute(insert(RefundRow), [{"user_id": other, "match_id": match_id, "game": game,
-                                                "from_id": marked, "points": lost, "at_ms": _ms()}])
-        connection.execute(update(RatingRow).where(RatingRow.user_id == other, RatingRow.game == game)
-                           .values(rating=RatingRow.rating + lost))
-        _audit(connection, other, None, "refund", f"{lost:.1f} points of match {match_id} given back")
+        connection.execute(insert(RefundRow), [{"user_id": r.user_id, "match_id": r.match_id, "game": r.game,
+                                                "from_id": marked, "points": r.points, "at_ms": now}])
+        ladder.add_points(connection, r.user_id, r.game, r.points, now)
+        _audit(connection, r.user_id, None, "refund", f"{r.points:.1f} points of match {r.match_id} given back")
+
+
+def _unrefund(connection: Connection, cleared: str, by: str) -> None:
+    """A clear of ``cleared``: the refunds its mark gave are taken back (each a change added to the rating
+    as it is now, in the audit log), and the changes the mark voided are held again and settled as a
+    clear settles them (:func:`patience.server.storage.ladder.clear_changes`)."""
+    now = _ms()
+    for user, match_id, game, points in connection.execute(
+            select(RefundRow.user_id, RefundRow.match_id, RefundRow.game, RefundRow.points)
+            .where(RefundRow.from_id == cleared)).all():
+        ladder.add_points(connection, user, game, -points, now)
+        _audit(connection, user, by, "unrefund", f"{points:.1f} points of match {match_id} taken back: "
+                                                  "the account that took them was cleared")
+    connection.execute(delete(RefundRow).where(RefundRow.from_id == cleared))
+    for r in ladder.clear_changes(connection, cleared, now):
+        _audit(connection, r.user_id, by, "release", f"{r.points:+.1f} held points of match {r.match_id} applied")
+
+
+def flag_series(connection: Connection, winner: str, loser: str, game: str, now_ms: int) -> None:
+    """Put ``winner`` before the moderators (``review``: its gains are held from then on) when its series
+    against ``loser`` in 24 h is lopsided (:func:`patience.ladder.series_reason`), with the evidence in its
+    reasons; an account already in review or marked is left as it is, and a clear counts from then on."""
+    row = _standing(connection, winner)
+    if row is not None and row.state in ("review", "marked"):
+        return
+    why = ladder.series_of(connection, winner, loser, game, now_ms, row.since_ms if row is not None else 0)
+    if why is None:
+        return
+    name = connection.scalar(select(UserRow.name).where(UserRow.id == loser)) or loser
+    why = f"{why} ({name}, {game})"
+    reasons = [*(json.loads(row.reasons) if row is not None else []), why]
+    score = AccountScore(max(SCORE_FLAG, row.score if row is not None else 0), "review", tuple(reasons), 0, 0, 0)
+    _set(connection, winner, "review", None, score, f"flagged for review by the detection: {why}", None)
 
 
 def act(engine: Engine, user_id: str, action: str, note: str, by: str) -> str:
@@ -306,7 +336,10 @@ def act(engine: Engine, user_id: str, action: str, note: str, by: str) -> str:
             _refund(connection, user_id)
             return "marked"
         if action == "clear":
+            was = _standing(connection, user_id)
             _set(connection, user_id, "cleared", None, None, note, by, since_ms=_ms())
+            if was is not None and was.state in ("marked", "review"):
+                _unrefund(connection, user_id, by)
             connection.execute(update(FairPlayRow).where(FairPlayRow.user_id == user_id).values(score=0))
             return "cleared"
         _audit(connection, user_id, by, "close", note)

@@ -22,7 +22,8 @@ from patience.games import get_game
 from patience.ratings import PROVISIONAL_DEVIATION, Rating
 from patience.record import replay
 from patience.rng import check_seed
-from patience.server.storage.fairplay import FairPlayRow, marked_ids
+from patience.server.storage.fairplay import FairPlayRow, flag_series, marked_ids
+from patience.server.storage.ladder import changes_of, held_of, rate
 from patience.server.storage.store import (
     ChallengeRow,
     MatchMoveRow,
@@ -99,25 +100,18 @@ def insert_moves(connection: Connection, rows: Iterable[tuple[str, MoveRow]]) ->
 
 
 def finish_match(connection: Connection, match: Match, result: MatchResult, after: tuple[Rating, Rating]) -> None:
-    """The end of a match: its result and record, both new ratings and their history lines."""
+    """The end of a match: its result and record, both rating changes as the ladder's rules decide them
+    (:func:`patience.server.storage.ladder.rate`: added to the ratings as they are now, with the ledger
+    and history lines), and a lopsided series put before the moderators."""
     now = now_ms()
     connection.execute(update(MatchRow).where(MatchRow.id == match.id).values(
         state="over", ended_ms=now, winner=result.winner, score_a=result.scores[0], score_b=result.scores[1],
         final_a=result.finals[0], final_b=result.finals[1], outcome_a=result.outcomes[0],
         outcome_b=result.outcomes[1], record=json.dumps(match.record())))
-    pairs = list(zip(match.players, after, strict=True))
-    rows = [{"user_id": p.id, "game": match.game, "rating": r.rating, "deviation": r.deviation,
-             "volatility": r.volatility, "matches": 1, "updated_ms": now} for p, r in pairs]
-    upsert = _upsert(connection, RatingRow)
-    upsert = upsert.on_conflict_do_update(index_elements=["user_id", "game"], set_={
-        "rating": upsert.excluded.rating, "deviation": upsert.excluded.deviation,
-        "volatility": upsert.excluded.volatility, "matches": RatingRow.matches + 1,
-        "updated_ms": upsert.excluded.updated_ms,
-    })
-    connection.execute(upsert, rows)
-    connection.execute(insert(RatingHistoryRow), [
-        {"user_id": p.id, "game": match.game, "match_id": match.id, "rating": r.rating, "deviation": r.deviation,
-         "at_ms": now} for p, r in pairs])
+    rate(connection, match, result, after, now)
+    if result.winner is not None:
+        winner, loser = match.players[result.winner].id, match.players[1 - result.winner].id
+        flag_series(connection, winner, loser, match.game, now)
 
 
 @dataclass(frozen=True)
@@ -298,12 +292,15 @@ def match_history(engine: Engine, *, player_ids: Iterable[str] | None = None, ga
 
 
 def profile(engine: Engine, user_id: str) -> dict[str, Any] | None:
-    """A player's page: ratings and their history per game, duel and solo statistics, recent matches."""
+    """A player's page: ratings (with the points held, waiting for a moderator) and their history per game,
+    duel and solo statistics, recent matches (each with this player's rating change and its reason)."""
     with Session(engine) as db:
         user = db.get(UserRow, user_id)
         if user is None:
             return None
         ratings = {r.game: _rating_dict(r) for r in db.scalars(select(RatingRow).where(RatingRow.user_id == user_id))}
+        for game, points in held_of(db.connection(), user_id).items():
+            ratings.setdefault(game, {})["held"] = round(points, 1)
         history: dict[str, list[dict[str, Any]]] = {}
         for h in db.scalars(select(RatingHistoryRow).where(RatingHistoryRow.user_id == user_id)
                             .order_by(RatingHistoryRow.id)):
@@ -326,6 +323,10 @@ def profile(engine: Engine, user_id: str) -> dict[str, Any] | None:
         out = {"user": {"id": user.id, "name": user.name, "since_ms": user.created_ms}, "ratings": ratings,
                "history": history, "duels": duels, "solo": solo}
     out["recent"] = recent_matches(engine, user_id, limit=20)
+    with engine.connect() as connection:
+        changes = changes_of(connection, user_id, [m["id"] for m in out["recent"]])
+    for m in out["recent"]:
+        m["change"] = changes.get(m["id"])
     return out
 
 
