@@ -154,7 +154,8 @@ def decide(f: Facts) -> tuple[Change, Change]:
        (``marked``; the caps below still bound the gain);
     4. either side in review: both changes held, after the caps (``held``);
     5. the caps: the gain from one opponent within :data:`DAY_CAP`/:data:`WEEK_CAP` (both changes cut by
-       one factor: ``capped``), a gain from a new opponent at most :data:`NEW_GAIN` (``new``).
+       one factor: ``capped``), a gain from a new opponent at most :data:`NEW_GAIN` (``new``, cut the
+       same way: a match between new accounts counts as that share of a match).
 
     >>> e = Effort(30, 20, 200_000, "time_out")
     >>> decide(Facts((e, e), (1.0, 0.0), (8.0, -8.0), marked=(False, True)))[0].applied
@@ -208,13 +209,7 @@ def _capped(f: Facts) -> tuple[tuple[float, float], tuple[float, float], str]:
     if reason == "rated":
         return (p[0], p[1]), (1.0, 1.0), reason
     factor = gain / p[gainer]
-    if reason == "new":  # the newcomer's own change stands: only what is taken from it is bounded
-        amounts = [0.0, 0.0]
-        amounts[gainer], amounts[1 - gainer] = round(gain, 6), p[1 - gainer]
-        shares = [1.0, 1.0]
-        shares[gainer] = factor
-        return (amounts[0], amounts[1]), (shares[0], shares[1]), reason
-    return (round(p[0] * factor, 6), round(p[1] * factor, 6)), (factor, factor), reason
+    return (p[0] * factor, p[1] * factor), (factor, factor), reason
 
 
 # -- series to the moderators ------------------------------------------------------------------------------

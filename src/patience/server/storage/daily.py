@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, ForeignKey, String, and_, func, insert, or_, select
+from sqlalchemy import BigInteger, Boolean, ForeignKey, String, and_, distinct, func, insert, literal, or_, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
@@ -112,22 +112,43 @@ def start_attempt(engine: Engine, day: str, game: str, user_id: str, saved: Save
 
 
 HISTORY_DAYS = 7  # an account this old when it starts its attempt ...
-HISTORY_RATED = 5  # ... with this many rated duels finished has a history (docs/protocol.md, fair play)
+HISTORY_RATED = 5  # ... with this many rated duels with effort finished before it ...
+HISTORY_OPPONENTS = 3  # ... against this many different opponents not linked to it has a history
+REAL_PLAY = ("rated", "capped", "held")  # ledger reasons of rated matches with effort against an established account
+BAD_VERDICTS = ("machine", "suspect", "clairvoyant")  # a won attempt's evidence with one of these: no place
 
 
 def day_board(engine: Engine, day: str, game: str, limit: int = 100) -> list[dict[str, Any]]:
     """The day's attempts, best first (score, then the shorter time): player, score, time, outcome.
 
-    Fair play (docs/protocol.md): a marked account has no place; a won attempt takes a place only if its
-    account has a history (:data:`HISTORY_DAYS` old at its start, :data:`HISTORY_RATED` rated duels) and
-    is not flagged for review: a scouted line played by a fresh account never reaches the board."""
+    Fair play (docs/fairplay.md): a marked account has no place. A won attempt takes a place only if
+    its account has a history when it starts (:data:`HISTORY_DAYS` old, :data:`HISTORY_RATED` rated duels
+    that moved its rating with effort, ledger reasons :data:`REAL_PLAY`, against :data:`HISTORY_OPPONENTS` opponents
+    who share no browser or address group with it: give-ups and puppets count for nothing), and, unless a
+    moderator cleared the account after the attempt, the attempt's evidence is analysed with a verdict
+    other than :data:`BAD_VERDICTS` and the account is not in review: an unanalysed win waits."""
     games = GameRow.__table__
     tables = Base.metadata.tables
-    standing, ratings = tables["fairplay_accounts"], tables["ratings"]
-    rated = (select(func.coalesce(func.sum(ratings.c.matches), 0)).where(ratings.c.user_id == UserRow.id)
-             .scalar_subquery())
+    standing, changes, traces, evidence = (tables[t] for t in ("fairplay_accounts", "rating_changes",
+                                                                "account_traces", "fairplay_games"))
+    mine, theirs = traces.alias("mine"), traces.alias("theirs")
+    linked = (select(mine.c.user_id).join(theirs, and_(theirs.c.kind == mine.c.kind,
+                                                       theirs.c.digest == mine.c.digest))
+              .where(mine.c.user_id == changes.c.user_id, theirs.c.user_id == changes.c.opponent_id).exists())
+    real = and_(changes.c.user_id == UserRow.id, changes.c.reason.in_(REAL_PLAY),
+                changes.c.state.in_(("applied", "released")), changes.c.at_ms < AttemptRow.started_ms, ~linked)
+    rated = select(func.count()).select_from(changes).where(real).scalar_subquery()
+    opponents = select(func.count(distinct(changes.c.opponent_id))).where(real).scalar_subquery()
     history = and_(AttemptRow.started_ms - UserRow.created_ms >= HISTORY_DAYS * 86_400_000, rated >= HISTORY_RATED,
-                   UserRow.id.not_in(select(standing.c.user_id).where(standing.c.state == "review")))
+                   opponents >= HISTORY_OPPONENTS)
+    analysed = select(evidence.c.key).where(
+        evidence.c.key == literal("g:").concat(games.c.id), evidence.c.analysed_ms.is_not(None),
+        evidence.c.verdict.not_in(BAD_VERDICTS)).exists()
+    in_review = UserRow.id.in_(select(standing.c.user_id).where(standing.c.state == "review"))
+    cleared_after = select(standing.c.user_id).where(
+        standing.c.user_id == UserRow.id, standing.c.state == "cleared",
+        standing.c.at_ms >= AttemptRow.started_ms).exists()
+    shown = and_(history, or_(cleared_after, and_(analysed, ~in_review)))
     with engine.connect() as connection:
         rows = connection.execute(
             select(UserRow.id, UserRow.name, games.c.id, games.c.score, games.c.ms, games.c.moves, games.c.outcome)
@@ -135,7 +156,7 @@ def day_board(engine: Engine, day: str, game: str, limit: int = 100) -> list[dic
                          .join(UserRow.__table__, UserRow.id == AttemptRow.user_id))
             .where(AttemptRow.day == day, AttemptRow.game == game,
                    UserRow.id.not_in(select(standing.c.user_id).where(standing.c.state == "marked")),
-                   or_(games.c.outcome.is_(None), games.c.outcome != "won", history))
+                   or_(games.c.outcome.is_(None), games.c.outcome != "won", shown))
             .order_by(games.c.score.desc(), games.c.ms, AttemptRow.started_ms).limit(limit)).all()
     return [{"rank": n, "user": row[0], "name": row[1], "game_id": row[2], "score": row[3], "ms": row[4],
              "moves": row[5], "outcome": row[6]} for n, row in enumerate(rows, start=1)]

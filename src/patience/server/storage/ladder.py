@@ -30,6 +30,7 @@ DAY_MS = 86_400_000
 LINK_DAYS = 30  # accounts that shared a browser or an address group in the last 30 days are one for rating
 REFUND_DAYS = 30  # a mark gives back what its opponents genuinely lost to it in the last 30 days
 APPLIED = ("applied", "released")
+PER_OPPONENT = 2  # how many matches against one opponent count towards being established
 EFFORT_REASONS = ("rated", "capped", "new", "held")  # a rated match with effort (held ones once released)
 
 
@@ -130,8 +131,12 @@ def _taken(connection: Connection, user: str, opponent: str, game: str, since_ms
 
 
 def _rated(connection: Connection, user: str, game: str) -> int:
-    return int(connection.scalar(select(func.count()).select_from(_C).where(
-        _C.c.user_id == user, _C.c.game == game, _C.c.reason.in_(EFFORT_REASONS), _C.c.state.in_(APPLIED))) or 0)
+    """The rated matches with effort of ``user`` in ``game``, at most :data:`PER_OPPONENT` counted per
+    opponent (two puppets playing each other do not make each other established)."""
+    return sum(min(PER_OPPONENT, int(n)) for _, n in connection.execute(
+        select(_C.c.opponent_id, func.count()).where(
+            _C.c.user_id == user, _C.c.game == game, _C.c.reason.in_(EFFORT_REASONS), _C.c.state.in_(APPLIED))
+        .group_by(_C.c.opponent_id)).all())
 
 
 def _quits(connection: Connection, user: str, since_ms: int) -> int:
