@@ -13,11 +13,14 @@ import json
 import random
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sqlalchemy import select
 
+from helpers import FakeTime
 from patience.duel import Format, Match, Player
 from patience.errors import PatienceError
 from patience.games import DRAW, REDEAL
@@ -370,3 +373,22 @@ def test_the_board_counts_only_real_rated_play_and_analysed_wins(store: Store) -
     assert on_board(store, later)
     put_in_review(store, real)
     assert not on_board(store, real)
+
+
+def test_sign_up_and_sign_in_leave_traces_that_link_accounts(tmp_path: Path, fake_time: FakeTime) -> None:
+    """Two people on addresses of their own are not linked; a second account signed in from the first
+    one's browser is; the traces keep digests, never an address."""
+    from test_server_duel import PASSWORD, make_app, person, post, running
+
+    with running(make_app(tmp_path, fake_time)) as app:
+        ann, ben, cat = person(app, "ann"), person(app, "ben"), person(app, "cat")
+        ids = [c.get("/api/me").json()["user"]["id"] for c in (ann, ben, cat)]
+        engine = app.state.store.engine
+        now = int(time.time() * 1000)
+        with engine.connect() as c:
+            assert not ledger.linked(c, ids[0], ids[1], now) and not ledger.linked(c, ids[1], ids[2], now)
+        assert post(ann, "/account/signin", login="ben", password=PASSWORD).status_code == 200
+        with engine.connect() as c:
+            assert ledger.linked(c, ids[0], ids[1], now) and not ledger.linked(c, ids[0], ids[2], now)
+            digests = [d for (d,) in c.execute(select(ledger.TraceRow.digest)).all()]
+        assert len(digests) >= 6 and not any("127." in d for d in digests)
