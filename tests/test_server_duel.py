@@ -78,12 +78,12 @@ def running(application: Any) -> Iterator[Any]:
 _ADDRESSES = itertools.count(2)
 
 
-def browser(application: Any) -> TestClient:
+def browser(application: Any, address: str | None = None) -> TestClient:
     """A browser of its own (its own cookies and loopback address, as another person's would be: accounts
     from one address are linked and move no rating against each other) on the app's event loop: pages of
     one test talk to one server."""
     n = next(_ADDRESSES)
-    client = TestClient(application, client=(f"127.1.{n // 250 % 250}.{n % 250 + 1}", 50000))
+    client = TestClient(application, client=(address or f"127.1.{n // 250 % 250}.{n % 250 + 1}", 50000))
     client.portal = application.state.test_portal
     return client
 
@@ -110,9 +110,9 @@ def post(client: TestClient, path: str, **fields: str) -> Any:
     return client.post(path, data=data, headers={"accept": "application/json"})
 
 
-def person(app: Any, login: str) -> TestClient:
-    """A browser with an account of its own, signed in."""
-    client = browser(app)
+def person(app: Any, login: str, address: str | None = None) -> TestClient:
+    """A browser with an account of its own, signed in (from an address of its own, or ``address``)."""
+    client = browser(app, address)
     answer = post(client, "/account/signup", login=login, name=login.title(), password=PASSWORD)
     assert answer.status_code == 200, answer.text
     return client
@@ -281,12 +281,12 @@ def test_wrong_passwords_are_rate_limited(app: Any, fake_time: FakeTime) -> None
 def test_failed_sign_ins_outlive_a_restart(database_url: str, fake_time: FakeTime, seeds: Any) -> None:
     with running(make_app(database_url, fake_time)) as first:
         person(first, "frank")
-        client = browser(first)
+        client = browser(first, "127.0.0.9")
         for _ in range(5):
             assert post(client, "/account/signin", login="frank", password="guess-guess").status_code == 401
     fake_time.t += 60
     with running(make_app(database_url, fake_time)) as second:
-        client = browser(second)
+        client = browser(second, "127.0.0.9")  # the same address
         limited = post(client, "/account/signin", login="frank", password=PASSWORD)
         assert limited.status_code == 429 and limited.json()["error"] == "rate_limited"
         assert 230 <= int(limited.headers["retry-after"]) <= 241  # what is left of the 5 minutes

@@ -19,7 +19,8 @@ from patience.duel import Format, Match, Player
 from patience.errors import BadInputError, IllegalMoveError
 from patience.rng import new_deal_key
 from patience.server.arena.tournaments import check_password, hourly, new_tournament
-from patience.server.storage.league import finish_match, insert_match
+from patience.server.storage.fairplay import act
+from patience.server.storage.league import finish_match, insert_match, load_rating
 from patience.server.storage.store import Store, UserRow, name_key
 from patience.server.storage.tournaments import (
     CLAIM_LAPSE_MS,
@@ -207,7 +208,14 @@ def test_standings_from_the_duels_with_the_fire_and_a_pause(store: Store) -> Non
     assert all(row["playing"] is None for row in table)
     carla = next(row for row in table if row["name"] == "Carla")
     assert carla["paused"] and [d["result"] for d in carla["duels"]] == ["l", "d"]
-    assert anna["rating"] > 1500  # the rating of the game, as the duels left it
+    # the rating of the game, as the duels left it (give-ups with no real attempt moved none: docs/fairplay.md)
+    assert anna["rating"] == round(load_rating(store.engine, "anna", "faecher").rating) == 1500
+    # a mark takes bruno's line and his duels out (recomputed: anna's win over carla alone), a clear brings them back
+    act(store.engine, "bruno", "mark_bot", "a bot", "carla")
+    marked = standings(store.engine, tour)
+    assert [(row["name"], row["points"]) for row in marked] == [("Anna", 2), ("Carla", 0)]
+    act(store.engine, "bruno", "clear", "a person after all", "carla")
+    assert standings(store.engine, tour) == table
     join_tournament(store.engine, "tour0002", "carla")  # back from the pause
     assert "carla" in {u for u, _ in free_players(store.engine, "tour0002", now)}
     # on a player's profile: their place and points; a tournament not begun yet is not there
@@ -350,7 +358,7 @@ def test_the_page_says_each_mistake_in_three_languages() -> None:
 def test_making_tournaments_is_limited_per_account_and_per_address(app: Any, fake_time: Any) -> None:
     """At most 3 open tournaments (to come or going on) per account, at most 10 made a day per account
     and 20 per address."""
-    anna = person(app, "anna")
+    anna = person(app, "anna", "127.0.0.7")
     answers = [make_form(anna, f"Cup {n}").status_code for n in range(4)]
     assert answers == [200, 200, 200, 429]
     assert make_form(anna, "Cup 4").json()["error"] == "too_many_open"
@@ -366,7 +374,7 @@ def test_making_tournaments_is_limited_per_account_and_per_address(app: Any, fak
     assert int(refused.headers["retry-after"]) > 0
     # other accounts of the same address: 20 a day from it in all
     for n, login in enumerate(("bruno", "carla", "dario", "elsa")):
-        who = person(app, login)
+        who = person(app, login, "127.0.0.7")
         for _ in range(3):
             answer = make_form(who, f"{login} cup")
             if made < 20:

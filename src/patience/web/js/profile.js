@@ -27,6 +27,12 @@ function chart(points) {
   return svg;
 }
 
+/** A rating change as shown: one decimal, with its sign. */
+function signed(x) {
+  const r = Math.round(x * 10) / 10;
+  return r > 0 ? `+${r}` : `${r}`;
+}
+
 function figures(pairs) {
   const list = el("dl", { className: "figs" });
   for (const [label, value] of pairs) list.append(el("div", {}, el("dt", { textContent: label }), el("dd", { textContent: String(value) })));
@@ -43,7 +49,8 @@ function render() {
     const r = data.ratings[g];
     return el("div", { className: "rating-card" }, el("span", { className: "label", textContent: gameName(g) }),
       el("strong", { textContent: `${r.rating}${r.provisional ? "?" : ""}` }),
-      el("span", { className: "small", textContent: `± ${r.deviation} · ${t("profile.matches")} ${r.matches}` }));
+      el("span", { className: "small", textContent: `± ${r.deviation} · ${t("profile.matches")} ${r.matches}` }),
+      ...(r.held ? [el("span", { className: "small", textContent: t("profile.held", { points: signed(r.held) }) })] : []));
   }) : [el("p", { className: "small", textContent: t("profile.unrated") })]));
   $("#history").replaceChildren(...Object.entries(data.history).map(([g, points]) =>
     el("div", { className: "history-game" }, el("span", { className: "label", textContent: gameName(g) }), chart(points))));
@@ -65,8 +72,12 @@ function render() {
     const result = m.state !== "over" ? t("profile.live") : m.winner == null ? t("profile.result_draw")
       : m.winner === side ? t("profile.result_won") : t("profile.result_lost");
     const scores = m.state === "over" ? ` · ${m.finals[side]} : ${m.finals[1 - side]}` : "";
+    // the rating change this match made and why (docs/fairplay.md, "What moves a rating")
+    const c = m.change;
+    const why = c && (c.state === "released" ? "rated" : c.state === "voided" ? "marked" : c.reason);
+    const change = c ? ` · ${t(`profile.change.${why}`, { points: signed(c.state === "held" ? c.held : c.applied) })}` : "";
     return el("li", {}, el("a", { href: `/match?id=${encodeURIComponent(m.id)}`,
-      textContent: `${formatName(`${m.game}/${m.variant}/${m.limit_s}`)} · ${t("profile.against", { name: other.name })} · ${result}${scores}` }));
+      textContent: `${formatName(`${m.game}/${m.variant}/${m.limit_s}`)} · ${t("profile.against", { name: other.name })} · ${result}${scores}${change}` }));
   }));
   if (!data.recent.length) $("#recent").append(el("li", { textContent: t("profile.none") }));
   $("#all-matches").href = `/matches?player=${encodeURIComponent(data.user.id)}`;
