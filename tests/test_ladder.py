@@ -14,6 +14,7 @@ import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -32,6 +33,7 @@ from patience.server.storage import league
 from patience.server.storage.daily import day_board, start_attempt
 from patience.server.storage.store import SavedGame, Store, UserRow, name_key
 from patience.session import ManualClock
+from test_server_duel import seeds as seeds  # the fixture: duels deal from known keys
 
 FMT = Format("reloaded", None, 300)
 DAY_MS = 86_400_000
@@ -392,3 +394,41 @@ def test_sign_up_and_sign_in_leave_traces_that_link_accounts(tmp_path: Path, fak
             assert ledger.linked(c, ids[0], ids[1], now) and not ledger.linked(c, ids[0], ids[2], now)
             digests = [d for (d,) in c.execute(select(ledger.TraceRow.digest)).all()]
         assert len(digests) >= 6 and not any("127." in d for d in digests)
+
+
+def test_a_farm_through_the_arena_moves_nothing_and_the_end_says_so(tmp_path: Path, fake_time: FakeTime,
+                                                                      seeds: Any) -> None:
+    """The issue's farm through real duels: the puppet gives up as soon as the clocks start, the farmer
+    plays ordinary moves, both ask for a rematch. No rating moves, the end of each match says so (the
+    ratings at the start), and the third give-up puts the farmer before the moderators."""
+    from test_fairplay import bot_move
+    from test_server_duel import arena_of, end_of, let_start, make_app, pair, running
+
+    with running(make_app(tmp_path, fake_time)) as app:
+        farmer, puppet, live = pair(app, "farmer", "puppet")
+        farmer_id = farmer.client.get("/api/me").json()["user"]["id"]
+        for n in range(3):
+            puppet.intent("giveup")
+            for _ in range(30):
+                if live.match.sessions[farmer.side].is_over:
+                    break
+                bot_move(farmer, live, fake_time, 2.0)
+            if not live.match.sessions[farmer.side].is_over:
+                farmer.intent("giveup")
+            end = end_of(farmer)["end"]
+            assert [r["rating"] for r in end["ratings"]] == [1500, 1500], end  # shown as it is: nothing moved
+            if n == 2:
+                break
+            farmer.send("rematch", {"id": live.id})
+            puppet.until(lambda m, old=live.id: m["t"] == "rematch" and m["d"]["state"] == "offered")
+            puppet.send("rematch", {"id": live.id})
+            new = farmer.until(lambda m, old=live.id: m["t"] == "duel" and m["d"]["id"] != old)["d"]
+            puppet.until(lambda m, new=new: m["t"] == "duel" and m["d"]["id"] == new["id"])
+            live = arena_of(app).matches[new["id"]]
+            let_start(app)
+        profile = farmer.client.get(f"/api/profile/{farmer_id}").json()
+        assert profile["ratings"]["reloaded"]["rating"] == 1500 and profile["ratings"]["reloaded"]["matches"] == 3
+        reasons = [m["change"]["reason"] for m in profile["recent"]]  # no_attempt too if the hint stalled early
+        assert "no_attempt_opp" in reasons and set(reasons) <= {"no_attempt", "no_attempt_opp"}
+        with app.state.store.engine.connect() as c:
+            assert fp._standing(c, farmer_id).state == "review"
