@@ -318,6 +318,15 @@ def test_linked_accounts_move_no_rating(store: Store) -> None:
         assert ledger.linked(c, a, b, now) and not ledger.linked(c, a, b, now + 31 * DAY_MS)
     play(store, a, b, "play")
     assert rating(store, a) == rating(store, b) == 1500
+    # a loss to an account linked later (a shared browser seen after the match) is never given back
+    c_, d = user(store, "c"), user(store, "d")
+    play(store, d, c_, "play")
+    lost = rating(store, c_)
+    with store.engine.begin() as c:
+        ledger.add_traces(c, c_, [("browser", "b9")], now)
+        ledger.add_traces(c, d, [("browser", "b9")], now)
+    fp.act(store.engine, d, "mark_bot", "a bot", "mod")
+    assert lost < 1500 and rating(store, c_) == lost
 
 
 # -- the deal of the day's board -----------------------------------------------------------------------------

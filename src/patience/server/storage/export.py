@@ -2,8 +2,9 @@
 
 What the account holds: the account itself (never its password hash nor its sessions' tokens), its
 sessions (browser and times), the names it had, its solo games with their records, its matches with
-their records (live ones without what is still secret), its ratings and their history, the deals of
-the day it played and the tournaments it joined (never a tournament's password). A secret deal key
+their records (live ones without what is still secret), its ratings, their history and each match's
+rating change with its reason (the ledger), the deals of the day it played and the tournaments it
+joined (never a tournament's password). A secret deal key
 (the deal of a match of Play now, or of a deal of the day) is left out of the solo games' records:
 it is shown on the match's and the day's pages once it is public.
 """
@@ -19,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from patience.rng import is_deal_key
 from patience.server.storage.daily import AttemptRow
+from patience.server.storage.ladder import RatingChangeRow
 from patience.server.storage.store import (
     AuthSessionRow,
     GameMoveRow,
@@ -103,6 +105,10 @@ def export_account(engine: Engine, user_id: str) -> dict[str, Any] | None:
             "rating_history": [{"game": h.game, "match_id": h.match_id, "rating": h.rating,
                                 "deviation": h.deviation, "at_ms": h.at_ms} for h in db.scalars(
                 select(RatingHistoryRow).where(RatingHistoryRow.user_id == user_id).order_by(RatingHistoryRow.id))],
+            "rating_changes": [{"match_id": c.match_id, "game": c.game, "opponent_id": c.opponent_id,
+                                "proposed": c.proposed, "applied": c.applied, "held": c.held, "state": c.state,
+                                "reason": c.reason, "at_ms": c.at_ms} for c in db.scalars(
+                select(RatingChangeRow).where(RatingChangeRow.user_id == user_id).order_by(RatingChangeRow.at_ms))],
             "daily": [{"day": a.day, "game": a.game, "game_id": a.game_id, "started_ms": a.started_ms}
                       for a in db.scalars(select(AttemptRow).where(AttemptRow.user_id == user_id)
                                           .order_by(AttemptRow.day, AttemptRow.game))],
