@@ -316,8 +316,10 @@ def test_linked_accounts_move_no_rating(store: Store) -> None:
         ledger.add_traces(c, a, [("net", "n1"), ("browser", "b1")], now)
         ledger.add_traces(c, b, [("net", "n2"), ("browser", "b1")], now)
         assert ledger.linked(c, a, b, now) and not ledger.linked(c, a, b, now + 31 * DAY_MS)
-    play(store, a, b, "play")
+    linked_match = play(store, a, b, "play")
     assert rating(store, a) == rating(store, b) == 1500
+    view = league.match_view(store.engine, linked_match.id)  # its record says what was applied: nothing
+    assert view is not None and [r["rating"] for r in view["record"]["ratings_after"]] == [1500, 1500]
     # a loss to an account linked later (a shared browser seen after the match) is never given back
     c_, d = user(store, "c"), user(store, "d")
     play(store, d, c_, "play")

@@ -104,11 +104,19 @@ def finish_match(connection: Connection, match: Match, result: MatchResult, afte
     (:func:`patience.server.storage.ladder.rate`: added to the ratings as they are now, with the ledger
     and history lines), and a lopsided series put before the moderators."""
     now = now_ms()
+    changes = rate(connection, match, result, after, now)
+    record = match.record()
+    if "ratings_after" in record:  # what was applied, not Glicko-2's proposal
+        record["ratings_after"] = [
+            {"rating": round(p.rating.rating + c.applied, 1),
+             "deviation": round(p.rating.deviation + (r.deviation - p.rating.deviation) * c.share
+                                * (c.state == "applied"), 1),
+             "volatility": r.volatility if c.state == "applied" and c.share > 0 else p.rating.volatility}
+            for p, r, c in zip(match.players, after, changes, strict=True)]
     connection.execute(update(MatchRow).where(MatchRow.id == match.id).values(
         state="over", ended_ms=now, winner=result.winner, score_a=result.scores[0], score_b=result.scores[1],
         final_a=result.finals[0], final_b=result.finals[1], outcome_a=result.outcomes[0],
-        outcome_b=result.outcomes[1], record=json.dumps(match.record())))
-    rate(connection, match, result, after, now)
+        outcome_b=result.outcomes[1], record=json.dumps(record)))
     if result.winner is not None:
         winner, loser = match.players[result.winner].id, match.players[1 - result.winner].id
         flag_series(connection, winner, loser, match.game, now)
