@@ -72,7 +72,7 @@ class EvidenceRow(Base):
     steps: Mapped[str] = mapped_column(Text)  # JSON: [[log index, think ms, how, drag ms, drag px], ...]
     record: Mapped[str | None] = mapped_column(Text)  # the game record to replay (JSON), until analysed
     figures: Mapped[str | None] = mapped_column(Text)  # JSON GameFigures, once analysed
-    verdict: Mapped[str | None] = mapped_column(String(8))  # clear, suspect, machine
+    verdict: Mapped[str | None] = mapped_column(String(16))  # clear, suspect, machine, clairvoyant (0016)
     at_ms: Mapped[int] = mapped_column(BigInteger)
     analysed_ms: Mapped[int | None] = mapped_column(BigInteger)
 

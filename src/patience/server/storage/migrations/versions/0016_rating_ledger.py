@@ -22,6 +22,9 @@ depends_on = None
 
 
 def upgrade() -> None:
+    # a game's verdict may be "clairvoyant" (play that knew the hidden cards): wider than String(8)
+    with op.batch_alter_table("fairplay_games") as batch:
+        batch.alter_column("verdict", type_=sa.String(16), existing_type=sa.String(8), existing_nullable=True)
     changes = op.create_table(
         "rating_changes",
         sa.Column("match_id", sa.String(24), primary_key=True),
@@ -80,6 +83,8 @@ def _backfill(changes: sa.Table) -> None:
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("fairplay_games") as batch:
+        batch.alter_column("verdict", type_=sa.String(8), existing_type=sa.String(16), existing_nullable=True)
     op.drop_index("ix_account_traces_digest", table_name="account_traces")
     op.drop_table("account_traces")
     op.drop_index("ix_rating_changes_opponent", table_name="rating_changes")
