@@ -1,0 +1,468 @@
+"""The ladder against accounts that farm, launder and outlive a mark, through real servers.
+
+Each kind below is an attack of issue 33 played with real websocket clients against real ``patience serve``
+processes: every person from a loopback address of their own (127.x.y.z), live rated duels of Solitaire
+Reloaded (5 minutes), challenge links and rematches as the page sends them, marks by a moderator through
+the moderators' API. What each kind got is read from the server's own answers (the profile API, the
+leaderboard API, the moderators' API, the websocket's refusals):
+
+- ``farm-quit``: accounts A and B; in each match B turns the stock once and gives up, A plays a few real
+  moves at 1–2 s until it leads, then gives up too; both ask for a rematch (``--matches`` matches).
+- ``farm-effort``: the step aside: B makes a show of an attempt before giving up (12 real moves over 32 s).
+- ``farm-rotate``: A against a fresh puppet every match (a challenge link each), each quitting at once.
+- ``launder``: A and puppet B play matches whose loser tries (12 real moves over 32 s) before giving up; B
+  wins 2, A wins the rest; then B is marked: what A gets back against what it genuinely lost to B.
+- ``rematch-after-mark``: a match ends, B is marked, both pages ask for a rematch: does a match start?
+- ``mark-mid-match``: A loses a rated match to B; in the next, B is marked while it runs; A loses that too.
+  A's refund must stay, and the running match's loss must not count.
+
+It prints, per kind, the first account's rating before and after, its leaderboard place, its fair-play
+state, refunds and refusals. The targets (issue 33): a second account's give-ups earn the first under 100
+points over 8 matches and never a top-10 place; a marked puppet returns nothing beyond what was genuinely
+lost; a rematch after a mark never starts; a refund is never overwritten.
+
+    python benchmarks/ladder.py                                   # one process, SQLite
+    python benchmarks/ladder.py --database-url postgresql+psycopg://127.0.0.1:5432/bench \\
+        --redis-url redis://127.0.0.1:6379/0 --processes 2         # two processes of one arena
+    python benchmarks/ladder.py --kinds farm-quit,launder --matches 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from websockets.sync.client import connect
+
+from loopback import serving_many
+from patience.errors import PatienceError
+from patience.games import DRAW, REDEAL
+from patience.server.solo.hints import simple_hint
+from patience.session import Session
+
+FORMAT = "reloaded/standard/300"
+GAME = "reloaded"
+PASSWORD = "ladder-benchmark-password"
+KINDS = ("farm-quit", "farm-effort", "farm-rotate", "launder", "rematch-after-mark", "mark-mid-match")
+EFFORT_MOVES, EFFORT_S = 12, 32.0  # a loser's show of an attempt before it gives up
+
+
+def address_of(number: int) -> str:
+    """The loopback address of person ``number`` (127.20.x.y and up: apart from the servers' own 127.0.0.1)."""
+    return f"127.{20 + number // 64516}.{1 + (number // 254) % 254}.{1 + number % 254}"
+
+
+class Person:
+    """One person: an account, an HTTP client and a websocket, from a loopback address of their own,
+    on one of the server processes."""
+
+    def __init__(self, base: str, number: int, login: str) -> None:
+        self.base, self.address, self.login = base, address_of(number), login
+        self.http = httpx.Client(base_url=base, timeout=20.0, transport=httpx.HTTPTransport(local_address=self.address))
+        answer = self.http.post("/account/signup", headers={"accept": "application/json"}, data={
+            "csrf": self.csrf(), "login": login, "name": login.title(), "password": PASSWORD})
+        answer.raise_for_status()
+        self.id: str = answer.json()["user"]["id"]
+        self.ws: Any = None
+        self.ack = 0
+        self.refusals: list[str] = []
+        self.end: dict[str, Any] | None = None  # the end of the match on this page, once told
+
+    def csrf(self) -> str:
+        return str(self.http.get("/api/me").json()["csrf"])
+
+    def open(self) -> None:
+        cookie = "; ".join(f"{k}={v}" for k, v in self.http.cookies.items())
+        self.ws = connect(self.base.replace("http://", "ws://") + "/ws", additional_headers={"Cookie": cookie},
+                          source_address=(self.address, 0), open_timeout=20, max_size=2**22, ping_interval=None,
+                          max_queue=None)
+
+    def close(self) -> None:
+        if self.ws is not None:
+            self.ws.close()
+        self.http.close()
+
+    def send(self, t: str, d: dict[str, Any]) -> None:
+        self.ws.send(json.dumps({"t": t, "d": d}))
+
+    def until(self, wanted: Callable[[dict[str, Any]], bool], timeout: float = 60.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{self.login}: no wanted message in {timeout:.0f} s")
+            try:
+                msg: dict[str, Any] = json.loads(self.ws.recv(timeout=left))
+            except TimeoutError:
+                continue
+            if msg["t"] == "err":
+                self.refusals.append(str(msg["d"].get("code")))
+            if msg["t"] == "dev" and msg["d"].get("end") is not None:
+                self.end = msg["d"]["end"]
+            if msg["t"] == "duel":
+                self.end = msg["d"].get("end")
+            if wanted(msg):
+                return msg
+
+    def rating(self) -> float:
+        found = self.http.get(f"/api/profile/{self.id}").json()
+        return float((found.get("ratings") or {}).get(GAME, {}).get("rating", 1500))
+
+    def refunds(self) -> float:
+        found = self.http.get(f"/api/profile/{self.id}").json()
+        return float(sum(r["points"] for r in (found.get("fairplay") or {}).get("refunds", [])))
+
+    def place(self) -> int | None:
+        board = self.http.get(f"/api/leaderboard?game={GAME}").json()["players"]
+        return next((n for n, p in enumerate(board, start=1) if p["id"] == self.id), None)
+
+
+def intent_of(session: Session, move: Any) -> tuple[str, dict[str, Any]]:
+    if move in (DRAW, REDEAL):
+        return "stock", {"how": "click"}
+    return "move", {"src": move.src, "dst": move.dst, "n": move.n, "how": "drag", "ms": 380, "px": 300}
+
+
+def act(person: Person, t: str, d: dict[str, Any]) -> dict[str, Any]:
+    person.ack += 1
+    ack = person.ack
+    person.send(t, {"ack": ack, **d})
+    return person.until(lambda m: m["t"] in ("dev", "rej", "err") and m["d"].get("ack") == ack)
+
+
+def deal_of(database_url: str, match_id: str) -> Session:
+    """The match's deal, read from the database beside the server (a cheater's engine sees the table; these
+    players only need legal moves)."""
+    from sqlalchemy import create_engine, select
+
+    from patience.server.storage.store import MatchRow
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            for _ in range(200):
+                row = connection.execute(select(MatchRow.game, MatchRow.seed, MatchRow.options)
+                                         .where(MatchRow.id == match_id)).first()
+                if row is not None:
+                    return Session(row.game, row.seed, json.loads(row.options or "{}"))
+                time.sleep(0.05)
+    finally:
+        engine.dispose()
+    raise RuntimeError(f"match {match_id} never reached the database")
+
+
+def play(person: Person, duel: dict[str, Any], database_url: str, how: str, rng: random.Random,
+         lead_over: Callable[[], int | None] = lambda: None) -> int:
+    """Play one side of a match as ``how`` until its game is over; returns the game's score.
+
+    ``quit``: one stock turn, then give up. ``effort``: :data:`EFFORT_MOVES` real moves over
+    :data:`EFFORT_S` s, then give up. ``lead``: real moves at 1–2 s until the score passes the other
+    side's final score (``lead_over()``, once it is known) and at least 3 moves were made, then give up."""
+    session = deal_of(database_url, duel["id"])
+    time.sleep(duel.get("starts_in", 0) / 1000 + 0.1)
+    started = time.monotonic()
+    real = 0
+    score = 0
+    while not session.is_over:
+        if how == "quit":
+            t, d = ("stock", {"how": "click"}) if session.moves_made == 0 else ("giveup", {})
+        else:
+            move = simple_hint(session.state)
+            done = (how == "effort" and real >= EFFORT_MOVES and time.monotonic() - started >= EFFORT_S) or (
+                how == "lead" and real >= 3 and (other := lead_over()) is not None and score > other) or (
+                time.monotonic() - started > 120)  # no lead in two minutes: give up, as a person would
+            if move is None or done:
+                t, d = "giveup", {}
+            else:
+                t, d = intent_of(session, move)
+            pause = rng.uniform(1.0, 2.0) if how == "lead" else EFFORT_S / (EFFORT_MOVES + 4)
+            time.sleep(pause)
+        answer = act(person, t, d)
+        if t == "giveup" or answer["t"] != "dev" or not answer["d"].get("ok", False):
+            if t != "giveup":
+                act(person, "giveup", {})
+            break
+        if t == "move":
+            real += 1
+        try:
+            session.play(move if t == "move" else (DRAW if session.state.check(DRAW) is None else REDEAL))
+        except PatienceError:  # the local copy ran out of time: the server's answer above said what counts
+            break
+        score = session.score
+    return score
+
+
+def match(a: Person, b: Person, duels: tuple[dict[str, Any], dict[str, Any]], database_url: str, how_b: str,
+          rng: random.Random, a_wins: bool = True) -> dict[str, Any]:
+    """One match: B plays ``how_b``; A leads past B when ``a_wins``, else A tries and gives up."""
+    b_final: list[int] = []
+    how_a = "lead" if a_wins else "effort"
+    if not a_wins:
+        how_b = "lead"
+    a_final: list[int] = []
+    threads = [threading.Thread(target=lambda: a_final.append(play(a, duels[0], database_url, how_a, rng,
+                                                                   lambda: b_final[0] if b_final else None))),
+               threading.Thread(target=lambda: b_final.append(play(b, duels[1], database_url, how_b, rng,
+                                                                   lambda: a_final[0] if a_final else None)))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for p in (a, b):
+        if p.end is None:
+            p.until(lambda m, p=p: p.end is not None, 400)
+    return a.end or {}
+
+
+def challenge(a: Person, b: Person) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    a.send("challenge", {"format": FORMAT, "cid": f"c-{a.login}"})
+    made = a.until(lambda m: m["t"] in ("challenge", "err"))
+    if made["t"] == "err":
+        return None
+    b.send("accept", {"code": made["d"]["code"], "cid": f"c-{b.login}"})
+    try:
+        return a.until(lambda m: m["t"] == "duel", 20)["d"], b.until(lambda m: m["t"] == "duel", 20)["d"]
+    except TimeoutError:
+        return None
+
+
+def rematch(a: Person, b: Person, match_id: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    for p in (a, b):
+        p.send("rematch", {"id": match_id, "cid": f"r-{p.login}"})
+    try:
+        return a.until(lambda m: m["t"] == "duel", 15)["d"], b.until(lambda m: m["t"] == "duel", 15)["d"]
+    except TimeoutError:
+        return None
+
+
+class Site:
+    """The servers, a moderator, and a counter of people."""
+
+    def __init__(self, bases: list[str], database_url: str) -> None:
+        self.bases, self.database_url = bases, database_url
+        self.number = 0
+        self.lock = threading.Lock()
+        self.tag = random.randrange(10**6)
+        self.moderator = self.person("mod")
+        from patience.server.storage.roles import grant
+        from patience.server.storage.store import Store
+
+        store = Store(database_url)
+        try:
+            grant(store, self.moderator.login, "moderator")
+        finally:
+            store.close()
+
+    def person(self, name: str) -> Person:
+        with self.lock:
+            self.number += 1
+            number = self.number
+        return Person(self.bases[number % len(self.bases)], number, f"{name}{self.tag}n{number}")
+
+    def mark(self, who: Person) -> int:
+        m = self.moderator
+        return m.http.post(f"/api/mod/account/{who.id}", data={"csrf": m.csrf(), "action": "mark_bot",
+                                                               "note": "ladder benchmark"}).status_code
+
+    def state(self, who: Person) -> str | None:
+        return self.moderator.http.get(f"/api/mod/account/{who.id}").json().get("state")
+
+
+def farm(site: Site, matches: int, how_b: str, rotate: bool, rng: random.Random) -> dict[str, Any]:
+    a = site.person("farmer")
+    a.open()
+    before = a.rating()
+    puppets: list[Person] = []
+    played = 0
+    duels = None
+    last: str | None = None
+    try:
+        for n in range(matches):
+            if rotate or not puppets:
+                puppet = site.person("puppet")
+                puppet.open()
+                puppets.append(puppet)
+                duels = challenge(a, puppet)
+            elif last is not None:
+                duels = rematch(a, puppets[-1], last)
+                if duels is None:  # refused (or the pool said no): a new challenge link, as a person would
+                    duels = challenge(a, puppets[-1])
+            if duels is None:
+                break
+            end = match(a, puppets[-1], duels, site.database_url, how_b, rng)
+            played = n + 1
+            last = duels[0]["id"]
+            del end
+        time.sleep(2.0)
+        return {"matches": played, "before": before, "after": a.rating(), "place": a.place(),
+                "state": site.state(a), "puppet_state": site.state(puppets[-1]) if puppets else None,
+                "refusals": sorted(set(a.refusals + [r for p in puppets for r in p.refusals]))}
+    finally:
+        for p in [a, *puppets]:
+            p.close()
+
+
+def launder(site: Site, matches: int, rng: random.Random) -> dict[str, Any]:
+    a, b = site.person("launderer"), site.person("puppet")
+    for p in (a, b):
+        p.open()
+    try:
+        before = a.rating()
+        lost = gained = 0.0
+        duels = challenge(a, b)
+        played = 0
+        for n in range(matches):
+            if duels is None:
+                break
+            a_before = a.rating()
+            match(a, b, duels, site.database_url, "effort", rng, a_wins=n >= 2)
+            time.sleep(1.0)
+            change = a.rating() - a_before
+            lost, gained = lost + max(0.0, -change), gained + max(0.0, change)
+            played = n + 1
+            duels = rematch(a, b, duels[0]["id"]) or challenge(a, b)
+        status = site.mark(b)
+        time.sleep(2.0)
+        return {"matches": played, "before": before, "after": a.rating(), "lost_to_b": lost, "won_from_b": gained,
+                "refunded": a.refunds(), "mark": status, "place": a.place()}
+    finally:
+        a.close()
+        b.close()
+
+
+def rematch_after_mark(site: Site, rng: random.Random) -> dict[str, Any]:
+    a, b = site.person("victim"), site.person("marked")
+    for p in (a, b):
+        p.open()
+    try:
+        duels = challenge(a, b)
+        if duels is None:
+            return {"error": "no first match"}
+        match(a, b, duels, site.database_url, "quit", rng)
+        status = site.mark(b)
+        time.sleep(1.0)
+        again = rematch(a, b, duels[0]["id"])
+        fresh = challenge(a, b)
+        return {"mark": status, "rematch_started": again is not None, "challenge_started": fresh is not None,
+                "refusals": sorted(set(a.refusals + b.refusals))}
+    finally:
+        a.close()
+        b.close()
+
+
+def mark_mid_match(site: Site, rng: random.Random) -> dict[str, Any]:
+    a, b = site.person("victim"), site.person("cheat")
+    for p in (a, b):
+        p.open()
+    try:
+        before = a.rating()
+        duels = challenge(a, b)
+        if duels is None:
+            return {"error": "no first match"}
+        match(a, b, duels, site.database_url, "effort", rng, a_wins=False)
+        time.sleep(1.0)
+        after_first = a.rating()
+        duels = rematch(a, b, duels[0]["id"]) or challenge(a, b)
+        if duels is None:
+            return {"error": "no second match"}
+        marker = threading.Timer(10.0, site.mark, args=(b,))
+        marker.start()
+        match(a, b, duels, site.database_url, "effort", rng, a_wins=False)
+        marker.join()
+        time.sleep(2.0)
+        return {"before": before, "after_first": after_first, "after": a.rating(), "refunded": a.refunds()}
+    finally:
+        a.close()
+        b.close()
+
+
+def run_kind(site: Site, kind: str, matches: int, seed: int) -> dict[str, Any]:
+    rng = random.Random(f"{seed}:{kind}")
+    if kind == "farm-quit":
+        return farm(site, matches, "quit", False, rng)
+    if kind == "farm-effort":
+        return farm(site, matches, "effort", False, rng)
+    if kind == "farm-rotate":
+        return farm(site, matches, "quit", True, rng)
+    if kind == "launder":
+        return launder(site, max(3, matches // 2 + 2), rng)
+    if kind == "rematch-after-mark":
+        return rematch_after_mark(site, rng)
+    return mark_mid_match(site, rng)
+
+
+def verdict(kind: str, r: dict[str, Any]) -> str:
+    if "error" in r:
+        return f"stopped: {r['error']}"
+    if kind.startswith("farm"):
+        gain = r["after"] - r["before"]
+        ok = gain < 100 and (r["place"] is None or r["place"] > 10)
+        return f"{'held' if ok else 'BROKEN'}: +{gain:.0f} in {r['matches']} matches"
+    if kind == "launder":
+        owed = max(0.0, r["lost_to_b"] - r["won_from_b"])
+        ok = r["refunded"] <= owed + 0.5
+        return f"{'held' if ok else 'BROKEN'}: refunded {r['refunded']:.0f}, genuinely lost {owed:.0f}"
+    if kind == "rematch-after-mark":
+        ok = not r["rematch_started"] and not r["challenge_started"]
+        return f"{'held' if ok else 'BROKEN'}: rematch started {r['rematch_started']}"
+    kept = r["after"] - r["before"]
+    ok = abs(kept) <= 1.0
+    return f"{'held' if ok else 'BROKEN'}: net {kept:+.0f} after a refund and a loss to a marked account"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
+    parser.add_argument("--matches", type=int, default=8, help="matches of a farming kind (2..30)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--database-url", default=None, help="the servers' database (default: an SQLite file)")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0",
+                        help="the servers' Redis (with it this process may read an SQLite database beside them)")
+    parser.add_argument("--processes", type=int, default=1, help="server processes, each on its own port (1..4)")
+    args = parser.parse_args()
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    if not kinds or any(k not in KINDS for k in kinds):
+        parser.error(f"--kinds: comma-separated names among {', '.join(KINDS)}")
+    processes = min(4, max(1, args.processes))
+    if processes > 1 and not args.database_url:
+        parser.error("--processes > 1 needs --database-url (PostgreSQL)")
+    matches = min(30, max(2, args.matches))
+    with tempfile.TemporaryDirectory() as folder:
+        database_url = args.database_url or f"sqlite:///{folder}/patience.sqlite3"
+        extra = ["--database-url", database_url, "--redis-url", args.redis_url]
+        with serving_many(folder, processes, extra) as served:
+            site = Site([base for base, _ in served], database_url)
+            results: dict[str, dict[str, Any]] = {}
+            started = time.monotonic()
+
+            def one(kind: str) -> None:
+                try:
+                    results[kind] = run_kind(site, kind, matches, args.seed)
+                except (RuntimeError, TimeoutError, httpx.HTTPError) as exc:
+                    results[kind] = {"error": str(exc)[:200]}
+
+            threads = [threading.Thread(target=one, args=(kind,)) for kind in kinds]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            took = time.monotonic() - started
+    print(f"ladder attacks through {processes} `patience serve` process(es) on "
+          f"{'PostgreSQL' if 'postgresql' in database_url else 'SQLite'}, {FORMAT}, {took:.0f} s")
+    for kind in kinds:
+        r = results.get(kind, {"error": "did not run"})
+        print(f"{kind:>20}: {verdict(kind, r)}")
+        print(f"{'':>20}  {json.dumps(r, sort_keys=True)[:400]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
