@@ -37,6 +37,7 @@ match (both games), or a day's deal (every game of it).
 
 from __future__ import annotations
 
+import textwrap
 import time
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
@@ -173,7 +174,8 @@ class Analysis:
         if self.better_from is not None:
             where = "the deal" if self.better_from == 0 else f"the position after action {self.better_from}"
             lines.append(f"The solver's win from {where}, {len(self.better_line)} moves:")
-            lines.append("  " + " ".join(str(m) for m in self.better_line))
+            lines.extend(textwrap.wrap(" ".join(str(m) for m in self.better_line), 100, initial_indent="  ",
+                                       subsequent_indent="  ", break_on_hyphens=False))
         if self.conflicts:
             lines.append(f"The solver called positions unwinnable that a checked line wins (after actions "
                          f"{', '.join(str(c) for c in self.conflicts)}): they are shown winnable.")
