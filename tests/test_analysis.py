@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from patience.duel import Format, Match
+from patience.errors import RecordError
 from patience.games import Move, get_game
 from patience.session import ManualClock, Session
 from patience.solve import Budget, Status, solve, solve_deal
@@ -263,3 +264,38 @@ def test_the_command_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
         done = run("analyse", *args)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert message in done.stderr and done.stderr.count("\n") == 1 and not done.stdout, (args, done.stderr)
+
+
+def test_a_day_s_deal_is_analysed_game_by_game() -> None:
+    from patience.daily import DAILY_FORMAT, daily_commitment, daily_options
+    from patience.duel import new_deal_key
+
+    key = new_deal_key()
+    options = daily_options("teppich")
+    games = [record_of("teppich", options, key, ["giveup"]), record_of("teppich", options, key, [])]
+    day = {"format": DAILY_FORMAT, "game": "teppich", "options": options, "seed": key,
+           "commitment": daily_commitment("teppich", key), "games": games}
+    kind, analyses = analyse_data(day, budget=QUICK)
+    assert kind == "daily" and len(analyses) == 2
+    assert analyses[0].positions[-1].verdict == "given_up" and analyses[1].outcome is None
+    with pytest.raises(RecordError, match="commitment"):
+        analyse_data({**day, "commitment": "0" * 64}, budget=QUICK)
+
+
+def test_a_checked_line_outweighs_an_unwinnable_verdict_and_the_conflict_is_named() -> None:
+    """The solver's "unwinnable" rests on its search alone, "winnable" on a line the rules engine played:
+    should a position called unwinnable have a winnable child, the child's line decides, and it is listed."""
+    from patience.solve.analysis import UNWINNABLE, WINNABLE, _Tree
+
+    tree = _Tree()
+    state = get_game("faecher").deal(9)
+    root = tree.add(state.copy(), None, None)
+    move = state.legal_moves()[0]
+    state._apply(move)
+    child = tree.add(state.copy(), root, move)
+    tree.nodes[root].children[str(move)] = child
+    tree.settle(root, UNWINNABLE, "solver", None)
+    assert tree.nodes[child].verdict == UNWINNABLE and tree.nodes[child].by == "earlier"
+    tree.settle(child, WINNABLE, "solver", [])
+    assert [tree.nodes[i].verdict for i in (root, child)] == [WINNABLE, WINNABLE]
+    assert tree.nodes[root].line == [move] and sorted(tree.conflicts) == [root, child]
