@@ -20,6 +20,7 @@ COMMANDS = {
     "replay": ["replay", "{file}"],
     "solve --record": ["solve", "reloaded", "--record", "{file}", "--budget-nodes", "1000"],
     "winnable --file": ["winnable", "reloaded", "--file", "{file}"],
+    "analyse": ["analyse", "{file}", "--position-nodes", "1000"],
 }
 
 

@@ -1,4 +1,5 @@
-"""Terminal commands: ``solve`` a deal or a position, ``study`` win rates, keep ``winnable`` seeds."""
+"""Terminal commands: ``solve`` a deal or a position, ``analyse`` a finished game, ``study`` win rates, keep
+``winnable`` seeds."""
 
 from __future__ import annotations
 
@@ -34,6 +35,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--save", metavar="FILE", help="write the winning game as a record (needs a seed)")
     p.add_argument("--json", action="store_true", help="the result as JSON")
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("analyse", aliases=["analyze"],
+                       help="where a game was lost, every card known: each position winnable, unwinnable or unknown")
+    p.add_argument("record", metavar="RECORD",
+                   help="a record file: a game's, a finished match's (both games) or a past day's deal (every game)")
+    p.add_argument("--budget-s", type=float, default=20.0, metavar="S",
+                   help="CPU seconds the analysis of one game may take in all (default 20; at most 3600)")
+    p.add_argument("--position-s", type=float, default=2.0, metavar="S",
+                   help="CPU seconds one position's search may take (default 2)")
+    p.add_argument("--position-nodes", type=int, default=None, metavar="N",
+                   help="positions one search may visit (the same on every machine)")
+    p.add_argument("--memory-mb", type=float, default=128.0, metavar="MB",
+                   help="bound of a search's transposition table (default 128)")
+    p.add_argument("--json", action="store_true", help="the result as JSON")
+    p.set_defaults(func=cmd_analyse)
 
     p = sub.add_parser("study", help="win rates with 95%% intervals over many deals: solver, greedy and hint player")
     add_game_arguments(p)
@@ -139,6 +155,35 @@ def _print_solution(solution: Solution) -> None:
         print(f"unwinnable: {solution.reason} ({cost})")
     else:
         print(f"unknown: the {solution.reason} budget ran out ({cost})")
+
+
+# -- analyse -------------------------------------------------------------------------------------
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from patience.solve.analysis import MAX_GAME_SECONDS, analyse_file
+
+    for name, value in (("--budget-s", args.budget_s), ("--position-s", args.position_s)):
+        if not 0 < value <= MAX_GAME_SECONDS:
+            raise BadInputError(f"{name} must be more than 0 and at most {MAX_GAME_SECONDS:g}")
+    if args.position_nodes is not None and args.position_nodes <= 0:
+        raise BadInputError("--position-nodes must be more than 0")
+    if not 0 < args.memory_mb <= 65536:
+        raise BadInputError("--memory-mb must be more than 0 and at most 65536")
+    budget = Budget(args.position_s, args.position_nodes, args.memory_mb)
+    kind, analyses = analyse_file(args.record, budget=budget, game_seconds=args.budget_s)
+    if args.json:
+        out: dict[str, Any] = analyses[0].to_dict() if kind == "game" else {
+            "kind": kind, "games": [a.to_dict() for a in analyses]}
+        print(json.dumps(out, ensure_ascii=False, indent=1))
+        return 0
+    for number, analysis in enumerate(analyses, 1):
+        if kind != "game":
+            print(f"Game {number} of the {'match' if kind == 'match' else 'day'}:")
+        print(analysis.text())
+        if number < len(analyses):
+            print()
+    return 0
 
 
 # -- study ---------------------------------------------------------------------------------------
