@@ -6,9 +6,10 @@ Reloaded (5 minutes), challenge links and rematches as the page sends them, mark
 the moderators' API. What each kind got is read from the server's own answers (the profile API, the
 leaderboard API, the moderators' API, the websocket's refusals):
 
-- ``farm-quit``: accounts A and B; in each match B turns the stock once and gives up, A plays a few real
-  moves at 1–2 s until it leads, then gives up too; both ask for a rematch (``--matches`` matches).
-- ``farm-effort``: the step aside: B makes a show of an attempt before giving up (12 real moves over 32 s).
+- ``farm-quit``: accounts A and B; in each match B turns the stock once and gives up, A plays real moves
+  at 0.6–1.2 s until it leads, then gives up too; both ask for a rematch (``--matches`` matches).
+- ``farm-effort``: the step aside: B makes a show of an attempt before giving up (12 real moves, any of
+  the useful ones, over 32 s).
 - ``farm-rotate``: A against a fresh puppet every match (a challenge link each), each quitting at once.
 - ``launder``: A and puppet B play matches whose loser tries (12 real moves over 32 s) before giving up; B
   wins 2, A wins the rest; then B is marked: what A gets back against what it genuinely lost to B.
@@ -164,7 +165,7 @@ def play(person: Person, duel: dict[str, Any], database_url: str, how: str, rng:
     """Play one side of a match as ``how`` until its game is over; returns the game's score.
 
     ``quit``: one stock turn, then give up. ``effort``: :data:`EFFORT_MOVES` real moves over
-    :data:`EFFORT_S` s, then give up. ``lead``: real moves at 1–2 s until the score passes the other
+    :data:`EFFORT_S` s, then give up. ``lead``: the hint's moves at 0.6–1.2 s until the score passes the other
     side's final score (``lead_over()``, once it is known) and at least 3 moves were made, then give up."""
     session = deal_of(database_url, duel["id"])
     time.sleep(duel.get("starts_in", 0) / 1000 + 0.1)
@@ -176,6 +177,9 @@ def play(person: Person, duel: dict[str, Any], database_url: str, how: str, rng:
             t, d = ("stock", {"how": "click"}) if session.moves_made == 0 else ("giveup", {})
         else:
             move = simple_hint(session.state)
+            if how == "effort":  # a show of an attempt, not a good game: any real move rather than the best
+                real_moves = [m for m in session.state.useful_moves() if m not in (DRAW, REDEAL)]
+                move = rng.choice(real_moves) if real_moves else move
             done = (how == "effort" and real >= EFFORT_MOVES and time.monotonic() - started >= EFFORT_S) or (
                 how == "lead" and real >= 3 and (other := lead_over()) is not None and score > other) or (
                 time.monotonic() - started > 120)  # no lead in two minutes: give up, as a person would
@@ -183,7 +187,7 @@ def play(person: Person, duel: dict[str, Any], database_url: str, how: str, rng:
                 t, d = "giveup", {}
             else:
                 t, d = intent_of(session, move)
-            pause = rng.uniform(1.0, 2.0) if how == "lead" else EFFORT_S / (EFFORT_MOVES + 4)
+            pause = rng.uniform(0.6, 1.2) if how == "lead" else EFFORT_S / (EFFORT_MOVES + 4)
             time.sleep(pause)
         answer = act(person, t, d)
         if t == "giveup" or answer["t"] != "dev" or not answer["d"].get("ok", False):
