@@ -27,6 +27,14 @@ Adversaries (each a function below; add more kinds as functions of their own and
 
 People (no parameter taken from the detector; each number's source beside it in HUMANS):
 ``strong`` (the hint at 65-75 % of open decisions), ``clicker`` (fast), ``thinker`` (slow).
+
+**Through real servers** (``--server``, ``--server-only``): each bot of ``--bots`` (``hint-fast``: the
+simple hint at 80-150 ms; ``careful``; ``always-hint``; both on the project's hint of what the table
+shows) plays live rated duels against a simulated strong human, and two humans play each other, each
+player from a loopback address of its own (127.x.y.z, as benchmarks/duels.py does), websocket clients
+sending the intents a page sends; the table reports, from the moderators' API, the rated games each
+played until flagged or marked. The players read their deal from the server's database (a cheater's
+engine would see the table).
 """
 
 from __future__ import annotations
@@ -428,22 +436,57 @@ def match_deal(database_url: str, match_id: str) -> tuple[str, str, dict[str, An
     raise RuntimeError(f"match {match_id} never reached the database")
 
 
+def _server_move(kind: str, session: Any, rng: random.Random) -> Any:
+    """The move ``kind`` plays now in the server phase (None: give up)."""
+    from patience.server.solo.hints import hint, simple_hint
+    from patience.solve.greedy import greedy_move
+
+    moves = session.state.useful_moves()
+    if kind == "hint-fast":
+        return simple_hint(session.state)
+    best = hint(session)
+    if best is None or len(moves) < 2:
+        return best
+    share = {"careful": 0.8, "always-hint": 1.0}.get(kind, 0.6)  # people: the strong model's middle
+    if rng.random() < share:
+        return best
+    greedy = greedy_move(session.state)
+    if kind == "human" and greedy is not None and rng.random() < 0.5:
+        return greedy
+    others = [m for m in moves if m != best]
+    return rng.choice(others) if others else best
+
+
+def _server_think(kind: str, session: Any, new: bool, rng: random.Random) -> float:
+    """Seconds ``kind`` waits before its next action (the offline models' times)."""
+    if kind == "hint-fast":
+        return rng.uniform(0.08, 0.15)
+    if kind == "careful":
+        return max(0.26, rng.lognormvariate(math.log(0.5), 0.8))
+    if kind == "always-hint":
+        return max(0.2, rng.lognormvariate(math.log(0.45), 0.5))
+    point = Point(len(session.state.useful_moves()), new, False)
+    return float(HUMANS["strong"][1](point, rng)) / 1000
+
+
+SERVER_BOTS = ("hint-fast", "careful", "always-hint")
+
+
 def play_side(player: Client, kind: str, duel: dict[str, Any], database_url: str, rng: random.Random,
               tally: dict[str, int]) -> None:
-    """Play one side of a live match as ``kind`` (hint-fast or human) until its game is over."""
+    """Play one side of a live match as ``kind`` (one of SERVER_BOTS, or human) until its game is over:
+    the bots on the project's hint of what the table shows (hint-fast: the simple hint), the human as
+    the offline strong model."""
     from patience.games import DRAW, REDEAL
-    from patience.server.solo.hints import simple_hint
     from patience.session import Session
 
     game, seed, options = match_deal(database_url, duel["id"])
     session = Session(game, seed, options)
     time.sleep(duel.get("starts_in", 0) / 1000 + 0.05)
     actions = 0
+    down_before = down = _down(session.state)
     while not session.is_over:
-        moves = session.state.useful_moves()
-        best = simple_hint(session.state)
-        if kind == "human" and best is not None and len(moves) > 1 and rng.random() >= 0.55:
-            best = rng.choice([m for m in moves if m != best])
+        best = _server_move(kind, session, rng)
         if best is None or actions >= (HUMAN_ACTIONS if kind == "human" else BOT_ACTIONS):
             intent: dict[str, Any] = {"t": "giveup"}
         elif best in (DRAW, REDEAL):
@@ -454,10 +497,7 @@ def play_side(player: Client, kind: str, duel: dict[str, Any], database_url: str
                       "px": int(rng.uniform(120, 600))}
         else:
             intent = {"t": "move", "src": best.src, "dst": best.dst, "n": best.n, "how": "click"}
-        if kind == "human":
-            time.sleep(max(0.35, rng.lognormvariate(7.3, 0.7) / 1000))  # median 1.5 s, heavy-tailed
-        else:
-            time.sleep(rng.uniform(0.08, 0.15))  # the full-speed bot: 80-150 ms a move
+        time.sleep(_server_think(kind, session, down < down_before, rng))
         player.ack += 1
         ack = player.ack
         t = intent.pop("t")
@@ -471,7 +511,9 @@ def play_side(player: Client, kind: str, duel: dict[str, Any], database_url: str
             player.ack += 1
             player.send("giveup", {"ack": player.ack})  # out of step with the server: stop this game
             break
+        down_before = down
         session.play(best)
+        down = _down(session.state)
 
 
 def one_match(players: tuple[Client, Client], kinds: tuple[str, str], database_url: str, rng: random.Random,
@@ -542,7 +584,8 @@ def run_pair(url: str, database_url: str, moderator: Client, number: int, kinds:
     return out
 
 
-def server_phase(pairs: int, rounds: int, redis_url: str, seed: int) -> None:
+def server_phase(bots: list[str], rounds: int, redis_url: str, seed: int, database: str | None = None,
+                 workers: int = 1) -> None:
     import redis
 
     from patience.server.storage.roles import grant
@@ -551,11 +594,12 @@ def server_phase(pairs: int, rounds: int, redis_url: str, seed: int) -> None:
     rng = random.Random(seed)
     redis.Redis.from_url(redis_url).flushdb()  # this run's keys alone
     with tempfile.TemporaryDirectory() as folder:
-        database_url = sqlite_url(Path(folder) / "bench.sqlite3")
+        database_url = database or sqlite_url(Path(folder) / "bench.sqlite3")
         port = free_port()
         log = (Path(folder) / "serve.log").open("w")
-        server = subprocess.Popen([sys.executable, "-m", "patience", "serve", "--port", str(port), "--database-url",
-                                   database_url, "--redis-url", redis_url, "--deal-stock", "0"],
+        command = [sys.executable, "-m", "patience", "serve", "--port", str(port), "--database-url", database_url,
+                   "--redis-url", redis_url, "--deal-stock", "0"]
+        server = subprocess.Popen(command + (["--workers", str(workers)] if workers > 1 else []),
                                   stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:
@@ -577,7 +621,7 @@ def server_phase(pairs: int, rounds: int, redis_url: str, seed: int) -> None:
             store.close()
             tally: dict[str, int] = {}
             started = time.monotonic()
-            matchups = [("hint-fast", "human")] * pairs + [("human", "human")]  # humans also against humans
+            matchups = [(bot, "human") for bot in bots] + [("human", "human")]  # humans also against humans
             results: list[list[dict[str, Any]]] = [[] for _ in matchups]
             workers = [threading.Thread(target=lambda i=i, kinds=kinds: results.__setitem__(
                 i, run_pair(url, database_url, moderator, i, kinds, rounds, random.Random(rng.random()), tally)))
@@ -591,8 +635,9 @@ def server_phase(pairs: int, rounds: int, redis_url: str, seed: int) -> None:
             server.terminate()
             server.wait(timeout=30)
             log.close()
-    print(f"\nserver phase: {pairs} bot-and-human pairs and a human pair, live rated duels {FORMAT} through "
-          f"`patience serve` ({took:.0f} s, actions sent: {tally})")
+    where = f"{workers} processes" if workers > 1 else "one process"
+    print(f"\nserver phase: {len(bots)} bot-and-human pairs and a human pair, live rated duels {FORMAT} through "
+          f"`patience serve` ({where}, {database_url.split(':')[0]}; {took:.0f} s, actions sent: {tally})")
     print(f"{'player':<10} {'games':>5} {'flagged at':>10} {'marked at':>9} {'score':>5}  "
           "verdicts (newest first) · reasons")
     for pair in results:
@@ -619,20 +664,26 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--server", action="store_true", help="then play live duels through a real patience serve")
     parser.add_argument("--server-only", action="store_true", help="the server phase alone")
-    parser.add_argument("--pairs", type=int, default=3, help="server phase: bot-and-human pairs playing at once")
+    parser.add_argument("--bots", default=",".join(SERVER_BOTS),
+                        help="server phase: the bots, each against a simulated human (comma-separated)")
     parser.add_argument("--rounds", type=int, default=2, help="server phase: most matches a pair plays")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/13",
                         help="server phase: a Redis database this run may empty")
+    parser.add_argument("--database-url", default=None, help="server phase: the database (default: a new SQLite file)")
+    parser.add_argument("--workers", type=int, default=1, help="server phase: server processes (2: PostgreSQL + Redis)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    bots = [b for b in args.bots.split(",") if b]
+    if any(b not in SERVER_BOTS for b in bots):
+        parser.error(f"--bots: among {', '.join(SERVER_BOTS)}")
     if args.server_only:
-        server_phase(args.pairs, args.rounds, args.redis_url, args.seed)
+        server_phase(bots, args.rounds, args.redis_url, args.seed, args.database_url, args.workers)
         return
     model_phase(args.players, args.games, list(range(1, args.deals + 1)), rng)
     if args.clairvoyance:
         clairvoyance_phase(list(range(101, 101 + args.clairvoyance)))
     if args.server:
-        server_phase(args.pairs, args.rounds, args.redis_url, args.seed)
+        server_phase(bots, args.rounds, args.redis_url, args.seed, args.database_url, args.workers)
 
 
 if __name__ == "__main__":
