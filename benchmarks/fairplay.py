@@ -623,12 +623,12 @@ def server_phase(bots: list[str], rounds: int, redis_url: str, seed: int, databa
             started = time.monotonic()
             matchups = [(bot, "human") for bot in bots] + [("human", "human")]  # humans also against humans
             results: list[list[dict[str, Any]]] = [[] for _ in matchups]
-            workers = [threading.Thread(target=lambda i=i, kinds=kinds: results.__setitem__(
+            threads = [threading.Thread(target=lambda i=i, kinds=kinds: results.__setitem__(
                 i, run_pair(url, database_url, moderator, i, kinds, rounds, random.Random(rng.random()), tally)))
                 for i, kinds in enumerate(matchups)]
-            for w in workers:
+            for w in threads:
                 w.start()
-            for w in workers:
+            for w in threads:
                 w.join()
             took = time.monotonic() - started
         finally:
