@@ -6,6 +6,7 @@ deal of the day's board."""
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -13,12 +14,13 @@ from typing import Any
 import pytest
 
 from helpers import FakeTime
-from patience.fairplay import Step, account_score, game_figures, verdict
+from patience.fairplay import Step, account_score, difficulty, game_figures, tail_at_least, verdict
 from patience.games import DRAW, REDEAL
 from patience.server.solo.hints import simple_hint
 from patience.server.storage import fairplay as fp
 from patience.server.storage import league
 from patience.server.storage.roles import grant
+from test_admin import store as store  # the fixture: a migrated store on each backend
 from test_server_duel import (
     Page,
     csrf,
@@ -70,10 +72,47 @@ def test_machine_speed_is_marked_and_a_human_pace_is_not() -> None:
                           sum(rng.random() < 0.55 for _ in range(20))) for _ in range(30)]
     assert all(verdict(g).kind != "machine" for g in human)
     assert account_score(human).state == "clear"
-    careful = [game_figures([Step(i, int(rng.lognormvariate(7.6, 0.8)), "d") for i in range(60)], 20, 19)
+    careful = [game_figures([Step(i, int(rng.lognormvariate(7.6, 0.8)), "d") for i in range(60)], 60, 58)
                for _ in range(3)]
     score = account_score(careful)
     assert score.state == "review" and "hint" in score.reasons[0]
+
+
+def test_think_time_against_difficulty_and_the_hint_where_it_is_not_obvious() -> None:
+    """A delay drawn without regard to the decision shows no rank association with its difficulty; a
+    person's think time grows with log2 of the choices and after a new card (Hick-Hyman). Over 15 games
+    a careful bot (the hint at 80 %, heavy-tailed delays at a median of 0.5 s) goes to review; people
+    who slow down at harder decisions, fast or slow, strong or not, do not."""
+    assert difficulty(1, False) == 0 and difficulty(4, False) == 2 and difficulty(4, True) == 3
+    assert tail_at_least([0.5] * 4, 4) == pytest.approx(1 / 16) and tail_at_least([0.3, 0.6], 0) == 1
+    rng = random.Random(5)
+
+    def game(think: Any, hint_share: float, hard_share: float) -> Any:
+        useful = [rng.choice((1, 2, 3, 4, 6, 8)) for _ in range(100)]
+        new = [rng.random() < 0.4 for _ in range(100)]
+        steps = [Step(i, think(u, n), "d") for i, (u, n) in enumerate(zip(useful, new, strict=True))]
+        hardness = [difficulty(u, n) for u, n in zip(useful, new, strict=True)]
+        hard = 30
+        return game_figures(steps, 60, sum(rng.random() < hint_share for _ in range(60)), hardness=hardness,
+                            nonobvious=hard, nonobvious_agreed=sum(rng.random() < hard_share for _ in range(hard)))
+
+    def bot(u: int, n: bool) -> int:
+        return int(max(260, rng.lognormvariate(math.log(500), 0.8)))
+
+    def person(base: float, per_bit: float) -> Any:
+        return lambda u, n: int(300 + (base + per_bit * (math.log2(u) + n)) * rng.lognormvariate(0, 0.8))
+
+    bots = [game(bot, 0.8, 0.8) for _ in range(15)]
+    assert all(verdict(g).kind == "clear" for g in bots)  # every game passes the timing rules
+    before = account_score(bots[7:], 1900)  # 8 games
+    score = account_score(bots, 1900)
+    assert score.state == "review", score
+    assert any("difficulty" in r for r in score.reasons) or any("not the greedy" in r for r in score.reasons)
+    assert abs(score.pace_z or 0) < 3 and before.paced == 800
+    for base, per_bit in ((700, 300), (250, 150), (1350, 600)):  # strong, clicker, thinker
+        people = [game(person(base, per_bit), 0.7, 0.55) for _ in range(15)]
+        score = account_score(people, 1800)
+        assert score.state == "clear" and (score.pace_z or 0) > 4, score
 
 
 def test_a_burst_is_flagged_for_review() -> None:
@@ -153,6 +192,8 @@ def test_a_human_paced_player_is_not_flagged(app: Any, fake_time: FakeTime) -> N
         assert view is not None and view["state"] is None and view["score"]["state"] == "clear", view["score"]
         assert view["games"] and view["games"][0]["figures"]["steps"] > 10
         assert view["games"][0]["figures"]["kinds"].get("d", 0) > 0
+        figures = view["games"][0]["figures"]
+        assert figures["paced"] >= figures["steps"] - 1 > 10 and figures["nonobvious"] <= figures["decisions"]
 
 
 def test_one_playing_socket_per_player_per_match(app: Any) -> None:
@@ -239,3 +280,71 @@ def test_a_fresh_accounts_scouted_daily_win_never_reaches_the_board(app: Any, fa
     assert fp.marked_category(app.state.store.engine, scout_id) == "bot"
     assert scout_id not in {e["user"] for e in scout.get("/api/daily/reloaded").json()["entries"]}
 
+
+
+def test_a_scouted_line_is_clairvoyant_and_a_player_of_the_table_is_not() -> None:
+    """Deal 107 of Solitaire Reloaded: the solver's winning line (every card known, as a scout would
+    have it) is right where only the hidden cards decide, far beyond chance; the hint's game (what the
+    table shows) is not, though both win and both think at a human pace."""
+    from patience.server.solo.fairplay import analyse
+    from patience.server.solo.hints import hint
+    from patience.session import ManualClock, Session
+    from patience.solve import Budget, Status, solve
+    from patience.solve.unseen import unseen, visible_deals
+
+    state = Session("reloaded", 107).state
+    cards, in_stock = unseen(state)
+    assert (len(cards), in_stock) == (45, 24)
+    assert all(unseen(d) == (cards, in_stock) and d.key() != state.key() for d in visible_deals(state, 3))
+    solution = solve(state, Budget(seconds=10))
+    assert solution.status is Status.WON
+    rng = random.Random(1)
+    verdicts = {}
+    for who in ("scout", "table"):
+        clock = ManualClock()
+        session = Session("reloaded", 107, clock=clock)
+        for n in range(400):
+            move = (solution.moves[n] if n < len(solution.moves) else None) if who == "scout" else hint(session)
+            if move is None or session.is_over:
+                break
+            clock.advance(rng.lognormvariate(-0.3, 0.6))
+            session.play(move)
+        record = session.record()
+        steps = [Step(i, int(rng.lognormvariate(6.6, 0.6)), "d") for i in range(len(record["actions"]))]
+        figures = analyse(record, steps, hint=lambda s: simple_hint(s.state))
+        assert session.outcome is not None and session.outcome.value == "won"
+        verdicts[who] = verdict(figures)
+        assert figures.hidden and figures.hidden_hits <= len(figures.hidden)
+    assert verdicts["scout"].kind == "clairvoyant" and "hidden cards" in verdicts["scout"].reasons[0]
+    assert verdicts["table"].kind == "clear"
+
+
+def test_a_clairvoyant_game_puts_its_account_in_review_with_its_climb(store: Any) -> None:
+    """On SQLite and PostgreSQL: a game analysed as clairvoyant (its code fits the verdict column) puts
+    the account in review; its rating climb, far beyond the others', is added as a supporting sign."""
+    from sqlalchemy import insert, select
+
+    from patience.server.storage.store import RatingHistoryRow, UserRow
+    from test_admin import sign_up
+
+    sign_up(store, "seer", "Seer")
+    sign_up(store, "plain", "Plain")
+    engine = store.engine
+    with engine.begin() as connection:
+        ids = dict(connection.execute(select(UserRow.login, UserRow.id)).all())
+        seer, other = ids["seer"], ids["plain"]
+        rows = [{"user_id": user, "game": "reloaded", "match_id": f"m{user[:4]}{n}", "rating": rating,
+                 "deviation": 100.0, "at_ms": n} for n in range(10)
+                for user, rating in ((seer, 1540.0 + 40 * n), (other, 1500.0 + 5 * (n % 2)))]
+        connection.execute(insert(RatingHistoryRow), rows)
+        fp.write_evidence(connection, [fp.Evidence("g:seen", seer, "daily", "reloaded", None, "seen", 1900.0,
+                                                   [[i, 900, "d", None, None] for i in range(40)], {})])
+    figures = game_figures([Step(i, 900 + 37 * (i % 7) ** 2, "d") for i in range(40)], 0, 0,
+                           hidden=[0.4, 0.3, 0.5, 0.2, 0.4, 0.3, 0.3, 0.3], hidden_hits=8)
+    assert verdict(figures).kind == "clairvoyant"
+    fp.analysed(engine, "g:seen", figures, verdict(figures).kind)
+    score, state = fp.rescore(engine, seer)
+    assert state == "review" and score.score == 85, score
+    assert "hidden cards" in score.reasons[0] and "rating up 400" in score.reasons[-1]
+    view = fp.account_view(engine, seer)
+    assert view is not None and view["games"][0]["verdict"] == "clairvoyant" and "clairvoyant" in fp.HELD_VERDICTS

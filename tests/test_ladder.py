@@ -372,7 +372,7 @@ def test_the_board_counts_only_real_rated_play_and_analysed_wins(store: Store) -
         analyse(store, gid, "clear")
     assert not on_board(store, farmed)
     assert on_board(store, real)
-    # an unanalysed win waits; a suspect or machine one (or clairvoyant, see daily.BAD_VERDICTS) has no place;
+    # an unanalysed win waits; a suspect or machine one (or clairvoyant, see fairplay.HELD_VERDICTS) has no place;
     # in review: none either
     later = user(store, "later")
     for n in range(6):

@@ -25,9 +25,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 __all__ = [
-    "AGREE_EXCESS", "AGREE_MIN_DECISIONS", "AGREE_Z", "BURST_MPS", "HOW", "MACHINE_FAST_SHARE", "MACHINE_MEDIAN_MS",
-    "MACHINE_MIN_STEPS", "REGULAR_CV", "AccountScore", "GameFigures", "Step", "Verdict", "account_score",
-    "expected_agreement", "game_figures", "verdict",
+    "AGREE_EXCESS", "AGREE_MIN_DECISIONS", "AGREE_Z", "BURST_MPS", "CLAIRVOYANT_P", "HOW", "MACHINE_FAST_SHARE",
+    "MACHINE_MEDIAN_MS", "MACHINE_MIN_STEPS", "REGULAR_CV", "AccountScore", "GameFigures", "Step", "Verdict",
+    "account_score", "climb_sign", "difficulty", "expected_agreement", "expected_nonobvious", "game_figures",
+    "pace_association", "tail_at_least", "verdict",
 ]
 
 HOW = {"drag": "d", "click": "c", "key": "k", "dbl": "2"}
@@ -42,11 +43,23 @@ MACHINE_FAST_SHARE = 0.8  # ... and this share of a game's actions that fast
 BURST_MPS = 8.0  # this many actions in one second anywhere in a game: flagged (a burst, several sockets)
 REGULAR_CV = 0.25  # think times this regular (coefficient of variation) over a game: flagged
 REGULAR_MIN_STEPS = 30
-AGREE_MIN_DECISIONS = 40  # the hint agreement of an account counts from this many non-forced decisions
+AGREE_MIN_DECISIONS = 150  # the hint agreement of an account counts from this many open decisions (three games)
 AGREE_EXCESS = 0.25  # agreement this far above what players of its rating show ...
 AGREE_Z = 4.0  # ... and this many standard deviations above it: flagged
 AGREE_BASE = 0.55  # the hint agreement expected of a player rated 1500 (see docs/fairplay.md)
 AGREE_SLOPE = 0.10  # ... and its change per 500 rating points (clipped at +-1)
+NONOBVIOUS_BASE = 0.40  # the hint agreement expected of a player rated 1500 where the hint is not the greedy move
+NONOBVIOUS_EXCESS = 0.30  # agreement there this far above it (and AGREE_Z): flagged on its own
+NONOBVIOUS_MIN = 100  # ... counted from this many such decisions
+PACE_MIN_STEPS = 800  # think time against difficulty is judged over this many actions
+PACE_FLAT_RHO = 0.07  # flat: the pooled rank association's z below this times sqrt(actions) (at most PACE_FLAT_Z)
+PACE_FLAT_Z = 3.5
+PACE_AGREE_EXCESS = 0.15  # flat pace and non-obvious agreement this far above expected (z >= PACE_AGREE_Z): flagged
+PACE_AGREE_Z = 2.5
+CLAIRVOYANT_P = 1e-3  # a game whose hits where only the hidden cards decide are this unlikely by chance
+CLAIRVOYANT_MIN = 4  # ... among at least this many such decisions
+CLAIRVOYANT_ACCOUNT_P = 1e-4  # the same pooled over an account's recent games
+CLIMB_POINTS = 150  # a rating climb over recent games this large, and above the population's 95th percentile
 SCORE_FLAG = 50  # an account scored this much (0-100) goes to the moderators' queue
 RECENT_GAMES = 30  # an account's score reads this many of its recent rated games
 
@@ -84,6 +97,15 @@ class GameFigures:
     agreed: int  # ... where the player's move was the hint's
     kinds: dict[str, int] = field(default_factory=dict)  # actions per input kind
     score_per_min: float | None = None
+    nonobvious: int = 0  # decisions looked at where the hint was not the greedy move
+    nonobvious_agreed: int = 0  # ... where the player's move was the hint's
+    pace_s: float = 0.0  # think time against difficulty: the rank statistic (see pace_association)
+    pace_var: float = 0.0  # ... its variance when think time does not depend on difficulty
+    paced: int = 0  # ... over this many actions
+    open_ms: float | None = None  # median think time at open decisions
+    forced_ms: float | None = None  # ... at forced moves (one useful move or none)
+    hidden: list[float] = field(default_factory=list)  # where only hidden cards decide: the chance of a hit
+    hidden_hits: int = 0  # ... the hits (the move kept the real deal won)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -103,9 +125,71 @@ def _burst(times: list[int]) -> float:
     return float(best)
 
 
+def difficulty(useful: int, new: bool) -> float:
+    """How hard a decision is, in bits: log2 of the useful moves to choose from (Hick-Hyman: a
+    person's choice time grows with it; a forced move is 0), one more when a card came into view
+    since the player's previous action (a new card to take in)."""
+    return math.log2(max(1, useful)) + (1.0 if new else 0.0)
+
+
+def _ranks(values: Sequence[float]) -> list[float]:
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def pace_association(thinks: Sequence[float], hardness: Sequence[float]) -> tuple[float, float]:
+    """Does think time grow with difficulty within a game: the linear rank statistic
+    S = sum (rank of think - mean rank) * (difficulty - mean difficulty), and its variance when think
+    times are exchangeable within the game (a delay that does not depend on the decision): summed
+    over games, S / sqrt(variance) is a z-score (a stratified Spearman test), near 0 for such a
+    delay and large for a person who slows down at harder decisions.
+
+    >>> s, v = pace_association([300, 800, 1500, 2500], [0, 1, 2, 3])
+    >>> round(s / math.sqrt(v), 2)
+    1.73
+    """
+    n = len(thinks)
+    if n < 3:
+        return 0.0, 0.0
+    ranks = _ranks(thinks)
+    mean_r, mean_d = (n + 1) / 2, statistics.fmean(hardness)
+    s = sum((r - mean_r) * (d - mean_d) for r, d in zip(ranks, hardness, strict=True))
+    var = sum((r - mean_r) ** 2 for r in ranks) * sum((d - mean_d) ** 2 for d in hardness) / (n - 1)
+    return s, var
+
+
+def tail_at_least(chances: Sequence[float], hits: int) -> float:
+    """P(at least ``hits`` successes) of independent trials with these chances (Poisson binomial, exact).
+
+    >>> round(tail_at_least([0.5] * 10, 10), 6)
+    0.000977
+    """
+    dist = [1.0]
+    for p in chances:
+        nxt = [0.0] * (len(dist) + 1)
+        for k, q in enumerate(dist):
+            nxt[k] += q * (1 - p)
+            nxt[k + 1] += q * p
+        dist = nxt
+    return min(1.0, sum(dist[max(0, hits):]))
+
+
 def game_figures(steps: Sequence[Step], decisions: int, agreed: int, *, score: int | None = None,
-                 ms: int | None = None) -> GameFigures:
-    """The figures of one game's steps, with the hint agreement counted by the replay."""
+                 ms: int | None = None, hardness: Sequence[float | None] | None = None, nonobvious: int = 0,
+                 nonobvious_agreed: int = 0, hidden: Sequence[float] = (), hidden_hits: int = 0) -> GameFigures:
+    """The figures of one game's steps, with what the replay found: the hint agreement, each step's
+    difficulty (:func:`difficulty`, aligned with ``steps``; None where the replay could not tell),
+    the agreement where the hint was not the greedy move, and the chances and hits where only the
+    hidden cards decided (:mod:`patience.solve.clairvoyance`)."""
     thinks = [max(0, s.think_ms) for s in steps]
     kinds: dict[str, int] = {}
     for s in steps:
@@ -123,13 +207,21 @@ def game_figures(steps: Sequence[Step], decisions: int, agreed: int, *, score: i
         times.append(t)
     fast = sum(1 for think in thinks if think < MACHINE_FAST_MS) / len(thinks) if thinks else 0.0
     per_min = None if score is None or not ms else round(score / (ms / 60_000), 1)
+    pairs = [(think, h) for think, h in zip(thinks, hardness or (), strict=False) if h is not None]
+    pace_s, pace_var = pace_association([p[0] for p in pairs], [p[1] for p in pairs])
+    open_ms = [think for think, h in pairs if h >= 1.0]
+    forced_ms = [think for think, h in pairs if h < 1.0]
     return GameFigures(len(thinks), float(median), float(iqr), round(cv, 3), round(fast, 3), _burst(times),
-                       decisions, agreed, kinds, per_min)
+                       decisions, agreed, kinds, per_min, nonobvious, nonobvious_agreed, round(pace_s, 3),
+                       round(pace_var, 3), len(pairs), float(statistics.median(open_ms)) if open_ms else None,
+                       float(statistics.median(forced_ms)) if forced_ms else None,
+                       [round(c, 4) for c in hidden], hidden_hits)
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """One game's verdict: ``machine`` (marked at once), ``suspect`` (to review) or ``clear``."""
+    """One game's verdict: ``machine`` (marked at once), ``clairvoyant`` or ``suspect`` (to review), or
+    ``clear``."""
 
     kind: str
     reasons: tuple[str, ...] = ()
@@ -141,6 +233,12 @@ def verdict(fig: GameFigures) -> Verdict:
     if fig.steps >= MACHINE_MIN_STEPS and fig.median_ms < MACHINE_MEDIAN_MS and fig.fast_share >= MACHINE_FAST_SHARE:
         return Verdict("machine", (f"a whole game at machine speed: median think {fig.median_ms:.0f} ms, "
                                    f"{fig.fast_share:.0%} of {fig.steps} actions under {MACHINE_FAST_MS} ms",))
+    if len(fig.hidden) >= CLAIRVOYANT_MIN:
+        p = tail_at_least(fig.hidden, fig.hidden_hits)
+        if p <= CLAIRVOYANT_P:
+            return Verdict("clairvoyant", (f"right at {fig.hidden_hits} of {len(fig.hidden)} decisions only the hidden "
+                                           f"cards decide (a player who sees the table: about "
+                                           f"{sum(fig.hidden):.1f}; chance {p:.1e})",))
     reasons = []
     if fig.burst >= BURST_MPS:
         reasons.append(f"{fig.burst:.0f} actions within one second")
@@ -154,6 +252,29 @@ def expected_agreement(rating: float) -> float:
     return AGREE_BASE + AGREE_SLOPE * max(-1.0, min(1.0, (rating - 1500.0) / 500.0))
 
 
+def expected_nonobvious(rating: float) -> float:
+    """The same where the hint is not the greedy move (the move that looks obvious)."""
+    return NONOBVIOUS_BASE + AGREE_SLOPE * max(-1.0, min(1.0, (rating - 1500.0) / 500.0))
+
+
+def climb_sign(own: float | None, population: Sequence[float]) -> str | None:
+    """A rating climb far faster than the population's: ``own`` is the account's rating gain over its
+    recent rated games, ``population`` the same gain of other accounts over as many games; a sign
+    when it is at least :data:`CLIMB_POINTS` and above the population's 95th percentile (with fewer
+    than 20 accounts to compare with, above all of them)."""
+    if own is None or own < CLIMB_POINTS:
+        return None
+    ranked = sorted(population)
+    bar = ranked[int(0.95 * (len(ranked) - 1))] if len(ranked) >= 20 else (ranked[-1] if ranked else 0.0)
+    if own <= bar:
+        return None
+    return f"rating up {own:.0f} points over its recent games (others: at most {bar:.0f} in 19 of 20)"
+
+
+def _binomial_z(share: float, p0: float, n: int) -> float:
+    return (share - p0) / math.sqrt(p0 * (1 - p0) / n)
+
+
 @dataclass(frozen=True)
 class AccountScore:
     """An account's fair-play score (0: nothing seen, 100: certain), why, and its state: ``clear``,
@@ -165,18 +286,25 @@ class AccountScore:
     games: int
     decisions: int
     agreed: int
+    hard: int = 0  # decisions where the hint was not the greedy move
+    hard_agreed: int = 0  # ... where the player's move was the hint's
+    paced: int = 0  # actions whose think time was set against difficulty
+    pace_z: float | None = None  # ... the pooled rank association (a z-score; None: no action)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def account_score(games: Iterable[GameFigures], rating: float = 1500.0) -> AccountScore:
+def account_score(games: Iterable[GameFigures], rating: float = 1500.0, climb: str | None = None) -> AccountScore:
     """The score over an account's recent rated games (newest first; :data:`RECENT_GAMES` read).
 
-    Four signs, the strongest counts: a game at machine speed (100, marked); hint agreement far above
-    players of its rating, as a binomial z-score over all the non-forced decisions (up to 95); bursts
-    or clockwork timing in several games (60, or 30 for one game); a score per minute no human of the
-    site reached (30, never enough alone)."""
+    The signs, the strongest counts: a game at machine speed (100, marked); a clairvoyant game (70);
+    hint agreement far above players of its rating, over all open decisions or over those where the
+    hint is not the greedy move, as a binomial z-score (60 to 95); think times that do not follow the
+    decisions' difficulty (:func:`pace_association`, pooled) together with agreement above its
+    rating's where the hint is not the greedy move (65); bursts or clockwork timing in several games
+    (60, or 30 for one game); flat pace alone (35); a score per minute no human of the site reached
+    (30). ``climb`` (:func:`climb_sign`) adds 15 to another sign of 30 or more, never enough alone."""
     recent = list(games)[:RECENT_GAMES]
     verdicts = [verdict(g) for g in recent]
     decisions = sum(g.decisions for g in recent)
@@ -186,14 +314,49 @@ def account_score(games: Iterable[GameFigures], rating: float = 1500.0) -> Accou
     machine = [v for v in verdicts if v.kind == "machine"]
     if machine:
         return AccountScore(100, "mark", machine[0].reasons, len(recent), decisions, agreed)
+    seer = [v for v in verdicts if v.kind == "clairvoyant"]
+    chances = [c for g in recent for c in g.hidden]
+    hits = sum(g.hidden_hits for g in recent)
+    if seer:
+        score = 70
+        reasons.append(f"{len(seer)} game(s) clairvoyant: {seer[0].reasons[0]}")
+    elif len(chances) >= CLAIRVOYANT_MIN and tail_at_least(chances, hits) <= CLAIRVOYANT_ACCOUNT_P:
+        score = 70
+        reasons.append(f"right at {hits} of {len(chances)} decisions only the hidden cards decide, over "
+                       f"{len(recent)} games (a player who sees the table: about {sum(chances):.1f}; "
+                       f"chance {tail_at_least(chances, hits):.1e})")
     if decisions >= AGREE_MIN_DECISIONS:
         p0 = expected_agreement(rating)
         share = agreed / decisions
-        z = (share - p0) / math.sqrt(p0 * (1 - p0) / decisions)
+        z = _binomial_z(share, p0, decisions)
         if share - p0 >= AGREE_EXCESS and z >= AGREE_Z:
             score = max(score, min(95, 60 + round(4 * (z - AGREE_Z))))
             reasons.append(f"plays the hint's move at {share:.0%} of {decisions} open decisions "
                            f"(players rated {rating:.0f}: about {p0:.0%}; z = {z:.1f})")
+    hard = sum(g.nonobvious for g in recent)
+    hard_agreed = sum(g.nonobvious_agreed for g in recent)
+    hard_z, hard_excess = 0.0, 0.0
+    if hard >= NONOBVIOUS_MIN:
+        p0 = expected_nonobvious(rating)
+        hard_excess = hard_agreed / hard - p0
+        hard_z = _binomial_z(hard_agreed / hard, p0, hard)
+        if hard_excess >= NONOBVIOUS_EXCESS and hard_z >= AGREE_Z:
+            score = max(score, min(95, 60 + round(4 * (hard_z - AGREE_Z))))
+            reasons.append(f"plays the hint's move at {hard_agreed / hard:.0%} of {hard} decisions where it is not "
+                           f"the greedy move (players rated {rating:.0f}: about {p0:.0%}; z = {hard_z:.1f})")
+    paced = sum(g.paced for g in recent)
+    pace_var = sum(g.pace_var for g in recent)
+    pace_z = sum(g.pace_s for g in recent) / math.sqrt(pace_var) if pace_var > 0 else None
+    if paced >= PACE_MIN_STEPS and pace_z is not None and pace_z < min(PACE_FLAT_Z, PACE_FLAT_RHO * math.sqrt(paced)):
+        flat = (f"think time does not follow the decisions' difficulty over {paced} actions (rank association "
+                f"z = {pace_z:.1f}; people slow down with more choices and after a new card)")
+        if hard >= NONOBVIOUS_MIN and hard_excess >= PACE_AGREE_EXCESS and hard_z >= PACE_AGREE_Z:
+            score = max(score, 65)
+            reasons.append(f"{flat}, and plays the hint's move at {hard_agreed / hard:.0%} of {hard} decisions "
+                           f"where it is not the greedy move (about {expected_nonobvious(rating):.0%} expected)")
+        else:
+            score = max(score, 35)
+            reasons.append(flat)
     suspects = [v for v in verdicts if v.kind == "suspect"]
     if suspects:
         score = max(score, 60 if len(suspects) >= 2 else 30)
@@ -202,5 +365,9 @@ def account_score(games: Iterable[GameFigures], rating: float = 1500.0) -> Accou
     if len(fast_scoring) >= 3:
         score = max(score, 30)
         reasons.append(f"{len(fast_scoring)} games scoring over 400 points a minute")
+    if climb is not None and score >= 30:
+        score = min(95, score + 15)
+        reasons.append(climb)
     state = "review" if score >= SCORE_FLAG else "clear"
-    return AccountScore(score, state, tuple(reasons), len(recent), decisions, agreed)
+    return AccountScore(score, state, tuple(reasons), len(recent), decisions, agreed, hard, hard_agreed, paced,
+                        None if pace_z is None else round(pace_z, 2))

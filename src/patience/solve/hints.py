@@ -42,17 +42,15 @@ study's ``hint`` player (:func:`play_hints`) all call it.
 
 from __future__ import annotations
 
-import hashlib
 import math
-import random
 import time
 from typing import Any
 
-from patience.cards import CARDS
 from patience.games import DRAW, REDEAL, Carpet, Move, Reloaded, State
 from patience.solve.auto import safe_foundation_move
 from patience.solve.greedy import greedy_move
 from patience.solve.search import Budget, Status
+from patience.solve.unseen import unseen, visible_deals
 
 __all__ = ["hint", "play_hints", "unseen", "visible_deals"]
 
@@ -154,38 +152,6 @@ def _full_information_hint(state: State, budget_s: float) -> Move | None:
 
 
 # -- Solitaire Reloaded: what the player has seen, and the determinized search ---------------------
-
-
-def unseen(state: Reloaded) -> tuple[list[int], int]:
-    """The cards the player has not seen (sorted) and how many of them lie in the stock, at its
-    bottom: the face-down cards, and before the first redeal every card still in the stock (after
-    it, every stock card was turned once and the stock keeps that order)."""
-    in_stock = len(state.stock) if state.passes_used == 1 else 0
-    cards = [int(c) for pile, down in zip(state.tableau, state.down, strict=True) for c in pile[:down]]
-    cards.extend(int(c) for c in state.stock[:in_stock])
-    return sorted(cards), in_stock
-
-
-def visible_deals(state: Reloaded, count: int, rng: random.Random | None = None) -> list[Reloaded]:
-    """``count`` positions that look exactly like ``state`` to a player who has seen what
-    :func:`unseen` leaves out: its unseen cards dealt at random into the unseen places. Without
-    ``rng`` the generator is seeded by the unseen cards and places, so the deals depend on
-    nothing the player cannot see (and stay the same while nothing new is seen)."""
-    cards, in_stock = unseen(state)
-    if rng is None:
-        layout = bytes(cards) + bytes(state.down) + bytes((in_stock,))
-        rng = random.Random(int.from_bytes(hashlib.blake2b(layout, digest_size=8).digest(), "big"))
-    out = []
-    for _ in range(count):
-        shuffled = cards[:]
-        rng.shuffle(shuffled)
-        it = iter(shuffled)
-        tableau = [[CARDS[next(it)] for _ in pile[:down]] + list(pile[down:])
-                   for pile, down in zip(state.tableau, state.down, strict=True)]
-        stock = [CARDS[next(it)] for _ in range(in_stock)] + list(state.stock[in_stock:])
-        out.append(Reloaded._make(state.options, tableau, state.down, stock, state.waste, state.height,
-                                  state.passes_used))
-    return out
 
 
 # What the search found for each sampled deal from a position, by the position's whole key: a

@@ -17,6 +17,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
+from patience.server.storage.fairplay import HELD_VERDICTS
 from patience.server.storage.store import Base, GameRow, SavedGame, UserRow, write_games
 
 __all__ = ["AttemptRow", "DailyDeal", "DailyDealRow", "attempt_days", "choose_deal", "day_board", "find_attempt",
@@ -115,7 +116,6 @@ HISTORY_DAYS = 7  # an account this old when it starts its attempt ...
 HISTORY_RATED = 5  # ... with this many rated duels with effort finished before it ...
 HISTORY_OPPONENTS = 3  # ... against this many different opponents not linked to it has a history
 REAL_PLAY = ("rated", "capped", "held")  # ledger reasons of rated matches with effort against an established account
-BAD_VERDICTS = ("machine", "suspect", "clairvoyant")  # a won attempt's evidence with one of these: no place
 
 
 def day_board(engine: Engine, day: str, game: str, limit: int = 100) -> list[dict[str, Any]]:
@@ -126,7 +126,7 @@ def day_board(engine: Engine, day: str, game: str, limit: int = 100) -> list[dic
     that moved its rating with effort, ledger reasons :data:`REAL_PLAY`, against :data:`HISTORY_OPPONENTS` opponents
     who share no browser or address group with it: give-ups and puppets count for nothing), and, unless a
     moderator cleared the account after the attempt, the attempt's evidence is analysed with a verdict
-    other than :data:`BAD_VERDICTS` and the account is not in review: an unanalysed win waits."""
+    other than :data:`HELD_VERDICTS` and the account is not in review: an unanalysed win waits."""
     games = GameRow.__table__
     tables = Base.metadata.tables
     standing, changes, traces, evidence = (tables[t] for t in ("fairplay_accounts", "rating_changes",
@@ -143,7 +143,7 @@ def day_board(engine: Engine, day: str, game: str, limit: int = 100) -> list[dic
                    opponents >= HISTORY_OPPONENTS)
     analysed = select(evidence.c.key).where(
         evidence.c.key == literal("g:").concat(games.c.id), evidence.c.analysed_ms.is_not(None),
-        evidence.c.verdict.not_in(BAD_VERDICTS)).exists()
+        evidence.c.verdict.not_in(HELD_VERDICTS)).exists()
     in_review = UserRow.id.in_(select(standing.c.user_id).where(standing.c.state == "review"))
     cleared_after = select(standing.c.user_id).where(
         standing.c.user_id == UserRow.id, standing.c.state == "cleared",

@@ -20,11 +20,12 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Mapped, mapped_column
 
 import patience.server.storage.ladder as ladder
-from patience.fairplay import SCORE_FLAG, AccountScore, GameFigures, account_score, expected_agreement
-from patience.server.storage.store import Base, RatingRow, UserRow
+from patience.fairplay import SCORE_FLAG, AccountScore, GameFigures, account_score, climb_sign, expected_agreement
+from patience.server.storage.store import Base, RatingHistoryRow, RatingRow, UserRow
 
 __all__ = [
     "CATEGORIES",
+    "HELD_VERDICTS",
     "MARK_DAYS",
     "REPORT_CATEGORIES",
     "AuditRow",
@@ -202,6 +203,9 @@ def pending(engine: Engine, limit: int = 20) -> list[EvidenceRow]:
     return rows  # type: ignore[return-value]
 
 
+HELD_VERDICTS = ("machine", "suspect", "clairvoyant")  # a game with one of these: its result waits for a moderator
+
+
 def analysed(engine: Engine, key: str, figures: GameFigures, verdict: str) -> None:
     with engine.begin() as connection:
         connection.execute(update(EvidenceRow).where(EvidenceRow.key == key).values(
@@ -220,13 +224,39 @@ def _audit(connection: Connection, user_id: str, by: str | None, action: str, no
                                            "at_ms": _ms()}])
 
 
+CLIMB_GAMES = 10  # the rating climb is read over an account's last this many rated results in one game
+CLIMB_POPULATION = 5000  # ... against the climbs of others in the most recent this many rating results
+
+
+def _climb(connection: Connection, user_id: str) -> str | None:
+    """The rating-climb sign (:func:`patience.fairplay.climb_sign`): the account's gain over its last
+    :data:`CLIMB_GAMES` results in the game it played last (from 1500, or the rating before them),
+    against other accounts' gains over their first as many results."""
+    last = connection.execute(select(RatingHistoryRow.game).where(RatingHistoryRow.user_id == user_id)
+                              .order_by(RatingHistoryRow.id.desc()).limit(1)).scalar()
+    if last is None:
+        return None
+    mine = list(connection.scalars(select(RatingHistoryRow.rating).where(
+        RatingHistoryRow.user_id == user_id, RatingHistoryRow.game == last)
+        .order_by(RatingHistoryRow.id.desc()).limit(CLIMB_GAMES + 1)))[::-1]
+    window = mine[-CLIMB_GAMES:]
+    own = window[-1] - (mine[0] if len(mine) > CLIMB_GAMES else 1500.0)
+    others: dict[str, list[float]] = {}
+    for user, rating in connection.execute(select(RatingHistoryRow.user_id, RatingHistoryRow.rating).where(
+            RatingHistoryRow.game == last, RatingHistoryRow.user_id != user_id)
+            .order_by(RatingHistoryRow.id.desc()).limit(CLIMB_POPULATION)).all():
+        others.setdefault(user, []).append(rating)
+    population = [ratings[::-1][len(window) - 1] - 1500.0 for ratings in others.values() if len(ratings) >= len(window)]
+    return climb_sign(own, population)
+
+
 def _score_of(connection: Connection, user_id: str, since_ms: int) -> AccountScore:
     rows = connection.execute(select(EvidenceRow.figures, EvidenceRow.rating).where(
         EvidenceRow.user_id == user_id, EvidenceRow.figures.is_not(None), EvidenceRow.at_ms >= since_ms)
         .order_by(EvidenceRow.at_ms.desc()).limit(30)).all()
     figures = [GameFigures.from_dict(json.loads(f)) for f, _ in rows]
     rating = float(rows[0][1]) if rows else 1500.0
-    return account_score(figures, rating)
+    return account_score(figures, rating, _climb(connection, user_id) if figures else None)
 
 
 def rescore(engine: Engine, user_id: str) -> tuple[AccountScore, str | None]:
