@@ -14,7 +14,9 @@ else ``$PATIENCE_DATABASE_URL``, else the SQLite file in the per-user data folde
   connection parameters (the password in ``$PGPASSWORD``, never on a command line or printed).
 
 A restore goes only into a database that holds no accounts and no games yet (``--force`` replaces
-one that does), never while a server holds it, and migrates what it copied in to the current schema.
+one that does), never while a server holds it; it brings in the backup's rows only, into a schema
+the migrations made (a file with a trigger, view, table or index of its own, or a value of the wrong
+type, is refused: :mod:`patience.server.storage.restore`), and migrates them to the current schema.
 A backup holds everything the server keeps: password hashes, session keys and the secret deal keys.
 """
 
@@ -376,8 +378,6 @@ def _known(revision: str, where: Path) -> None:
 
 
 def _sqlite_restore(url: str, path: Path, src: Path, *, force: bool, folder: bool) -> None:
-    from patience.server.storage.store import Store
-
     _sqlite_file(src, "backup")
     try:
         conn = sqlite3.connect(f"file:{src.resolve()}?mode=ro", uri=True, timeout=30)
@@ -390,12 +390,29 @@ def _sqlite_restore(url: str, path: Path, src: Path, *, force: bool, folder: boo
     _known(revision, src)
     if path.exists() and path.samefile(src):
         raise BadInputError(f"{src} is the database itself: restore it into another data folder")
+    made = folder and not path.parent.exists()
     if folder:
         from patience.cli.serve import _writable
 
         _writable(path.parent)  # made (0700) when missing, as patience serve does
     elif not path.parent.is_dir():
         raise BadInputError(f"no folder {path.parent} for the database {path.name}")
+    try:
+        now, restored = _sqlite_restore_held(url, path, src, revision, force=force)
+    except BaseException:
+        if made:  # the folder made for it, with the lock file in it: nothing left behind
+            shutil.rmtree(path.parent, ignore_errors=True)
+        raise
+    for suffix in ("-wal", "-shm"):  # SQLite gives them the file's mode; make sure of it
+        with contextlib.suppress(OSError):
+            Path(f"{path}{suffix}").chmod(0o600)
+    _restored(src, str(path), revision, now, restored)
+
+
+def _sqlite_restore_held(url: str, path: Path, src: Path, revision: str, *, force: bool) -> tuple[str, dict[str, int]]:
+    """Restore ``src`` at ``path`` while holding the arena lock; the schema and counts restored."""
+    from patience.server.storage.restore import RestoreRefused, sqlite_restore
+
     held = f"a patience serve is running on {path}: stop it, then restore"
     with _arena_free(url, held):
         if path.exists() and path.stat().st_size > 0:
@@ -413,29 +430,15 @@ def _sqlite_restore(url: str, path: Path, src: Path, *, force: bool, folder: boo
                 raise BadInputError(f"the database {path} already holds {held_rows.get('users', 0)} accounts and "
                                     f"{held_rows.get('games', 0)} games: restore into an empty data folder, or pass "
                                     "--force to replace them")
-        store = Store(url)  # makes the file 0600 when missing (an empty file is an empty database)
-        store.close()
-        source = sqlite3.connect(f"file:{src.resolve()}?mode=ro", uri=True, timeout=30)
-        try:
-            target = _open(path)
-            try:
-                source.backup(target)
-            finally:
-                target.close()
-        except sqlite3.DatabaseError as exc:
-            raise BadInputError(f"cannot copy {src} into {path}: {exc}") from None
-        finally:
-            source.close()
-        _migrate(url)
+        try:  # the rows only, into a new file the migrations made, renamed over the database at the end
+            sqlite_restore(src, revision, path)
+        except RestoreRefused as exc:
+            raise BadInputError(str(exc)) from None
         conn = _open(path)
         try:
-            now, restored = _sqlite_report(conn, path)
+            return _sqlite_report(conn, path)
         finally:
             conn.close()
-    for suffix in ("-wal", "-shm"):  # SQLite gives them the file's mode; make sure of it
-        with contextlib.suppress(OSError):
-            Path(f"{path}{suffix}").chmod(0o600)
-    _restored(src, str(path), revision, now, restored)
 
 
 def _migrate(url: str) -> None:
@@ -523,6 +526,14 @@ def _pg_rows(store: Any) -> tuple[str | None, dict[str, int]]:
     return revision, counts
 
 
+def _pg_tables(store: Any) -> set[str]:
+    """The tables of the current schema of a PostgreSQL database."""
+    from sqlalchemy import inspect
+
+    with store.engine.connect() as conn:
+        return set(inspect(conn).get_table_names())
+
+
 def _dump_contents(pg_restore: str, dump: Path, env: dict[str, str]) -> tuple[str, dict[str, int]]:
     """Read a custom-format dump back: its Alembic revision and the main tables' rows (checks it is whole)."""
     listed = _run([pg_restore, "--list", str(dump)], env, f"reading {dump}")
@@ -578,6 +589,7 @@ def _postgres_backup(url: str, dest: Path) -> None:
 
 
 def _postgres_restore(url: str, src: Path, *, force: bool) -> None:
+    from patience.server.storage.restore import RestoreRefused, postgres_restore
     from patience.server.storage.store import safe_url
 
     pg_restore = _tool("pg_restore")
@@ -586,24 +598,30 @@ def _postgres_restore(url: str, src: Path, *, force: bool) -> None:
         raise BadInputError(f"{src} is an SQLite database: restore it with --data-dir or a sqlite:/// URL")
     if not head.startswith(PGDUMP_MAGIC):
         raise BadInputError(f"{src} is not a PostgreSQL dump of pg_dump's custom format")
-    conninfo, env = _libpq(url)
+    _, env = _libpq(url)
     revision, _ = _dump_contents(pg_restore, src, env)
     _known(revision, src)
     store = _reachable(url)
     try:
         schema, held_rows = _pg_rows(store)
+        tables = _pg_tables(store)
     finally:
         store.close()
+    if schema is None and tables:
+        raise BadInputError(f"the database {safe_url(url)} holds tables of something else "
+                            f"({', '.join(sorted(tables)[:3])}): restore into an empty database")
     holds = {t: held_rows.get(t, 0) for t in ("users", "games")}
     if any(holds.values()) and not force:
         raise BadInputError(f"the database {safe_url(url)} already holds {holds['users']} accounts and "
                             f"{holds['games']} games: restore into an empty database, or pass --force to replace them")
     with _arena_free(url, f"a patience serve is running on {safe_url(url)}: stop it, then restore"):
-        # tables made already (a server started on it, or --force): dropped first, in the same transaction
-        clean = ["--clean", "--if-exists"] if force or schema is not None else []
-        _run([pg_restore, "--no-password", "--no-owner", "--no-privileges", "--single-transaction",
-              "--exit-on-error", *clean, f"--dbname={conninfo}", str(src)], env, "pg_restore")
-        _migrate(url)
+        # nothing of the dump runs: its list of objects is checked, its rows read as data (see restore.py)
+        listing = _run([pg_restore, "--list", str(src)], env, f"reading {src}")
+        data = _run([pg_restore, "--data-only", "--file=-", str(src)], env, f"reading {src}")
+        try:
+            postgres_restore(url, revision, data, listing, str(src), replace=tables)
+        except RestoreRefused as exc:
+            raise BadInputError(str(exc)) from None
         store = _reachable(url)
         try:
             now, counts = _pg_rows(store)
