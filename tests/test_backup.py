@@ -393,8 +393,8 @@ def test_a_server_of_its_own_makes_the_copy_while_a_game_is_played(tmp_path: Pat
     stop = threading.Event()
     try:
         site.wait_ready()
-        pid, offer = Path(f"{db}.lock").read_text().split()
-        assert int(pid) == site.proc.pid and offer == "backup"
+        pid, *offers = Path(f"{db}.lock").read_text().split()
+        assert int(pid) == site.proc.pid and offers == ["backup", "admin"]
         request, done = Path(f"{db}.backup-request"), Path(f"{db}.backup-done")
 
         # requests that are not the backup's: ignored, one line each, the server goes on

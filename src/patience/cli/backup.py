@@ -225,41 +225,57 @@ def _sqlite_copy(path: Path, dest: Path) -> tuple[str, dict[str, int]]:
     return revision, counts
 
 
-def _holder(lockfile: Path) -> tuple[int | None, bool]:
-    """The process id written in ``FILE.lock`` and whether that process makes copies (``PID backup``)."""
+def _holder(lockfile: Path) -> tuple[int | None, set[str]]:
+    """The process id written in ``FILE.lock`` and what that process answers (``PID backup admin``)."""
     try:
         words = lockfile.read_text().split()
     except (OSError, UnicodeDecodeError):
-        return None, False
+        return None, set()
     if not words or not words[0].isdigit():
-        return None, False
-    return int(words[0]), words[1:] == ["backup"]
+        return None, set()
+    return int(words[0]), set(words[1:])
 
 
-def _copy_by_server(path: Path, dest: Path) -> tuple[str, dict[str, int], str]:
-    """Ask the ``patience serve`` holding ``path`` for a copy (a request file and SIGUSR1), wait for it, check
-    it and put it at ``dest``: its revision, its row counts and how it was made."""
+def server_holds(path: Path) -> bool:
+    """Whether a ``patience serve`` of its own holds the SQLite file ``path`` (its lock on ``FILE.lock``)."""
     import fcntl
 
-    from patience.server.storage.backups import request_paths
+    try:
+        fd = os.open(f"{path}.lock", os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # and with it the shared lock, if it was taken
+    return False
+
+
+def ask_server(path: Path, request: Path, done: Path, payload: dict[str, Any], command: str,
+               what: str) -> tuple[dict[str, Any], int]:
+    """Ask the ``patience serve`` holding ``path`` for ``what`` (``payload`` and a nonce in the ``request``
+    file, then SIGUSR1) for ``patience COMMAND``; its answer (read from ``done``) and its process id."""
+    import fcntl
 
     lockfile = Path(f"{path}.lock")
-    request, done = request_paths(path)
     pid, offers = _holder(lockfile)
     for _ in range(20):  # a server that has just started writes its id and offer a moment after the lock
-        if pid is not None and offers:
+        if pid is not None and command in offers:
             break
         time.sleep(0.1)
         pid, offers = _holder(lockfile)
     if pid is None:
-        raise BadInputError(f"a process holds {path} but {lockfile} names none: stop it and back up then")
-    if not offers:
-        raise BadInputError(f"the process {pid} holding {path} makes no copies (a patience restore, or a patience "
-                            "serve older than this one): let it finish, or stop it, then back up")
+        raise BadInputError(f"a process holds {path} but {lockfile} names none: stop it and {command} then")
+    if command not in offers:
+        things = "copies" if what == "copy" else f"{what}s"
+        raise BadInputError(f"the process {pid} holding {path} makes no {things} (a patience restore, or a patience "
+                            f"serve older than this one): let it finish, or stop it, then {command}")
     if lockfile.stat().st_uid != os.getuid():
-        raise BadInputError(f"the patience serve holding {path} runs as another user: run patience backup as that "
-                            "user")
-    _alive(pid, path)
+        raise BadInputError(f"the patience serve holding {path} runs as another user: run patience {command} as "
+                            "that user")
+    _alive(pid, path, command)
     try:
         fd = os.open(request, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
@@ -273,35 +289,20 @@ def _copy_by_server(path: Path, dest: Path) -> tuple[str, dict[str, int], str]:
             same = False
         if not same:
             mine = False
-            raise BadInputError(f"another patience backup of {path} is being made: wait for it")
+            raise BadInputError(f"another patience {command} of {path} is going on: wait for it")
         if os.fstat(fd).st_uid != os.getuid():
             mine = False
             raise BadInputError(f"{request} belongs to another user: remove it")
         with contextlib.suppress(FileNotFoundError):
             done.unlink()  # an answer to an earlier request
-        made, nonce = _partial(dest), secrets.token_hex(16)
+        nonce = secrets.token_hex(16)
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps({**payload, "nonce": nonce}).encode())
         try:
-            os.ftruncate(fd, 0)
-            os.write(fd, json.dumps({"dest": str(made.resolve()), "nonce": nonce}).encode())
-            try:
-                os.kill(pid, signal.SIGUSR1)
-            except ProcessLookupError:
-                raise BadInputError(f"the patience serve (process {pid}) holding {path} is gone") from None
-            answer = _answer(done, nonce, pid, lockfile, path)
-            if not answer.get("ok"):
-                raise BadInputError(f"the patience serve (process {pid}) could not copy {path}: "
-                                    f"{answer.get('error') or 'no reason given'}")
-            conn = _open(made)
-            try:
-                revision, counts = _sqlite_report(conn, path)
-            finally:
-                conn.close()
-            with made.open("rb+") as f:
-                os.fsync(f.fileno())
-            os.replace(made, dest)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                made.unlink()
+            os.kill(pid, signal.SIGUSR1)
+        except ProcessLookupError:
+            raise BadInputError(f"the patience serve (process {pid}) holding {path} is gone") from None
+        return _answer(done, nonce, pid, lockfile, path, command, what), pid
     finally:
         if mine:
             with contextlib.suppress(FileNotFoundError):
@@ -309,6 +310,31 @@ def _copy_by_server(path: Path, dest: Path) -> tuple[str, dict[str, int], str]:
             with contextlib.suppress(FileNotFoundError):
                 done.unlink()
         os.close(fd)
+
+
+def _copy_by_server(path: Path, dest: Path) -> tuple[str, dict[str, int], str]:
+    """Ask the ``patience serve`` holding ``path`` for a copy (a request file and SIGUSR1), wait for it, check
+    it and put it at ``dest``: its revision, its row counts and how it was made."""
+    from patience.server.storage.backups import request_paths
+
+    request, done = request_paths(path)
+    made = _partial(dest)
+    try:
+        answer, pid = ask_server(path, request, done, {"dest": str(made.resolve())}, "backup", "copy")
+        if not answer.get("ok"):
+            raise BadInputError(f"the patience serve (process {pid}) could not copy {path}: "
+                                f"{answer.get('error') or 'no reason given'}")
+        conn = _open(made)
+        try:
+            revision, counts = _sqlite_report(conn, path)
+        finally:
+            conn.close()
+        with made.open("rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(made, dest)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            made.unlink()
     how = (f", copied by the running patience serve (process {pid}, {answer.get('pages', 0):,} pages in "
            f"{answer.get('seconds', 0):.2f} s) while it served")
     return revision, counts, how
@@ -320,17 +346,17 @@ def _partial(dest: Path) -> Path:
     return Path(name)
 
 
-def _alive(pid: int, path: Path) -> None:
+def _alive(pid: int, path: Path, command: str = "backup") -> None:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         raise BadInputError(f"the patience serve (process {pid}) holding {path} is gone") from None
     except PermissionError:
         raise BadInputError(f"the patience serve (process {pid}) holding {path} runs as another user: run "
-                            "patience backup as that user") from None
+                            f"patience {command} as that user") from None
 
 
-def _answer(done: Path, nonce: str, pid: int, lockfile: Path, path: Path) -> dict[str, Any]:
+def _answer(done: Path, nonce: str, pid: int, lockfile: Path, path: Path, command: str, what: str) -> dict[str, Any]:
     """The server's answer to the request ``nonce``, waited for up to :data:`SERVER_WAIT` seconds."""
     deadline = time.monotonic() + SERVER_WAIT
     checked = time.monotonic()
@@ -341,14 +367,15 @@ def _answer(done: Path, nonce: str, pid: int, lockfile: Path, path: Path) -> dic
             answer = None
         if isinstance(answer, dict) and answer.get("nonce") == nonce:
             return answer
-        if time.monotonic() - checked > 1.0:  # still there, and still making copies?
+        if time.monotonic() - checked > 1.0:  # still there, and still answering?
             checked = time.monotonic()
-            _alive(pid, path)
-            if _holder(lockfile) != (pid, True):
+            _alive(pid, path, command)
+            holder, offers = _holder(lockfile)
+            if holder != pid or command not in offers:
                 raise BadInputError(f"the patience serve (process {pid}) holding {path} stopped before it made "
-                                    "the copy")
+                                    f"the {what}")
         time.sleep(0.05)
-    raise BadInputError(f"the patience serve (process {pid}) holding {path} made no copy in {SERVER_WAIT:.0f} s")
+    raise BadInputError(f"the patience serve (process {pid}) holding {path} made no {what} in {SERVER_WAIT:.0f} s")
 
 
 # -- restore ---------------------------------------------------------------------------------------

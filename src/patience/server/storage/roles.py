@@ -32,8 +32,8 @@ from patience.server.storage.store import (
     now_ms,
 )
 
-__all__ = ["ROLES", "Account", "AdminError", "RoleRow", "close_account", "close_user", "closed_name",
-           "find_accounts", "grant", "name_history", "revoke", "schema_version", "stock"]
+__all__ = ["ADMIN_ACTIONS", "ROLES", "Account", "AdminError", "RoleRow", "close_account", "close_user", "closed_name",
+           "find_accounts", "grant", "name_history", "revoke", "run_admin", "schema_version", "stock"]
 
 ROLES = ("moderator", "admin")
 CLOSED_PREFIX = "~"  # a login name that begins so cannot be typed at sign-in (accounts.LOGIN)
@@ -191,3 +191,58 @@ def schema_version(store: Store) -> tuple[str | None, str]:
     head = ScriptDirectory.from_config(alembic_config(store.url)).get_current_head() or ""
     with store.engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision(), head
+
+
+ADMIN_ACTIONS: dict[str, tuple[str, ...]] = {"users": ("find",), "grant": ("login", "role"),
+                                             "revoke": ("login", "role"), "close": ("login",), "names": ("name",),
+                                             "stock": (), "schema": ()}
+"""The actions of ``patience admin`` and the arguments each takes (``find`` may be None)."""
+
+
+def run_admin(store: Store, action: str, args: dict[str, str | None]) -> list[str]:
+    """Do the ``patience admin`` ``action`` with ``args`` (see :data:`ADMIN_ACTIONS`) on ``store``; the lines
+    it prints. Run by the command on the database, or by the ``patience serve`` that holds an SQLite file
+    for itself when the command asks it (:mod:`patience.server.storage.backups`)."""
+    import datetime
+
+    if action not in ADMIN_ACTIONS or set(args) != set(ADMIN_ACTIONS[action]) \
+            or not all(isinstance(v, str) or (k == "find" and v is None) for k, v in args.items()):
+        raise AdminError(f"no admin action {action!r} with {sorted(args)}")
+    out: list[str] = []
+    if action == "users":
+        found = find_accounts(store, args["find"])
+        for account in found:
+            created = datetime.datetime.fromtimestamp(account.created_ms / 1000, datetime.UTC)
+            out.append(f"{account.login}\t{account.name}\t{created:%Y-%m-%d %H:%M}Z\t{','.join(account.roles) or '-'}")
+        if not found:
+            out.append("no account" + (f" matches {args['find']!r}" if args["find"] else ""))
+    elif action in ("grant", "revoke"):
+        login, role = str(args["login"]), str(args["role"])
+        changed = (grant if action == "grant" else revoke)(store, login, role)
+        login = login.strip().lower()
+        if action == "grant":
+            out.append(f"{login} is {role}" + ("" if changed else " already"))
+        else:
+            out.append(f"{login} is no longer {role}" if changed else f"{login} was not {role}")
+    elif action == "close":
+        account = close_account(store, str(args["login"]))
+        out.append(f"closed {str(args['login']).strip().lower()}: now {account.name!r}, it cannot sign in")
+    elif action == "names":
+        history_of = name_history(store, str(args["name"]))
+        for account, history in history_of:
+            out.append(f"{account.login}\t{account.name}\t(now)")
+            for name, until_ms in history:
+                until = datetime.datetime.fromtimestamp(until_ms / 1000, datetime.UTC)
+                out.append(f"{account.login}\t{name}\tuntil {until:%Y-%m-%d %H:%M}Z")
+        if not history_of:
+            out.append(f"no account has or had the name {args['name']!r}")
+    elif action == "stock":
+        counts = stock(store)
+        out += [f"{variant}\t{count}" for variant, count in counts.items()]
+        if not counts:
+            out.append("the deal stock is empty")
+    else:
+        version, head = schema_version(store)
+        state = "up to date" if version == head else f"newest is {head}: patience serve migrates it"
+        out.append(f"schema {version or 'none'} ({state})")
+    return out
