@@ -117,12 +117,14 @@ def cmd_backup(args: argparse.Namespace) -> int:
 def _file_head(path: Path, what: str, not_a_folder: str) -> bytes:
     """The first bytes of file ``path`` (enough to tell an SQLite file from a pg_dump), or
     :class:`BadInputError` when it is missing, a folder or cannot be read."""
+    from patience.record import read_regular_file
+
     if not path.exists():
         raise BadInputError(f"no {what} at {path}")
     if path.is_dir():
         raise BadInputError(f"{path} is a folder, not {not_a_folder}")
     try:
-        with path.open("rb") as f:
+        with read_regular_file(path, BadInputError) as f:  # a FIFO or a device: refused at once
             return f.read(len(SQLITE_MAGIC))
     except OSError as exc:
         raise BadInputError(f"cannot read {path}: {exc.strerror or exc}") from None
