@@ -85,8 +85,11 @@ def test_close_ends_sign_in_and_sessions(store: Store, database_url: str,
     listed = admin(capsys, database_url, "users")[1].split("\t")
     assert listed[0].startswith("~") and listed[1].startswith("Closed account") and listed[-1] == "-\n"
     assert "Carol" not in admin(capsys, database_url, "users")[1]
-    # the login is free again, and a closed account cannot be found by it
-    sign_up(store, "carol", "Carol")
+    # the login is kept (30 days: no sign-up takes it, no password reopens an account an admin closed),
+    # and a closed account cannot be found by it
+    with pytest.raises(AccountError, match="kept for its player"):
+        sign_up(store, "carol", "Carol")
+    assert admin(capsys, database_url, "close", "carol")[0] == 2
     assert admin(capsys, database_url, "close", "nobody")[0] == 2
 
 

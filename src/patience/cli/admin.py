@@ -63,7 +63,7 @@ def cmd_admin(args: argparse.Namespace) -> int:
         raise BadInputError("admin needs an action: users, grant, revoke, close, names, stock or schema")
     action_args = {name: getattr(args, name) for name in ADMIN_ACTIONS[args.action]}
     path = _sqlite_path(args)
-    if path is not None and server_holds(path):
+    if path is not None and server_holds(path) and not _held_here(path):
         lines = _by_server(path, args.action, action_args)
     else:
         store = _store(args)
@@ -91,6 +91,13 @@ def _by_server(path: Path, action: str, action_args: dict[str, str | None]) -> l
     if not answer.get("ok"):
         raise BadInputError(str(answer.get("error") or f"the patience serve (process {pid}) gave no reason"))
     return [str(line) for line in answer.get("out") or []]
+
+
+def _held_here(path: Path) -> bool:
+    """Whether the server holding ``path`` is this process (an app run in it, as in tests): its file opens here."""
+    from patience.cli.backup import _holder
+
+    return _holder(Path(f"{path}.lock"))[0] == os.getpid()
 
 
 def _sqlite_path(args: argparse.Namespace) -> Path | None:

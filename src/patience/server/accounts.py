@@ -54,6 +54,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from patience.server.bus import Bus, BusError, MemoryBus
+from patience.server.storage.roles import RESERVED_DAYS, ClosedLoginRow
 from patience.server.storage.store import (
     AuthSessionRow,
     PasswordResetRow,
@@ -431,6 +432,47 @@ def _name_free(db: Session, name: str, user_id: str | None) -> None:
         raise _name_taken(name)
 
 
+def _login_free(db: Session, login: str, at_ms: int) -> None:
+    """Refuse a login name an account has, or a closed account's while it is reserved (at ``at_ms``)."""
+    if db.scalar(select(UserRow.id).where(UserRow.login == login)) is not None:
+        raise AccountError("login_taken", f"the login name {login!r} is taken", 409)
+    closed = _reserved(db, login, at_ms)
+    if closed is not None:
+        free = time.strftime("%Y-%m-%d", time.gmtime(closed.closed_ms / 1000 + RESERVED_DAYS * 86400))
+        raise AccountError("login_taken", f"the login name {login!r} belonged to an account closed lately: it is "
+                           f"kept for its player until {free}", 409)
+
+
+def _reserved(db: Session, login: str, at_ms: int) -> Any:
+    """The reservation of a closed account's login name, if its time is not up (one whose time is up counts
+    for nothing, and is replaced when the login's next account closes)."""
+    row = db.get(ClosedLoginRow, login)
+    if row is not None and row.closed_ms <= at_ms - RESERVED_DAYS * 86_400_000:
+        return None
+    return row
+
+
+def _reopen(db: Session, user: User) -> User:
+    """Give the closed account ``user`` (its id and its reserved login) back to its player: its login name
+    and password, and the display name it had if no other account has taken it meanwhile."""
+    closed = db.get(ClosedLoginRow, user.login)
+    row = db.get(UserRow, user.id)
+    if closed is None or row is None or closed.user_id != user.id:
+        raise AccountError("wrong_password", "wrong login name or password", 401)
+    name = row.name
+    former = db.scalar(select(UserNameRow.name).where(UserNameRow.user_id == user.id)
+                       .order_by(UserNameRow.until_ms.desc(), UserNameRow.id.desc()).limit(1))
+    if former is not None:
+        try:
+            _name_free(db, former, user.id)
+            name = former
+        except AccountError:
+            pass  # another player's now: the neutral name stays, the player may choose another
+    row.login, row.password_hash, row.name, row.name_key = user.login, closed.password_hash, name, name_key(name)
+    db.delete(closed)
+    return User(user.id, user.login, name)
+
+
 def _name_taken(name: str) -> AccountError:
     return AccountError("name_taken", f"the name {name!r} is another player's", 409)
 
@@ -519,8 +561,7 @@ class Accounts:
             seconds = max(1, int(wait + 0.999))
             raise AccountError("rate_limited", f"too many new accounts from here: try again in {seconds} s", 429,
                                seconds)
-        if await self._db(self._login_taken, login):
-            raise AccountError("login_taken", f"the login name {login!r} is taken", 409)
+        await self._db(self._login_free, login)
         await self._db(self._name_free, display)
         digest = await self.hashing.hash(password, lane=SIGNUP, key=address)
         user = User(secrets.token_urlsafe(12), login, display)
@@ -531,16 +572,18 @@ class Accounts:
         with Session(self.store.engine) as db:
             _name_free(db, name, None)
 
-    def _login_taken(self, login: str) -> bool:
+    def _login_free(self, login: str) -> None:
         with Session(self.store.engine) as db:
-            return db.scalar(select(UserRow.id).where(UserRow.login == login)) is not None
+            _login_free(db, login, self._wall_ms())
+
+    def _wall_ms(self) -> int:
+        return int(self.by_login.now() * 1000)
 
     def _insert_user(self, user: User, digest: str, browser: str | None) -> None:
         now = now_ms()
         try:
             with Session(self.store.engine) as db, db.begin():
-                if db.scalar(select(UserRow.id).where(UserRow.login == user.login)) is not None:
-                    raise AccountError("login_taken", f"the login name {user.login!r} is taken", 409)
+                _login_free(db, user.login, self._wall_ms())
                 _name_free(db, user.name, user.id)
                 db.add(UserRow(id=user.id, login=user.login, name=user.name, name_key=name_key(user.name),
                                password_hash=digest, created_ms=now))
@@ -583,7 +626,7 @@ class Accounts:
         user, stored = found
         rehashed = (await self.hashing.hash(password, lane=SIGNIN, key=address)
                     if self.hasher.check_needs_rehash(stored) else None)
-        await self._db(self._signed_in, user, login_key, browser, rehashed, old_token)
+        user = await self._db(self._signed_in, user, login_key, browser, rehashed, old_token)
         return user, await self._db(self._new_session, user.id, agent)
 
     def _before_hash(self, login: str, login_key: str, address_key: str,
@@ -598,8 +641,12 @@ class Accounts:
             if wait:
                 return wait, None, 0
             row = db.scalar(select(UserRow).where(UserRow.login == login))
-            if row is None:
-                return 0, None, 1 + len(failed)
+            if row is None:  # a closed account its player may reopen: the login and the password it had
+                closed = _reserved(db, login, self._wall_ms())
+                if closed is None or not closed.password_hash:
+                    return 0, None, 1 + len(failed)
+                # no name yet: the account is reopened once the password is right (_signed_in)
+                return 0, (User(closed.user_id, login, ""), closed.password_hash), 1 + len(failed)
             known = browser is not None and db.scalar(select(UserBrowserRow.user_id).where(
                 UserBrowserRow.browser_id == browser)) == row.id
             return 0, (User(row.id, row.login, row.name), row.password_hash), 0 if known else 1 + len(failed)
@@ -617,16 +664,20 @@ class Accounts:
                         SigninFailureRow(key_hash=RateLimiter._key(address_key), at_ms=now)])
 
     def _signed_in(self, user: User, login_key: str, browser: str | None, rehashed: str | None,
-                   old_token: str | None) -> None:
+                   old_token: str | None) -> User:
+        """Note a sign-in (and reopen the account if it was closed); the user signed in."""
         self.by_login.forget(login_key)
         now = now_ms()
         with Session(self.store.engine) as db, db.begin():
+            if not user.name:
+                user = _reopen(db, user)
             if rehashed is not None:
                 db.get(UserRow, user.id).password_hash = rehashed  # type: ignore[union-attr]
             if browser and db.get(UserBrowserRow, browser) is None:
                 db.add(UserBrowserRow(browser_id=browser, user_id=user.id, linked_ms=now))
             if old_token:  # a new session at every sign-in: a token known before it opens nothing
                 db.execute(delete(AuthSessionRow).where(AuthSessionRow.token_hash == _token_hash(old_token)))
+        return user
 
     def _new_session(self, user_id: str, agent: str | None = None) -> str:
         token = secrets.token_urlsafe(32)
@@ -856,7 +907,7 @@ class Accounts:
 
         with Session(self.store.engine) as db, db.begin():
             row = db.get(UserRow, user_id)
-            return [] if row is None else close_user(db, row)
+            return [] if row is None else close_user(db, row, reopenable=True, at_ms=self._wall_ms())
 
     # -- a forgotten password: a reset link by e-mail -------------------------------------------------
 
