@@ -17,7 +17,11 @@
   lock of the bus (shared by every process), so parallel guesses cannot race past the limit. An
   "address" is an IPv4 address or an IPv6 /64 (:func:`address_group`): one IPv6 host has a /64
   to pick addresses from.
-- Sign-ups are limited per address (a sliding window on the bus).
+- Sign-ups are limited per address (a sliding window on the bus), and on the whole site: past
+  :data:`SIGNUPS_PER_MINUTE` new accounts in the last minute (on every process), only an address
+  that made no account in the last :data:`SIGNUP_WINDOW` seconds may make one (up to
+  :data:`NEWCOMERS_PER_MINUTE` more), so that a storm from many addresses gets one account an address
+  and then the site's quiet share, while a real newcomer, whose address is new, still gets in.
 - The browser's solo games count for the account: the browser is linked at sign-up (and at
   sign-in, if no account has it yet).
 
@@ -88,6 +92,8 @@ REFUSALS_WINDOW = 60.0  # a key refused as busy this lately waits behind those t
 SIGNINS_PER_ADDRESS = 30  # sign-in tries (right or wrong) per address a minute
 SIGNUPS_PER_ADDRESS = 20  # new accounts per address in SIGNUP_WINDOW seconds
 SIGNUP_WINDOW = 600.0
+SIGNUPS_PER_MINUTE = 30  # new accounts a minute on the whole site before only new addresses may sign up
+NEWCOMERS_PER_MINUTE = 120  # new accounts a minute from addresses new in SIGNUP_WINDOW, beyond those
 DB_THREADS = 2
 
 SEEN_EVERY_MS = 300_000  # a session's "last seen" is written at most this often
@@ -495,12 +501,14 @@ class Accounts:
     def __init__(self, store: Store, *, bus: Bus | None = None, now: Callable[[], float] = time.time,
                  hasher: PasswordHasher | None = None, login_limit: int = 5, address_limit: int = 20,
                  window: float = 300.0, hashes_at_once: int = HASHES_AT_ONCE,
-                 hashes_waiting: int = HASHES_WAITING, signups: int = SIGNUPS_PER_ADDRESS) -> None:
+                 hashes_waiting: int = HASHES_WAITING, signups: int = SIGNUPS_PER_ADDRESS,
+                 site_signups: int = SIGNUPS_PER_MINUTE, newcomers: int = NEWCOMERS_PER_MINUTE) -> None:
         self.store = store
         self.bus = bus or MemoryBus()
         self.hasher = hasher or owasp_hasher()
         self.hashing = Hashing(self.hasher, hashes_at_once, hashes_waiting)
         self.signups = signups
+        self.site_signups, self.newcomers = site_signups, newcomers
         # the threads sign-ins and sign-ups may use for the database at once: a storm of them must not
         # take every thread of the shared pool, which the games' group commits need
         self._db_threads = anyio.CapacityLimiter(DB_THREADS)
@@ -561,12 +569,33 @@ class Accounts:
             seconds = max(1, int(wait + 0.999))
             raise AccountError("rate_limited", f"too many new accounts from here: try again in {seconds} s", 429,
                                seconds)
-        await self._db(self._login_free, login)
-        await self._db(self._name_free, display)
-        digest = await self.hashing.hash(password, lane=SIGNUP, key=address)
-        user = User(secrets.token_urlsafe(12), login, display)
-        await self._db(self._insert_user, user, digest, browser)
+        seen = await self._site_signup(address)
+        try:
+            await self._db(self._login_free, login)
+            await self._db(self._name_free, display)
+            digest = await self.hashing.hash(password, lane=SIGNUP, key=address)
+            user = User(secrets.token_urlsafe(12), login, display)
+            await self._db(self._insert_user, user, digest, browser)
+        except BaseException:
+            if seen is not None:  # no account made: the address is still new
+                await self.bus.release(f"signup-seen:{address}", seen)
+            raise
         return user, await self._db(self._new_session, user.id, agent)
+
+    async def _site_signup(self, address: str) -> str | None:
+        """Count a sign-up against the site's bound, or refuse it (see the module's text); the lease that
+        marks ``address`` as having made an account lately, if it is new (given back if the sign-up fails)."""
+        seen = await self.bus.acquire(f"signup-seen:{address}", SIGNUP_WINDOW)  # None: not new in the window
+        busy = await self.bus.hit("rate:signups-site", 60.0, self.site_signups)
+        if busy:
+            wait = await self.bus.hit("rate:signups-newcomers", 60.0, self.newcomers) if seen is not None else busy
+            if wait:
+                if seen is not None:
+                    await self.bus.release(f"signup-seen:{address}", seen)
+                seconds = max(1, int(wait + 0.999))
+                raise AccountError("rate_limited", "many new accounts on the site just now: try again in "
+                                   f"{seconds} s", 429, seconds)
+        return seen
 
     def _name_free(self, name: str) -> None:
         with Session(self.store.engine) as db:
