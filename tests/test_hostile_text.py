@@ -14,6 +14,8 @@ import contextlib
 import itertools
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -138,15 +140,22 @@ def sqlite_server(tmp_path: Path) -> Iterator[list[ServeProcess]]:
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql+redis"])
 def test_every_route_refuses_hostile_text_cleanly(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     if backend == "sqlite":
+        database_url = f"sqlite:///{tmp_path / 'site.sqlite3'}"
         servers = sqlite_server(tmp_path)
     else:
-        servers = serving(request.getfixturevalue("postgres_url"),
-                          fresh_redis(request.getfixturevalue("redis_server"), 12), tmp_path)
+        database_url = request.getfixturevalue("postgres_url")
+        servers = serving(database_url, fresh_redis(request.getfixturevalue("redis_server"), 12), tmp_path)
     with servers as procs:
         failed = []
         for number, proc in enumerate(procs):
-            for login in (None, f"walker{number}"):
+            for login in (None, f"walker{number}", f"mod{number}"):
                 with contextlib.closing(browser(proc.url, login)) as http:
+                    if login is not None and login.startswith("mod"):  # the moderators' routes too
+                        granted = subprocess.run([sys.executable, "-m", "patience", "admin", "--database-url",
+                                                  database_url, "grant", login, "moderator"],
+                                                 capture_output=True, text=True, timeout=60, check=False)
+                        assert granted.returncode == 0, granted.stderr
+                        assert http.get("/mod").status_code == 200
                     failed += walk_http(http)
                     if login is not None:
                         failed += walk_socket(proc.url, http)
