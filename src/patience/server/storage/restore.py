@@ -212,10 +212,16 @@ def check_dump_listing(listing: str, ours: dict[str, set[str]], where: str) -> N
             known = name in ours["SEQUENCE"]
         elif kind == "DEFAULT":
             known = first in ours["TABLE"]
+        elif kind in ("ACL", "COMMENT"):  # the grants and comments on our tables (never applied: data only)
+            words = name.split(" ")
+            known = len(words) >= 2 and (words[0], words[1].split(".")[0]) in (
+                *(("TABLE", t) for t in ours["TABLE"]), *(("SEQUENCE", q) for q in ours["SEQUENCE"]),
+                *(("COLUMN", t) for t in ours["TABLE"]))
         else:
             known = False
         if not known:
-            raise RestoreRefused(f"{where} holds a {kind.lower()} of its own, {name!r}: a backup holds data only")
+            raise RestoreRefused(f"{where} holds an object of its own ({kind.lower()} {name!r}): a backup holds "
+                                 "data only")
     if len(schemas) > 1:
         raise RestoreRefused(f"{where} holds objects in {len(schemas)} schemas: a backup is of one")
     missing = ours["TABLE"] - {name for kind, _, name in _listed(listing) if kind == "TABLE"}
