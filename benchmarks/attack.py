@@ -28,8 +28,11 @@ addresses (127.0.3.1–250, two players each), the attackers from others:
   ``signin-many``);
 - one account guesses a tournament's password over ``--guess-sockets`` sockets while, once a
   second, a real user (a new account each time) joins it with the right password (phase
-  ``tour-guess``). For these two phases the real users' tries are counted by answer, with their
-  p50 and max in ms.
+  ``tour-guess``);
+- ``--signup-addresses`` addresses (127.9.0.1 and up) post sign-ups without pause, a new login each
+  time, while once a second a real newcomer, from an address of their own (127.5.4.N), signs up
+  (phase ``signup-storm``; the attackers' lines give the storm's new accounts a minute). For these
+  three phases the real users' tries are counted by answer, with their p50 and max in ms.
 
 It runs a phase in peace, one per kind of attack alone and one with every attack at once, and prints
 for each the players' p50/p95/p99/max, how many of the others' new connections were answered (from
@@ -74,7 +77,7 @@ PHASES: dict[str, tuple[str, ...]] = {"peace": (), "flood": ("flooders",), "stor
                                       "half-open": ("half_open",), "all": ("flooders", "storm", "half_open")}
 PHASES.update({"slow-body": ("slow_bodies",), "churn": ("churners",)})
 PROBE_ADDRESSES = 250  # the others' source addresses, 127.8.0.1 and up
-PHASES.update({"signin-many": ("signin_many",), "tour-guess": ("tour_guess",)})
+PHASES.update({"signin-many": ("signin_many",), "tour-guess": ("tour_guess",), "signup-storm": ("signup_storm",)})
 
 
 class Tally:
@@ -201,6 +204,32 @@ async def signin_many(base: str, addresses: int, stop_at: float, tally: Tally) -
             tally.counts[f"many-address guessers ended: {type(ended).__name__}"] += 1
 
 
+async def signup_storm(base: str, addresses: int, stop_at: float, tally: Tally) -> None:
+    """Sign-ups from ``addresses`` addresses (127.9.0.1 and up), a new login each, without pause (a pause of
+    50 ms after a refusal); the new accounts made a minute (the real newcomers meanwhile: :func:`real_users`)."""
+    started = time.monotonic()
+
+    async def stormer(number: int) -> None:
+        transport = httpx.AsyncHTTPTransport(local_address=f"127.9.{number // 250}.{1 + number % 250}")
+        async with httpx.AsyncClient(base_url=base, transport=transport, timeout=30) as client:
+            csrf = (await client.get("/api/me")).json()["csrf"]
+            n = 0
+            while time.monotonic() < stop_at:
+                n += 1
+                data = {"csrf": csrf, "login": f"storm{number}x{n}x{os.getpid() % 1000}", "password": "spam-spam-spam"}
+                try:
+                    answer = await client.post("/account/signup", data=data, headers={"accept": "application/json"})
+                    tally.counts[f"storm sign-ups {answer.status_code}"] += 1
+                    if answer.status_code != 200:
+                        await asyncio.sleep(0.05)
+                except httpx.HTTPError as exc:
+                    tally.counts[f"storm sign-ups {type(exc).__name__}"] += 1
+
+    await asyncio.gather(*(stormer(n) for n in range(addresses)), return_exceptions=True)
+    minutes = max(1e-9, time.monotonic() - started) / 60
+    tally.counts["storm: new accounts a minute"] = round(tally.counts["storm sign-ups 200"] / minutes)
+
+
 async def _account(base: str, login: str, address: str) -> httpx.AsyncClient:
     """A browser at ``address`` with a new account, signed in."""
     client = httpx.AsyncClient(base_url=base, transport=httpx.AsyncHTTPTransport(local_address=address), timeout=60)
@@ -263,11 +292,12 @@ async def tour_guess(base: str, sockets: int, stop_at: float, tally: Tally) -> N
 
 async def real_users(base: str, attackers: dict[str, int], go: asyncio.Event, stop_at: list[float]
                      ) -> dict[str, int]:
-    """The real users of phases signin-many and tour-guess, in the players' process (not at the
-    attackers' low priority): once a second while the phase is measured, "victim" signs in with the
+    """The real users of phases signin-many, tour-guess and signup-storm, in the players' process (not at
+    the attackers' low priority): once a second while the phase is measured, "victim" signs in with the
     right password from an address of its own (127.5.0.1), on a new browser and on the browser it
     signed in on before the attack by turns; or a new account (from 127.5.3.N) joins the tournament
-    "Friends' cup" with its password. Their answers and their p50 and max (ms)."""
+    "Friends' cup" with its password; or a newcomer signs up from an address of their own (127.5.4.N).
+    Their answers and their p50 and max (ms)."""
     tally = Tally()
     home = "127.5.0.1"
     known = httpx.AsyncClient(base_url=base, transport=httpx.AsyncHTTPTransport(local_address=home), timeout=60)
@@ -283,9 +313,20 @@ async def real_users(base: str, attackers: dict[str, int], go: asyncio.Event, st
             await asyncio.sleep(0.2)
     tries: dict[str, list[tuple[str, float]]] = collections.defaultdict(list)
     n = 0
-    while (attackers.get("signin_many") or tournament) and time.monotonic() < stop_at[0] - 1.0:
+    while (attackers.get("signin_many") or attackers.get("signup_storm") or tournament) \
+            and time.monotonic() < stop_at[0] - 1.0:
         n += 1
-        if tournament is not None:
+        if attackers.get("signup_storm"):
+            address = f"127.5.4.{n}"
+            start = time.perf_counter()
+            try:
+                newcomer = await _account(base, f"newcomer{n}x{os.getpid() % 1000}", address)
+                answer = "200"
+                await newcomer.aclose()
+            except httpx.HTTPStatusError as exc:
+                answer = str(exc.response.status_code)
+            tries["real newcomers' sign-ups"].append((answer, (time.perf_counter() - start) * 1000))
+        elif tournament is not None:
             address = f"127.5.3.{n}"
             try:
                 friend = await _account(base, f"friend{n}", address)
@@ -384,6 +425,8 @@ async def attack(base: str, seconds: float, attackers: dict[str, int], flood_add
         attacks.append(asyncio.create_task(signin_many(base, attackers["signin_many"], end, tally)))
     if attackers.get("tour_guess"):
         attacks.append(asyncio.create_task(tour_guess(base, attackers["tour_guess"], end, tally)))
+    if attackers.get("signup_storm"):
+        attacks.append(asyncio.create_task(signup_storm(base, attackers["signup_storm"], end, tally)))
     spread = spread or {}
     attacks += [asyncio.create_task(slow_body(port, i, spread.get("slow_bodies", 1), end, tally))
                 for i in range(attackers.get("slow_bodies", 0))]
@@ -503,6 +546,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1, help="server processes on the port (needs --redis-url)")
     parser.add_argument("--signin-addresses", type=int, default=48,
                         help="addresses sending wrong passwords in phase signin-many (at most 1000)")
+    parser.add_argument("--signup-addresses", type=int, default=48,
+                        help="addresses posting sign-ups in phase signup-storm (at most 1000)")
     parser.add_argument("--guess-sockets", type=int, default=40,
                         help="sockets of the account guessing a tournament's password in phase tour-guess (≤ 200)")
     parser.add_argument("--database-url", default=None, metavar="URL",
@@ -515,7 +560,8 @@ def main() -> int:
     attackers = {"flooders": min(200, args.flooders), "storm": min(200, args.storm),
                  "half_open": min(5000, args.half_open)}
     attackers.update({"signin_many": min(1000, max(1, args.signin_addresses)),
-                      "tour_guess": min(200, max(1, args.guess_sockets))})
+                      "tour_guess": min(200, max(1, args.guess_sockets)),
+                      "signup_storm": min(1000, max(1, args.signup_addresses))})
     flood_addresses = min(200, max(1, args.flood_addresses))
     attackers.update({"slow_bodies": min(19_000, max(0, args.slow_bodies)),
                       "churners": min(200, max(0, args.churners))})

@@ -273,11 +273,38 @@ def test_closing_an_account_keeps_its_matches_under_a_neutral_name(app: Any) -> 
     # the opponent's history still has the match, under the neutral name
     view = opponent.get("/api/matches/m-close").json()
     assert "Gina" not in json.dumps(view) and closed.name in json.dumps(view)
-    # the old login no longer signs in: the usual answer
-    refused = sign_in(app, "gina")[1]
+    # the old login and a wrong password: the usual answer
+    refused = sign_in(app, "gina", "not her password")[1]
     assert refused.status_code == 401 and refused.json()["error"] == "wrong_password"
-    # and the login name is free again
-    assert post(browser(app), "/account/signup", login="gina", password=PASSWORD).status_code == 200
+
+
+def test_a_closed_accounts_login_is_kept_for_its_player_for_30_days(app: Any, fake_time: FakeTime) -> None:
+    from patience.server.storage.roles import close_account
+
+    client = person(app, "gina")
+    person(app, "gustav")
+    gina = user_row(app, "gina")
+    assert post(client, "/account/close", password=PASSWORD).status_code == 200
+    # nobody may sign up as gina meanwhile: she may come back
+    taken = post(browser(app), "/account/signup", login="gina", password=PASSWORD)
+    assert taken.status_code == 409 and taken.json()["error"] == "login_taken"
+    assert "kept for its player until 1970-01-31" in taken.json()["msg"]
+    # within the 30 days her login and password reopen the account: the same one, her name back
+    fake_time.t += 29 * 86400
+    back, answer = sign_in(app, "gina")
+    assert answer.status_code == 200, answer.text
+    assert me(back) == {"id": gina.id, "login": "gina", "name": "Gina"} | {k: v for k, v in me(back).items()
+                                                                             if k not in ("id", "login", "name")}
+    reopened = user_row(app, "gina")
+    assert reopened.id == gina.id and reopened.password_hash == gina.password_hash
+    # one an admin (or a moderator) closed is kept too, and no password reopens it
+    close_account(app.state.store, "gustav", at_ms=int(fake_time() * 1000))
+    assert sign_in(app, "gustav")[1].status_code == 401
+    assert post(browser(app), "/account/signup", login="gustav", password=PASSWORD).status_code == 409
+    # after the 30 days the login is free for a newcomer; the closed account stays closed
+    fake_time.t += 31 * 86400
+    newcomer = post(browser(app), "/account/signup", login="gustav", password=PASSWORD)
+    assert newcomer.status_code == 200 and newcomer.json()["user"]["id"] != gina.id
 
 
 # -- a forgotten password, by e-mail through a real SMTP server --------------------------------------

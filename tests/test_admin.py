@@ -3,9 +3,17 @@ on SQLite and PostgreSQL (real accounts made and signed in through :class:`Accou
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
 import pytest
 from argon2 import PasswordHasher
 from sqlalchemy.orm import Session
+from websockets.sync.client import connect
 
 from helpers import run_async
 from patience.cli import main
@@ -77,8 +85,11 @@ def test_close_ends_sign_in_and_sessions(store: Store, database_url: str,
     listed = admin(capsys, database_url, "users")[1].split("\t")
     assert listed[0].startswith("~") and listed[1].startswith("Closed account") and listed[-1] == "-\n"
     assert "Carol" not in admin(capsys, database_url, "users")[1]
-    # the login is free again, and a closed account cannot be found by it
-    sign_up(store, "carol", "Carol")
+    # the login is kept (30 days: no sign-up takes it, no password reopens an account an admin closed),
+    # and a closed account cannot be found by it
+    with pytest.raises(AccountError, match="kept for its player"):
+        sign_up(store, "carol", "Carol")
+    assert admin(capsys, database_url, "close", "carol")[0] == 2
     assert admin(capsys, database_url, "close", "nobody")[0] == 2
 
 
@@ -111,3 +122,64 @@ def test_no_database_in_the_data_folder(tmp_path: object, capsys: pytest.Capture
     monkeypatch.delenv("PATIENCE_DATABASE_URL", raising=False)
     assert main(["admin", "--data-dir", str(tmp_path), "schema"]) == 2
     assert "no database at" in capsys.readouterr().err
+
+
+# -- beside a running, busy server ---------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_admin_works_beside_a_running_busy_server(database_url: str, tmp_path: Path) -> None:
+    """A ``patience serve`` of its own (no ``--redis-url``: on SQLite it holds the file for itself) with a
+    solo game played as fast as it answers: grant, users, bad input and close work meanwhile, at once."""
+    from arena_processes import Player, ServeProcess
+
+    site = ServeProcess(database_url, None, tmp_path, "site")
+    stop, acks, failures = threading.Event(), [0], []
+    try:
+        site.wait_ready()
+        anna, bruno = Player(site.url, "annadmin"), Player(site.url, "brunadmin")
+        cookie = "; ".join(f"{name}={value}" for name, value in anna.http.cookies.items())
+        with connect(f"ws://127.0.0.1:{site.port}/ws", additional_headers={"Cookie": cookie}) as ws:
+            ws.send(json.dumps({"t": "new", "d": {"game": "reloaded", "seed": "9", "cid": "solo"}}))
+
+            def playing() -> None:
+                try:
+                    while not stop.is_set():  # stock after stock: a move written and acknowledged each time
+                        ack = acks[0] + 1
+                        ws.send(json.dumps({"t": "stock", "d": {"ack": ack}}))
+                        while json.loads(ws.recv(timeout=15))["d"].get("ack") != ack:
+                            pass
+                        acks[0] = ack
+                except BaseException as exc:
+                    failures.append(exc)
+
+            thread = threading.Thread(target=playing)
+            thread.start()
+            while acks[0] < 5 and thread.is_alive():
+                time.sleep(0.01)
+            before, started = acks[0], time.monotonic()
+            granted = patience_admin(database_url, "grant", "annadmin", "moderator")
+            listed = patience_admin(database_url, "users", "--find", "admin")
+            wrong = patience_admin(database_url, "grant", "nobody", "moderator")
+            closed = patience_admin(database_url, "close", "brunadmin")
+            seconds = time.monotonic() - started
+            stop.set()
+            thread.join(timeout=20)
+        assert not failures, failures
+        assert granted.returncode == 0 and granted.stdout == "annadmin is moderator\n", granted.stderr
+        assert listed.returncode == 0 and "annadmin\tAnnadmin" in listed.stdout and "moderator" in listed.stdout
+        assert wrong.returncode == 2 and len(wrong.stderr.splitlines()) == 1 and "nobody" in wrong.stderr
+        assert closed.returncode == 0 and "closed brunadmin" in closed.stdout, closed.stderr
+        assert seconds < 20 and acks[0] > before, (seconds, acks[0], before)  # at once, the game going on
+        assert anna.http.get("/mod").status_code == 200  # a moderator now, for the running site
+        assert bruno.http.get("/api/me").json()["user"] is None  # closed: signed out
+        anna.close()
+        bruno.close()
+    finally:
+        stop.set()
+        site.stop()
+
+
+def patience_admin(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "patience", "admin", "--database-url", url, *args],
+                          capture_output=True, text=True, timeout=90, check=False)

@@ -383,10 +383,9 @@ def test_a_server_of_its_own_makes_the_copy_while_a_game_is_played(tmp_path: Pat
     store = Store(sqlite_url(db))
     store.migrate()
     store.close()
-    with sqlite3.connect(db) as conn:  # 64 MB beside the site's tables: a copy of many steps
-        conn.execute("CREATE TABLE ballast (b BLOB)")
-        conn.execute("INSERT INTO ballast WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
-                     "WHERE i < 16000) SELECT randomblob(4000) FROM n")
+    with sqlite3.connect(db) as conn:  # ~64 MB of rows of a table no one reads: a copy of many steps
+        conn.execute("INSERT INTO signin_failures (key_hash, at_ms) WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL "
+                     "SELECT i + 1 FROM n WHERE i < 600000) SELECT hex(randomblob(32)), 4102444800000 FROM n")
     conn.close()
     site = ServeProcess(sqlite_url(db), None, tmp_path, "solo")  # no --redis-url: it holds the file
     acks: list[tuple[int, float]] = []
@@ -394,8 +393,8 @@ def test_a_server_of_its_own_makes_the_copy_while_a_game_is_played(tmp_path: Pat
     stop = threading.Event()
     try:
         site.wait_ready()
-        pid, offer = Path(f"{db}.lock").read_text().split()
-        assert int(pid) == site.proc.pid and offer == "backup"
+        pid, *offers = Path(f"{db}.lock").read_text().split()
+        assert int(pid) == site.proc.pid and offers == ["backup", "admin"]
         request, done = Path(f"{db}.backup-request"), Path(f"{db}.backup-done")
 
         # requests that are not the backup's: ignored, one line each, the server goes on
@@ -473,3 +472,64 @@ def test_a_server_of_its_own_makes_the_copy_while_a_game_is_played(tmp_path: Pat
     finally:
         again.stop()
         anna.close()
+
+
+# -- a restore brings in data only ---------------------------------------------------------------------
+
+FOREIGN = {  # what a backup may have been given besides its rows, and a word the refusal names
+    "trigger": ("CREATE TRIGGER wipe AFTER INSERT ON games BEGIN DELETE FROM users; END", "'wipe'"),
+    "view": ("CREATE VIEW everyone AS SELECT login, password_hash FROM users", "'everyone'"),
+    "table": ("CREATE TABLE notes (body TEXT)", "'notes'"),
+    "index": ("CREATE INDEX games_by_seed ON games (seed)", "'games_by_seed'"),
+    "wrong type": ("UPDATE games SET ms = 'lots'", "games.ms"),
+    "too long": ("UPDATE games SET game = 'reloaded-reloaded-reloaded'", "games.game"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FOREIGN))
+def test_an_sqlite_backup_with_an_object_of_its_own_is_refused_and_leaves_nothing(
+        kind: str, tmp_path: Path, site_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    made = tmp_path / "made.backup"
+    assert main(["backup", str(made), "--data-dir", str(site_dir)]) == 0
+    capsys.readouterr()
+    statement, word = FOREIGN[kind]
+    with sqlite3.connect(made) as conn:
+        conn.execute(statement)
+    conn.close()
+    site_seen, around = digest(site_dir), sorted(p.name for p in tmp_path.iterdir())
+    refused(capsys, ["restore", str(made), "--data-dir", str(tmp_path / "new")], word)
+    refused(capsys, ["restore", str(made), "--data-dir", str(site_dir), "--force"], word)
+    assert digest(site_dir) == site_seen
+    assert sorted(p.name for p in tmp_path.iterdir()) == around  # no new folder, no file left beside
+
+
+@pytest.mark.parametrize("kind", sorted(FOREIGN))
+def test_a_postgresql_dump_with_an_object_of_its_own_is_refused_and_leaves_nothing(
+        kind: str, tmp_path: Path, two_databases: tuple[str, str]) -> None:
+    source, target = two_databases
+    store = Store(source)
+    store.migrate()
+    store.save_games([SavedGame("g1", "b1", "reloaded", None, "9", {"actions": []}, 10, 0, 0, None)])
+    statement, word = FOREIGN[kind]
+    with store.engine.begin() as conn:
+        if kind == "trigger":
+            conn.execute(text("CREATE FUNCTION wipe() RETURNS trigger LANGUAGE plpgsql AS "
+                              "$$ BEGIN DELETE FROM users; RETURN NEW; END $$"))
+            conn.execute(text("CREATE TRIGGER wipe AFTER INSERT ON games FOR EACH ROW EXECUTE FUNCTION wipe()"))
+        elif kind in ("wrong type", "too long"):  # a column of another type in the dump's table
+            column = word.split(".")[1]
+            conn.execute(text(f"ALTER TABLE games ALTER COLUMN {column} TYPE text"))
+            conn.execute(text(statement))
+            word = "games"
+        else:
+            conn.execute(text(statement))
+    store.close()
+    backup = tmp_path / "pg.backup"
+    made = patience("backup", backup, "--database-url", source)
+    assert made.returncode == 0, made.stderr
+    refused = patience("restore", backup, "--database-url", target)
+    assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1, refused.stderr
+    assert word.strip("'") in refused.stderr and "Traceback" not in refused.stderr
+    tables = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+    functions = "SELECT proname FROM pg_proc WHERE pronamespace = 'public'::regnamespace"
+    assert rows(target, tables) == [] and rows(target, functions) == []

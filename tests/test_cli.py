@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -19,9 +20,9 @@ from patience.record import load_record, replay
 from patience.session import ManualClock, Session
 
 
-def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, stdin: str = "", timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "patience", *args], input=stdin, capture_output=True,
-                          text=True, timeout=60, env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
+                          text=True, timeout=timeout, env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
 
 
 def refusals(text: str) -> list[str]:
@@ -273,3 +274,23 @@ def test_terminal_play_is_coloured_where_the_terminal_has_colour(env: dict[str, 
     assert Painter.for_stream(_Terminal()).colour is coloured
     assert Painter.for_stream(io.StringIO()).colour is False  # a pipe or a file: plain text
     assert ("\x1b[31m" in Painter.for_stream(_Terminal()).card("QH")) is coloured
+
+
+@pytest.mark.parametrize("args", [["replay", "{fifo}"], ["solve", "reloaded", "--record", "{fifo}"],
+                                  ["winnable", "reloaded", "--file", "{fifo}"],
+                                  ["restore", "{fifo}", "--data-dir", "{new}"],
+                                  ["restore", "{fifo}", "--database-url", "postgresql://nobody@127.0.0.1:1/x"],
+                                  ["solve", "reloaded", "--seed", "1", "--save", "{fifo}"]])
+def test_a_fifo_is_refused_at_once_not_waited_on(args: list[str], tmp_path: Path) -> None:
+    """A FIFO (or any file that is not a regular one) given to a command that reads or writes a file is refused in
+    one line at once: reading one with no writer would wait for ever."""
+    fifo = tmp_path / "record.json"
+    os.mkfifo(fifo)
+    try:
+        done = run_cli(*(a.format(fifo=fifo, new=tmp_path / "new") for a in args), timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"patience {' '.join(args)} waited on a FIFO")
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "regular file" in done.stderr and str(fifo) in done.stderr, done.stderr
+    assert not (tmp_path / "new").exists()

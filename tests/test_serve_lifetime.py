@@ -22,6 +22,7 @@ import pytest
 
 from arena_processes import free_port
 from patience.cli.serve import _writable
+from patience.errors import BadInputError
 from patience.server.storage.store import ArenaLock, Store, sqlite_url
 
 
@@ -87,6 +88,43 @@ def test_the_data_folder_the_server_makes_is_the_owners_alone(tmp_path: Path, op
     there.mkdir(mode=0o755)
     there.chmod(0o755)
     assert mode(_writable(there)) == 0o755  # a folder that exists is left as it is
+
+
+def test_a_data_folder_others_may_write_is_tightened_at_start(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    before = os.umask(0)  # what an operator's shell may have: nothing taken away from what is made
+    try:
+        folder = tmp_path / "data"
+        folder.mkdir()
+        folder.chmod(0o777)
+        assert mode(_writable(folder)) == 0o755
+        assert "now 0755 (was 0777)" in capsys.readouterr().err
+        shared = tmp_path / "shared"
+        shared.mkdir()
+        shared.chmod(0o1777)  # a sticky /tmp of our own
+        assert mode(_writable(shared)) == 0o1755
+        store = Store(sqlite_url(folder / "patience.sqlite3"), sole=True)  # the files made in it, under umask 0
+        lock = ArenaLock(store)
+        try:
+            lock.acquire()
+            store.migrate()
+            store.accepts_write()
+        finally:
+            lock.release()
+            store.close()
+        assert {p.name: mode(p) for p in folder.iterdir()} == {p.name: 0o600 for p in folder.iterdir()}
+        made = _writable(tmp_path / "new" / "data")
+        assert mode(made) == 0o700
+        if os.geteuid() == 0:  # another user's folder, open to all: refused, left as it is
+            theirs = tmp_path / "theirs"
+            theirs.mkdir()
+            theirs.chmod(0o777)
+            os.chown(theirs, 65534, 65534)
+            with pytest.raises(BadInputError, match="belongs to another user"):
+                _writable(theirs)
+            assert mode(theirs) == 0o777
+    finally:
+        os.umask(before)
 
 
 # -- the solver's process ends with the server -------------------------------------------------------

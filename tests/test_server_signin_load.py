@@ -427,3 +427,24 @@ def test_the_csrf_key_is_made_once_when_processes_start_together(store: Store, f
     for thread in threads:
         thread.join()
     assert len(keys) == len(many) and len(set(keys)) == 1 and isinstance(keys[0], bytes), keys
+
+
+def test_sign_ups_are_bounded_on_the_whole_site_and_a_newcomer_still_gets_in(store: Store,
+                                                                             fake_time: FakeTime) -> None:
+    """A storm from 48 addresses, three sign-ups each in turn: past the site's 30 a minute only an address's
+    first account is made (the per-address bound alone let 144 in), and a newcomer from an address of
+    their own gets in meanwhile; a refused one does not use up the newcomer's first."""
+    accounts = make(store, fake_time, WatchedHasher())
+
+    async def play() -> tuple[collections.Counter[int], list[int]]:
+        got: collections.Counter[int] = collections.Counter()
+        for round_ in range(3):
+            for n in range(48):
+                got[await outcome(accounts.sign_up(f"bot{round_}x{n}", "", PASSWORD, None, f"198.18.0.{n}"))] += 1
+        newcomer = [await outcome(accounts.sign_up("bot0x0", "", PASSWORD, None, "192.0.2.50")),  # a taken login
+                    await outcome(accounts.sign_up("nadia", "Nadia", PASSWORD, None, "192.0.2.50"))]
+        return got, newcomer
+
+    got, newcomer = run_async(play)
+    assert got == {200: 48, 429: 96}, got
+    assert newcomer == [409, 200]

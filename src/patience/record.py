@@ -26,7 +26,8 @@ clock, brings the clock to the end, and checks that the result is exactly the on
 
 Reading a record file (:func:`load_record`, and :func:`read_json_file` for every JSON file a command
 reads) is bounded, so that a file made to hurt ends in one line of error rather than a traceback or
-all the memory: a file of more than :data:`MAX_FILE_BYTES` (16 MiB; a record of the most actions a
+all the memory: what is not a regular file (a FIFO, a device) is refused at once, unread
+(:func:`read_regular_file`); a file of more than :data:`MAX_FILE_BYTES` (16 MiB; a record of the most actions a
 record may hold, :data:`MAX_ACTIONS`, takes about 5 MiB) is refused unread; arrays and objects may
 be nested :data:`MAX_DEPTH` (16) deep (a record needs 3); a whole number may have
 :data:`MAX_DIGITS` (40) digits (a game number has at most 19); a key may appear once in an object
@@ -42,7 +43,7 @@ import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from patience.errors import IllegalMoveError, PatienceError, RecordError
 from patience.games import Outcome, get_game
@@ -51,7 +52,7 @@ from patience.session import RECORD_VERSION as VERSION
 from patience.session import ManualClock, Session
 
 __all__ = ["FORMAT", "MAX_DEPTH", "MAX_DIGITS", "MAX_FILE_BYTES", "VERSION", "load_record", "make_record",
-           "read_json_file", "replay"]
+           "read_json_file", "read_regular_file", "replay"]
 MAX_ACTIONS = 100_000
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a JSON file a command reads, at most (larger ones are refused unread)
 MAX_DEPTH = 16  # arrays and objects nested in one another, at most
@@ -86,6 +87,32 @@ def _too_deep(text: str, limit: int) -> bool:
     return False
 
 
+def read_regular_file(path: str | Path, error: type[PatienceError] = RecordError) -> BinaryIO:
+    """The file at ``path`` opened for reading, if it is a regular file; anything else (a FIFO, a device, a
+    socket, a folder), which a read could wait on for ever or never finish, raises ``error`` at once.
+    The file is opened without waiting (``O_NONBLOCK``: opening a FIFO with no writer would wait) and
+    checked on the descriptor it was opened as, so that what is read is what was checked."""
+    import os
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except IsADirectoryError:
+        raise error(f"{path} is a folder, not a file") from None
+    except OSError as exc:
+        raise error(f"cannot read {path}: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
+                "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "not a regular file")
+        raise error(f"{path} is {kind}, not a regular file: not read")
+    if hasattr(os, "O_NONBLOCK"):
+        os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
 def read_json_file(path: str | Path, error: type[PatienceError] = RecordError) -> Any:
     """The JSON in the file at ``path``, read within bounds (see the module docstring); anything
     else raises ``error`` with one line that says what is wrong: a file that cannot be read, is
@@ -93,7 +120,7 @@ def read_json_file(path: str | Path, error: type[PatienceError] = RecordError) -
     :data:`MAX_DEPTH`, holds a number of more than :data:`MAX_DIGITS` digits, ``NaN`` or
     ``Infinity``, or a key twice in one object."""
     try:
-        with Path(path).open("rb") as handle:
+        with read_regular_file(path, error) as handle:
             raw = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise error(f"cannot read {path}: {exc.strerror or exc}") from None

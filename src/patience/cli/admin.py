@@ -5,12 +5,16 @@
 (for moderators: found by login, display name or any former name), ``stock`` shows the deal stock per duel variant and
 ``schema`` the database's schema version. The database is that of ``patience serve``: ``--database-url``,
 ``$PATIENCE_DATABASE_URL``, or the SQLite file in the data folder.
+
+It works while the site runs. A ``patience serve`` without ``--redis-url`` holds its SQLite file for
+itself (``unix-excl``: no other process can open it), so the command asks that server to do the action
+(a request file and SIGUSR1, as ``patience backup`` asks for a copy:
+:mod:`patience.server.storage.backups`) and prints its answer; otherwise it opens the database itself.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,21 +54,67 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def cmd_admin(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
+    from patience.cli.backup import server_holds
+    from patience.server.storage.roles import ADMIN_ACTIONS, run_admin
     from patience.server.storage.store import StoreError
 
     if not args.action:
         args.admin_parser.print_usage()
         raise BadInputError("admin needs an action: users, grant, revoke, close, names, stock or schema")
-    store = _store(args)
-    try:
-        store.ping()
-        return _run(args, store)
-    except SQLAlchemyError as exc:
-        said = str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__]
-        raise StoreError(f"the database cannot answer: {said[0]} (is its schema up to date? "
-                         "patience serve migrates it)") from None
-    finally:
-        store.close()
+    action_args = {name: getattr(args, name) for name in ADMIN_ACTIONS[args.action]}
+    path = _sqlite_path(args)
+    if path is not None and server_holds(path) and not _held_here(path):
+        lines = _by_server(path, args.action, action_args)
+    else:
+        store = _store(args)
+        try:
+            store.ping()
+            lines = run_admin(store, args.action, action_args)
+        except SQLAlchemyError as exc:
+            said = str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__]
+            raise StoreError(f"the database cannot answer: {said[0]} (is its schema up to date? "
+                             "patience serve migrates it)") from None
+        finally:
+            store.close()
+    for line in lines:
+        print(line)
+    return 0
+
+
+def _by_server(path: Path, action: str, action_args: dict[str, str | None]) -> list[str]:
+    """Have the ``patience serve`` that holds ``path`` do ``action``; the lines it answers."""
+    from patience.cli.backup import ask_server
+    from patience.server.storage.backups import admin_paths
+
+    request, done = admin_paths(path)
+    answer, pid = ask_server(path, request, done, {"action": action, "args": action_args}, "admin", "answer")
+    if not answer.get("ok"):
+        raise BadInputError(str(answer.get("error") or f"the patience serve (process {pid}) gave no reason"))
+    return [str(line) for line in answer.get("out") or []]
+
+
+def _held_here(path: Path) -> bool:
+    """Whether the server holding ``path`` is this process (an app run in it, as in tests): its file opens here."""
+    from patience.cli.backup import _holder
+
+    return _holder(Path(f"{path}.lock"))[0] == os.getpid()
+
+
+def _sqlite_path(args: argparse.Namespace) -> Path | None:
+    """The SQLite file of the database, if it is one."""
+    from sqlalchemy.engine import make_url
+
+    from patience.cli.serve import DATABASE_URL_ENV
+    from patience.server.app import DB_FILE, default_data_dir
+    from patience.server.storage.store import database_url
+
+    url = args.database_url or os.environ.get(DATABASE_URL_ENV) or None
+    if url is None:
+        return (Path(args.data_dir if args.data_dir is not None else default_data_dir()) / DB_FILE).resolve()
+    parsed = make_url(database_url(url))
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    return Path(parsed.database).expanduser().resolve()
 
 
 def _store(args: argparse.Namespace) -> Store:
@@ -79,45 +129,3 @@ def _store(args: argparse.Namespace) -> Store:
             raise BadInputError(f"no database at {path} (name one with --database-url or --data-dir)")
         url = sqlite_url(path)
     return Store(url)
-
-
-def _run(args: argparse.Namespace, store: Store) -> int:
-    from patience.server.storage import roles
-
-    if args.action == "users":
-        found = roles.find_accounts(store, args.find)
-        for account in found:
-            created = datetime.datetime.fromtimestamp(account.created_ms / 1000, datetime.UTC)
-            print(f"{account.login}\t{account.name}\t{created:%Y-%m-%d %H:%M}Z\t{','.join(account.roles) or '-'}")
-        if not found:
-            print("no account" + (f" matches {args.find!r}" if args.find else ""))
-    elif args.action in ("grant", "revoke"):
-        changed = (roles.grant if args.action == "grant" else roles.revoke)(store, args.login, args.role)
-        login = args.login.strip().lower()
-        if args.action == "grant":
-            print(f"{login} is {args.role}" + ("" if changed else " already"))
-        else:
-            print(f"{login} is no longer {args.role}" if changed else f"{login} was not {args.role}")
-    elif args.action == "close":
-        account = roles.close_account(store, args.login)
-        print(f"closed {args.login.strip().lower()}: now {account.name!r}, it cannot sign in")
-    elif args.action == "names":
-        found = roles.name_history(store, args.name)
-        for account, history in found:
-            print(f"{account.login}\t{account.name}\t(now)")
-            for name, until_ms in history:
-                until = datetime.datetime.fromtimestamp(until_ms / 1000, datetime.UTC)
-                print(f"{account.login}\t{name}\tuntil {until:%Y-%m-%d %H:%M}Z")
-        if not found:
-            print(f"no account has or had the name {args.name!r}")
-    elif args.action == "stock":
-        counts = roles.stock(store)
-        for variant, count in counts.items():
-            print(f"{variant}\t{count}")
-        if not counts:
-            print("the deal stock is empty")
-    else:
-        version, head = roles.schema_version(store)
-        state = "up to date" if version == head else f"newest is {head}: patience serve migrates it"
-        print(f"schema {version or 'none'} ({state})")
-    return 0

@@ -14,7 +14,9 @@ else ``$PATIENCE_DATABASE_URL``, else the SQLite file in the per-user data folde
   connection parameters (the password in ``$PGPASSWORD``, never on a command line or printed).
 
 A restore goes only into a database that holds no accounts and no games yet (``--force`` replaces
-one that does), never while a server holds it, and migrates what it copied in to the current schema.
+one that does), never while a server holds it; it brings in the backup's rows only, into a schema
+the migrations made (a file with a trigger, view, table or index of its own, or a value of the wrong
+type, is refused: :mod:`patience.server.storage.restore`), and migrates them to the current schema.
 A backup holds everything the server keeps: password hashes, session keys and the secret deal keys.
 """
 
@@ -115,12 +117,14 @@ def cmd_backup(args: argparse.Namespace) -> int:
 def _file_head(path: Path, what: str, not_a_folder: str) -> bytes:
     """The first bytes of file ``path`` (enough to tell an SQLite file from a pg_dump), or
     :class:`BadInputError` when it is missing, a folder or cannot be read."""
+    from patience.record import read_regular_file
+
     if not path.exists():
         raise BadInputError(f"no {what} at {path}")
     if path.is_dir():
         raise BadInputError(f"{path} is a folder, not {not_a_folder}")
     try:
-        with path.open("rb") as f:
+        with read_regular_file(path, BadInputError) as f:  # a FIFO or a device: refused at once
             return f.read(len(SQLITE_MAGIC))
     except OSError as exc:
         raise BadInputError(f"cannot read {path}: {exc.strerror or exc}") from None
@@ -223,41 +227,57 @@ def _sqlite_copy(path: Path, dest: Path) -> tuple[str, dict[str, int]]:
     return revision, counts
 
 
-def _holder(lockfile: Path) -> tuple[int | None, bool]:
-    """The process id written in ``FILE.lock`` and whether that process makes copies (``PID backup``)."""
+def _holder(lockfile: Path) -> tuple[int | None, set[str]]:
+    """The process id written in ``FILE.lock`` and what that process answers (``PID backup admin``)."""
     try:
         words = lockfile.read_text().split()
     except (OSError, UnicodeDecodeError):
-        return None, False
+        return None, set()
     if not words or not words[0].isdigit():
-        return None, False
-    return int(words[0]), words[1:] == ["backup"]
+        return None, set()
+    return int(words[0]), set(words[1:])
 
 
-def _copy_by_server(path: Path, dest: Path) -> tuple[str, dict[str, int], str]:
-    """Ask the ``patience serve`` holding ``path`` for a copy (a request file and SIGUSR1), wait for it, check
-    it and put it at ``dest``: its revision, its row counts and how it was made."""
+def server_holds(path: Path) -> bool:
+    """Whether a ``patience serve`` of its own holds the SQLite file ``path`` (its lock on ``FILE.lock``)."""
     import fcntl
 
-    from patience.server.storage.backups import request_paths
+    try:
+        fd = os.open(f"{path}.lock", os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # and with it the shared lock, if it was taken
+    return False
+
+
+def ask_server(path: Path, request: Path, done: Path, payload: dict[str, Any], command: str,
+               what: str) -> tuple[dict[str, Any], int]:
+    """Ask the ``patience serve`` holding ``path`` for ``what`` (``payload`` and a nonce in the ``request``
+    file, then SIGUSR1) for ``patience COMMAND``; its answer (read from ``done``) and its process id."""
+    import fcntl
 
     lockfile = Path(f"{path}.lock")
-    request, done = request_paths(path)
     pid, offers = _holder(lockfile)
     for _ in range(20):  # a server that has just started writes its id and offer a moment after the lock
-        if pid is not None and offers:
+        if pid is not None and command in offers:
             break
         time.sleep(0.1)
         pid, offers = _holder(lockfile)
     if pid is None:
-        raise BadInputError(f"a process holds {path} but {lockfile} names none: stop it and back up then")
-    if not offers:
-        raise BadInputError(f"the process {pid} holding {path} makes no copies (a patience restore, or a patience "
-                            "serve older than this one): let it finish, or stop it, then back up")
+        raise BadInputError(f"a process holds {path} but {lockfile} names none: stop it and {command} then")
+    if command not in offers:
+        things = "copies" if what == "copy" else f"{what}s"
+        raise BadInputError(f"the process {pid} holding {path} makes no {things} (a patience restore, or a patience "
+                            f"serve older than this one): let it finish, or stop it, then {command}")
     if lockfile.stat().st_uid != os.getuid():
-        raise BadInputError(f"the patience serve holding {path} runs as another user: run patience backup as that "
-                            "user")
-    _alive(pid, path)
+        raise BadInputError(f"the patience serve holding {path} runs as another user: run patience {command} as "
+                            "that user")
+    _alive(pid, path, command)
     try:
         fd = os.open(request, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
@@ -271,35 +291,20 @@ def _copy_by_server(path: Path, dest: Path) -> tuple[str, dict[str, int], str]:
             same = False
         if not same:
             mine = False
-            raise BadInputError(f"another patience backup of {path} is being made: wait for it")
+            raise BadInputError(f"another patience {command} of {path} is going on: wait for it")
         if os.fstat(fd).st_uid != os.getuid():
             mine = False
             raise BadInputError(f"{request} belongs to another user: remove it")
         with contextlib.suppress(FileNotFoundError):
             done.unlink()  # an answer to an earlier request
-        made, nonce = _partial(dest), secrets.token_hex(16)
+        nonce = secrets.token_hex(16)
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps({**payload, "nonce": nonce}).encode())
         try:
-            os.ftruncate(fd, 0)
-            os.write(fd, json.dumps({"dest": str(made.resolve()), "nonce": nonce}).encode())
-            try:
-                os.kill(pid, signal.SIGUSR1)
-            except ProcessLookupError:
-                raise BadInputError(f"the patience serve (process {pid}) holding {path} is gone") from None
-            answer = _answer(done, nonce, pid, lockfile, path)
-            if not answer.get("ok"):
-                raise BadInputError(f"the patience serve (process {pid}) could not copy {path}: "
-                                    f"{answer.get('error') or 'no reason given'}")
-            conn = _open(made)
-            try:
-                revision, counts = _sqlite_report(conn, path)
-            finally:
-                conn.close()
-            with made.open("rb+") as f:
-                os.fsync(f.fileno())
-            os.replace(made, dest)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                made.unlink()
+            os.kill(pid, signal.SIGUSR1)
+        except ProcessLookupError:
+            raise BadInputError(f"the patience serve (process {pid}) holding {path} is gone") from None
+        return _answer(done, nonce, pid, lockfile, path, command, what), pid
     finally:
         if mine:
             with contextlib.suppress(FileNotFoundError):
@@ -307,6 +312,31 @@ def _copy_by_server(path: Path, dest: Path) -> tuple[str, dict[str, int], str]:
             with contextlib.suppress(FileNotFoundError):
                 done.unlink()
         os.close(fd)
+
+
+def _copy_by_server(path: Path, dest: Path) -> tuple[str, dict[str, int], str]:
+    """Ask the ``patience serve`` holding ``path`` for a copy (a request file and SIGUSR1), wait for it, check
+    it and put it at ``dest``: its revision, its row counts and how it was made."""
+    from patience.server.storage.backups import request_paths
+
+    request, done = request_paths(path)
+    made = _partial(dest)
+    try:
+        answer, pid = ask_server(path, request, done, {"dest": str(made.resolve())}, "backup", "copy")
+        if not answer.get("ok"):
+            raise BadInputError(f"the patience serve (process {pid}) could not copy {path}: "
+                                f"{answer.get('error') or 'no reason given'}")
+        conn = _open(made)
+        try:
+            revision, counts = _sqlite_report(conn, path)
+        finally:
+            conn.close()
+        with made.open("rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(made, dest)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            made.unlink()
     how = (f", copied by the running patience serve (process {pid}, {answer.get('pages', 0):,} pages in "
            f"{answer.get('seconds', 0):.2f} s) while it served")
     return revision, counts, how
@@ -318,17 +348,17 @@ def _partial(dest: Path) -> Path:
     return Path(name)
 
 
-def _alive(pid: int, path: Path) -> None:
+def _alive(pid: int, path: Path, command: str = "backup") -> None:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         raise BadInputError(f"the patience serve (process {pid}) holding {path} is gone") from None
     except PermissionError:
         raise BadInputError(f"the patience serve (process {pid}) holding {path} runs as another user: run "
-                            "patience backup as that user") from None
+                            f"patience {command} as that user") from None
 
 
-def _answer(done: Path, nonce: str, pid: int, lockfile: Path, path: Path) -> dict[str, Any]:
+def _answer(done: Path, nonce: str, pid: int, lockfile: Path, path: Path, command: str, what: str) -> dict[str, Any]:
     """The server's answer to the request ``nonce``, waited for up to :data:`SERVER_WAIT` seconds."""
     deadline = time.monotonic() + SERVER_WAIT
     checked = time.monotonic()
@@ -339,14 +369,15 @@ def _answer(done: Path, nonce: str, pid: int, lockfile: Path, path: Path) -> dic
             answer = None
         if isinstance(answer, dict) and answer.get("nonce") == nonce:
             return answer
-        if time.monotonic() - checked > 1.0:  # still there, and still making copies?
+        if time.monotonic() - checked > 1.0:  # still there, and still answering?
             checked = time.monotonic()
-            _alive(pid, path)
-            if _holder(lockfile) != (pid, True):
+            _alive(pid, path, command)
+            holder, offers = _holder(lockfile)
+            if holder != pid or command not in offers:
                 raise BadInputError(f"the patience serve (process {pid}) holding {path} stopped before it made "
-                                    "the copy")
+                                    f"the {what}")
         time.sleep(0.05)
-    raise BadInputError(f"the patience serve (process {pid}) holding {path} made no copy in {SERVER_WAIT:.0f} s")
+    raise BadInputError(f"the patience serve (process {pid}) holding {path} made no {what} in {SERVER_WAIT:.0f} s")
 
 
 # -- restore ---------------------------------------------------------------------------------------
@@ -376,8 +407,6 @@ def _known(revision: str, where: Path) -> None:
 
 
 def _sqlite_restore(url: str, path: Path, src: Path, *, force: bool, folder: bool) -> None:
-    from patience.server.storage.store import Store
-
     _sqlite_file(src, "backup")
     try:
         conn = sqlite3.connect(f"file:{src.resolve()}?mode=ro", uri=True, timeout=30)
@@ -390,12 +419,29 @@ def _sqlite_restore(url: str, path: Path, src: Path, *, force: bool, folder: boo
     _known(revision, src)
     if path.exists() and path.samefile(src):
         raise BadInputError(f"{src} is the database itself: restore it into another data folder")
+    made = folder and not path.parent.exists()
     if folder:
         from patience.cli.serve import _writable
 
         _writable(path.parent)  # made (0700) when missing, as patience serve does
     elif not path.parent.is_dir():
         raise BadInputError(f"no folder {path.parent} for the database {path.name}")
+    try:
+        now, restored = _sqlite_restore_held(url, path, src, revision, force=force)
+    except BaseException:
+        if made:  # the folder made for it, with the lock file in it: nothing left behind
+            shutil.rmtree(path.parent, ignore_errors=True)
+        raise
+    for suffix in ("-wal", "-shm"):  # SQLite gives them the file's mode; make sure of it
+        with contextlib.suppress(OSError):
+            Path(f"{path}{suffix}").chmod(0o600)
+    _restored(src, str(path), revision, now, restored)
+
+
+def _sqlite_restore_held(url: str, path: Path, src: Path, revision: str, *, force: bool) -> tuple[str, dict[str, int]]:
+    """Restore ``src`` at ``path`` while holding the arena lock; the schema and counts restored."""
+    from patience.server.storage.restore import RestoreRefused, sqlite_restore
+
     held = f"a patience serve is running on {path}: stop it, then restore"
     with _arena_free(url, held):
         if path.exists() and path.stat().st_size > 0:
@@ -413,29 +459,15 @@ def _sqlite_restore(url: str, path: Path, src: Path, *, force: bool, folder: boo
                 raise BadInputError(f"the database {path} already holds {held_rows.get('users', 0)} accounts and "
                                     f"{held_rows.get('games', 0)} games: restore into an empty data folder, or pass "
                                     "--force to replace them")
-        store = Store(url)  # makes the file 0600 when missing (an empty file is an empty database)
-        store.close()
-        source = sqlite3.connect(f"file:{src.resolve()}?mode=ro", uri=True, timeout=30)
-        try:
-            target = _open(path)
-            try:
-                source.backup(target)
-            finally:
-                target.close()
-        except sqlite3.DatabaseError as exc:
-            raise BadInputError(f"cannot copy {src} into {path}: {exc}") from None
-        finally:
-            source.close()
-        _migrate(url)
+        try:  # the rows only, into a new file the migrations made, renamed over the database at the end
+            sqlite_restore(src, revision, path)
+        except RestoreRefused as exc:
+            raise BadInputError(str(exc)) from None
         conn = _open(path)
         try:
-            now, restored = _sqlite_report(conn, path)
+            return _sqlite_report(conn, path)
         finally:
             conn.close()
-    for suffix in ("-wal", "-shm"):  # SQLite gives them the file's mode; make sure of it
-        with contextlib.suppress(OSError):
-            Path(f"{path}{suffix}").chmod(0o600)
-    _restored(src, str(path), revision, now, restored)
 
 
 def _migrate(url: str) -> None:
@@ -523,6 +555,14 @@ def _pg_rows(store: Any) -> tuple[str | None, dict[str, int]]:
     return revision, counts
 
 
+def _pg_tables(store: Any) -> set[str]:
+    """The tables of the current schema of a PostgreSQL database."""
+    from sqlalchemy import inspect
+
+    with store.engine.connect() as conn:
+        return set(inspect(conn).get_table_names())
+
+
 def _dump_contents(pg_restore: str, dump: Path, env: dict[str, str]) -> tuple[str, dict[str, int]]:
     """Read a custom-format dump back: its Alembic revision and the main tables' rows (checks it is whole)."""
     listed = _run([pg_restore, "--list", str(dump)], env, f"reading {dump}")
@@ -578,6 +618,7 @@ def _postgres_backup(url: str, dest: Path) -> None:
 
 
 def _postgres_restore(url: str, src: Path, *, force: bool) -> None:
+    from patience.server.storage.restore import RestoreRefused, postgres_restore
     from patience.server.storage.store import safe_url
 
     pg_restore = _tool("pg_restore")
@@ -586,24 +627,30 @@ def _postgres_restore(url: str, src: Path, *, force: bool) -> None:
         raise BadInputError(f"{src} is an SQLite database: restore it with --data-dir or a sqlite:/// URL")
     if not head.startswith(PGDUMP_MAGIC):
         raise BadInputError(f"{src} is not a PostgreSQL dump of pg_dump's custom format")
-    conninfo, env = _libpq(url)
+    _, env = _libpq(url)
     revision, _ = _dump_contents(pg_restore, src, env)
     _known(revision, src)
     store = _reachable(url)
     try:
         schema, held_rows = _pg_rows(store)
+        tables = _pg_tables(store)
     finally:
         store.close()
+    if schema is None and tables:
+        raise BadInputError(f"the database {safe_url(url)} holds tables of something else "
+                            f"({', '.join(sorted(tables)[:3])}): restore into an empty database")
     holds = {t: held_rows.get(t, 0) for t in ("users", "games")}
     if any(holds.values()) and not force:
         raise BadInputError(f"the database {safe_url(url)} already holds {holds['users']} accounts and "
                             f"{holds['games']} games: restore into an empty database, or pass --force to replace them")
     with _arena_free(url, f"a patience serve is running on {safe_url(url)}: stop it, then restore"):
-        # tables made already (a server started on it, or --force): dropped first, in the same transaction
-        clean = ["--clean", "--if-exists"] if force or schema is not None else []
-        _run([pg_restore, "--no-password", "--no-owner", "--no-privileges", "--single-transaction",
-              "--exit-on-error", *clean, f"--dbname={conninfo}", str(src)], env, "pg_restore")
-        _migrate(url)
+        # nothing of the dump runs: its list of objects is checked, its rows read as data (see restore.py)
+        listing = _run([pg_restore, "--list", str(src)], env, f"reading {src}")
+        data = _run([pg_restore, "--data-only", "--file=-", str(src)], env, f"reading {src}")
+        try:
+            postgres_restore(url, revision, data, listing, str(src), replace=tables)
+        except RestoreRefused as exc:
+            raise BadInputError(str(exc)) from None
         store = _reachable(url)
         try:
             now, counts = _pg_rows(store)

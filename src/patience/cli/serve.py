@@ -212,12 +212,29 @@ def _listen(host: str, port: int) -> socket.socket:
 
 def _writable(data_dir: Path) -> Path:
     """The data folder, made when missing (mode 0700) and tried with a file of our own: one that cannot be
-    written is one clear line before anything starts, rather than a database that fails on its first game."""
+    written is one clear line before anything starts, rather than a database that fails on its first game.
+
+    A folder that exists keeps the mode its owner chose, except that nobody else may write in it (they
+    could remove or replace the database, or put files of their own where the server makes its lock and
+    its backups): a folder of ours that others may write is tightened (0777 becomes 0755), with a line
+    that says so; one of another user's is refused."""
+    import stat
+    import sys
     import tempfile
 
     try:
         # a folder made here is its owner's alone (0700): the database in it holds secret deal keys
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = data_dir.stat()
+        if st.st_mode & 0o022:
+            if st.st_uid != os.geteuid():
+                raise BadInputError(f"the data folder {data_dir} may be written by others (mode "
+                                    f"{stat.S_IMODE(st.st_mode):04o}) and belongs to another user: make it "
+                                    "writable by its owner alone, or choose another with --data-dir")
+            tight = stat.S_IMODE(st.st_mode) & ~0o022
+            data_dir.chmod(tight)
+            print(f"patience: the data folder {data_dir} could be written by others: its mode is now {tight:04o} "
+                  f"(was {stat.S_IMODE(st.st_mode):04o})", file=sys.stderr)
         with tempfile.TemporaryFile(dir=data_dir):
             pass
     except OSError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -105,6 +106,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     cls, options = game_options(args)
     budget = _budget(args)
+    if args.save and os.path.lexists(args.save) and not Path(args.save).is_file():  # a FIFO would wait for ever
+        raise BadInputError(f"--save {args.save}: it exists and is not a regular file")
     if args.position:
         from patience.games import get_game
         from patience.notation import parse_position_text

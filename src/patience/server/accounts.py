@@ -17,7 +17,11 @@
   lock of the bus (shared by every process), so parallel guesses cannot race past the limit. An
   "address" is an IPv4 address or an IPv6 /64 (:func:`address_group`): one IPv6 host has a /64
   to pick addresses from.
-- Sign-ups are limited per address (a sliding window on the bus).
+- Sign-ups are limited per address (a sliding window on the bus), and on the whole site: past
+  :data:`SIGNUPS_PER_MINUTE` new accounts in the last minute (on every process), only an address
+  that made no account in the last :data:`SIGNUP_WINDOW` seconds may make one (up to
+  :data:`NEWCOMERS_PER_MINUTE` more), so that a storm from many addresses gets one account an address
+  and then the site's quiet share, while a real newcomer, whose address is new, still gets in.
 - The browser's solo games count for the account: the browser is linked at sign-up (and at
   sign-in, if no account has it yet).
 
@@ -56,6 +60,7 @@ from sqlalchemy.orm import Session
 from patience.server.bus import Bus, BusError, MemoryBus
 from patience.server.storage.apart import net_of
 from patience.server.storage.ladder import add_traces, browser_trace
+from patience.server.storage.roles import RESERVED_DAYS, ClosedLoginRow
 from patience.server.storage.store import (
     AuthSessionRow,
     PasswordResetRow,
@@ -89,6 +94,8 @@ REFUSALS_WINDOW = 60.0  # a key refused as busy this lately waits behind those t
 SIGNINS_PER_ADDRESS = 30  # sign-in tries (right or wrong) per address a minute
 SIGNUPS_PER_ADDRESS = 20  # new accounts per address in SIGNUP_WINDOW seconds
 SIGNUP_WINDOW = 600.0
+SIGNUPS_PER_MINUTE = 30  # new accounts a minute on the whole site before only new addresses may sign up
+NEWCOMERS_PER_MINUTE = 120  # new accounts a minute from addresses new in SIGNUP_WINDOW, beyond those
 DB_THREADS = 2
 
 SEEN_EVERY_MS = 300_000  # a session's "last seen" is written at most this often
@@ -442,6 +449,47 @@ def _name_free(db: Session, name: str, user_id: str | None) -> None:
         raise _name_taken(name)
 
 
+def _login_free(db: Session, login: str, at_ms: int) -> None:
+    """Refuse a login name an account has, or a closed account's while it is reserved (at ``at_ms``)."""
+    if db.scalar(select(UserRow.id).where(UserRow.login == login)) is not None:
+        raise AccountError("login_taken", f"the login name {login!r} is taken", 409)
+    closed = _reserved(db, login, at_ms)
+    if closed is not None:
+        free = time.strftime("%Y-%m-%d", time.gmtime(closed.closed_ms / 1000 + RESERVED_DAYS * 86400))
+        raise AccountError("login_taken", f"the login name {login!r} belonged to an account closed lately: it is "
+                           f"kept for its player until {free}", 409)
+
+
+def _reserved(db: Session, login: str, at_ms: int) -> Any:
+    """The reservation of a closed account's login name, if its time is not up (one whose time is up counts
+    for nothing, and is replaced when the login's next account closes)."""
+    row = db.get(ClosedLoginRow, login)
+    if row is not None and row.closed_ms <= at_ms - RESERVED_DAYS * 86_400_000:
+        return None
+    return row
+
+
+def _reopen(db: Session, user: User) -> User:
+    """Give the closed account ``user`` (its id and its reserved login) back to its player: its login name
+    and password, and the display name it had if no other account has taken it meanwhile."""
+    closed = db.get(ClosedLoginRow, user.login)
+    row = db.get(UserRow, user.id)
+    if closed is None or row is None or closed.user_id != user.id:
+        raise AccountError("wrong_password", "wrong login name or password", 401)
+    name = row.name
+    former = db.scalar(select(UserNameRow.name).where(UserNameRow.user_id == user.id)
+                       .order_by(UserNameRow.until_ms.desc(), UserNameRow.id.desc()).limit(1))
+    if former is not None:
+        try:
+            _name_free(db, former, user.id)
+            name = former
+        except AccountError:
+            pass  # another player's now: the neutral name stays, the player may choose another
+    row.login, row.password_hash, row.name, row.name_key = user.login, closed.password_hash, name, name_key(name)
+    db.delete(closed)
+    return User(user.id, user.login, name)
+
+
 def _name_taken(name: str) -> AccountError:
     return AccountError("name_taken", f"the name {name!r} is another player's", 409)
 
@@ -464,12 +512,14 @@ class Accounts:
     def __init__(self, store: Store, *, bus: Bus | None = None, now: Callable[[], float] = time.time,
                  hasher: PasswordHasher | None = None, login_limit: int = 5, address_limit: int = 20,
                  window: float = 300.0, hashes_at_once: int = HASHES_AT_ONCE,
-                 hashes_waiting: int = HASHES_WAITING, signups: int = SIGNUPS_PER_ADDRESS) -> None:
+                 hashes_waiting: int = HASHES_WAITING, signups: int = SIGNUPS_PER_ADDRESS,
+                 site_signups: int = SIGNUPS_PER_MINUTE, newcomers: int = NEWCOMERS_PER_MINUTE) -> None:
         self.store = store
         self.bus = bus or MemoryBus()
         self.hasher = hasher or owasp_hasher()
         self.hashing = Hashing(self.hasher, hashes_at_once, hashes_waiting)
         self.signups = signups
+        self.site_signups, self.newcomers = site_signups, newcomers
         # the threads sign-ins and sign-ups may use for the database at once: a storm of them must not
         # take every thread of the shared pool, which the games' group commits need
         self._db_threads = anyio.CapacityLimiter(DB_THREADS)
@@ -530,28 +580,50 @@ class Accounts:
             seconds = max(1, int(wait + 0.999))
             raise AccountError("rate_limited", f"too many new accounts from here: try again in {seconds} s", 429,
                                seconds)
-        if await self._db(self._login_taken, login):
-            raise AccountError("login_taken", f"the login name {login!r} is taken", 409)
-        await self._db(self._name_free, display)
-        digest = await self.hashing.hash(password, lane=SIGNUP, key=address)
-        user = User(secrets.token_urlsafe(12), login, display)
-        await self._db(self._insert_user, user, digest, browser, address)
+        seen = await self._site_signup(address)
+        try:
+            await self._db(self._login_free, login)
+            await self._db(self._name_free, display)
+            digest = await self.hashing.hash(password, lane=SIGNUP, key=address)
+            user = User(secrets.token_urlsafe(12), login, display)
+            await self._db(self._insert_user, user, digest, browser, address)
+        except BaseException:
+            if seen is not None:  # no account made: the address is still new
+                await self.bus.release(f"signup-seen:{address}", seen)
+            raise
         return user, await self._db(self._new_session, user.id, agent)
+
+    async def _site_signup(self, address: str) -> str | None:
+        """Count a sign-up against the site's bound, or refuse it (see the module's text); the lease that
+        marks ``address`` as having made an account lately, if it is new (given back if the sign-up fails)."""
+        seen = await self.bus.acquire(f"signup-seen:{address}", SIGNUP_WINDOW)  # None: not new in the window
+        busy = await self.bus.hit("rate:signups-site", 60.0, self.site_signups)
+        if busy:
+            wait = await self.bus.hit("rate:signups-newcomers", 60.0, self.newcomers) if seen is not None else busy
+            if wait:
+                if seen is not None:
+                    await self.bus.release(f"signup-seen:{address}", seen)
+                seconds = max(1, int(wait + 0.999))
+                raise AccountError("rate_limited", "many new accounts on the site just now: try again in "
+                                   f"{seconds} s", 429, seconds)
+        return seen
 
     def _name_free(self, name: str) -> None:
         with Session(self.store.engine) as db:
             _name_free(db, name, None)
 
-    def _login_taken(self, login: str) -> bool:
+    def _login_free(self, login: str) -> None:
         with Session(self.store.engine) as db:
-            return db.scalar(select(UserRow.id).where(UserRow.login == login)) is not None
+            _login_free(db, login, self._wall_ms())
+
+    def _wall_ms(self) -> int:
+        return int(self.by_login.now() * 1000)
 
     def _insert_user(self, user: User, digest: str, browser: str | None, address: str = "?") -> None:
         now = now_ms()
         try:
             with Session(self.store.engine) as db, db.begin():
-                if db.scalar(select(UserRow.id).where(UserRow.login == user.login)) is not None:
-                    raise AccountError("login_taken", f"the login name {user.login!r} is taken", 409)
+                _login_free(db, user.login, self._wall_ms())
                 _name_free(db, user.name, user.id)
                 db.add(UserRow(id=user.id, login=user.login, name=user.name, name_key=name_key(user.name),
                                password_hash=digest, created_ms=now))
@@ -595,7 +667,7 @@ class Accounts:
         user, stored = found
         rehashed = (await self.hashing.hash(password, lane=SIGNIN, key=address)
                     if self.hasher.check_needs_rehash(stored) else None)
-        await self._db(self._signed_in, user, login_key, browser, rehashed, old_token, address)
+        user = await self._db(self._signed_in, user, login_key, browser, rehashed, old_token, address)
         return user, await self._db(self._new_session, user.id, agent)
 
     def _before_hash(self, login: str, login_key: str, address_key: str,
@@ -610,8 +682,12 @@ class Accounts:
             if wait:
                 return wait, None, 0
             row = db.scalar(select(UserRow).where(UserRow.login == login))
-            if row is None:
-                return 0, None, 1 + len(failed)
+            if row is None:  # a closed account its player may reopen: the login and the password it had
+                closed = _reserved(db, login, self._wall_ms())
+                if closed is None or not closed.password_hash:
+                    return 0, None, 1 + len(failed)
+                # no name yet: the account is reopened once the password is right (_signed_in)
+                return 0, (User(closed.user_id, login, ""), closed.password_hash), 1 + len(failed)
             known = browser is not None and db.scalar(select(UserBrowserRow.user_id).where(
                 UserBrowserRow.browser_id == browser)) == row.id
             return 0, (User(row.id, row.login, row.name), row.password_hash), 0 if known else 1 + len(failed)
@@ -629,10 +705,14 @@ class Accounts:
                         SigninFailureRow(key_hash=RateLimiter._key(address_key), at_ms=now)])
 
     def _signed_in(self, user: User, login_key: str, browser: str | None, rehashed: str | None,
-                   old_token: str | None, address: str = "?") -> None:
+                   old_token: str | None, address: str = "?") -> User:
+        """Note a sign-in (and reopen the account if it was closed, and leave the ladder's traces of the
+        browser and the address); the user signed in."""
         self.by_login.forget(login_key)
         now = now_ms()
         with Session(self.store.engine) as db, db.begin():
+            if not user.name:
+                user = _reopen(db, user)
             if rehashed is not None:
                 db.get(UserRow, user.id).password_hash = rehashed  # type: ignore[union-attr]
             if browser and db.get(UserBrowserRow, browser) is None:
@@ -640,6 +720,7 @@ class Accounts:
             add_traces(db.connection(), user.id, _traces(browser, address), now)
             if old_token:  # a new session at every sign-in: a token known before it opens nothing
                 db.execute(delete(AuthSessionRow).where(AuthSessionRow.token_hash == _token_hash(old_token)))
+        return user
 
     def _new_session(self, user_id: str, agent: str | None = None) -> str:
         token = secrets.token_urlsafe(32)
@@ -869,7 +950,7 @@ class Accounts:
 
         with Session(self.store.engine) as db, db.begin():
             row = db.get(UserRow, user_id)
-            return [] if row is None else close_user(db, row)
+            return [] if row is None else close_user(db, row, reopenable=True, at_ms=self._wall_ms())
 
     # -- a forgotten password: a reset link by e-mail -------------------------------------------------
 

@@ -58,6 +58,7 @@ from patience.server.transport.socket import Router, play_socket
 from patience.server.web import accounts as accounts_web
 from patience.server.web import api, daily, install, pages, playnow, tournaments
 from patience.server.web import fairplay as fairplay_web
+from patience.server.web.edge import TextGuard
 from patience.server.web.headers import HeadersMiddleware
 
 __all__ = ["DB_FILE", "app_from_env", "create_app", "default_data_dir"]
@@ -238,7 +239,7 @@ def create_app(
         Mount("/static", StaticFiles(directory=pages.WEB_DIR), name="static"),
     ]
     middleware = [Middleware(LogContext), Middleware(CountCutShort), Middleware(HeadersMiddleware),
-                  Middleware(GZipMiddleware, minimum_size=600)]
+                  Middleware(TextGuard), Middleware(GZipMiddleware, minimum_size=600)]
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
                      exception_handlers={404: pages.not_found_page})
 

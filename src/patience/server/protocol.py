@@ -19,6 +19,7 @@ b'{"t":"pong","d":{"ms":5}}'
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, ClassVar
 
 import msgspec
@@ -32,7 +33,7 @@ __all__ = [
     "ProtocolError", "Rejected", "RematchIntent", "RematchMsg", "SeekIntent", "Status", "StockIntent", "Summary",
     "Table", "TargetsAsk", "TargetsMsg", "TourAsk", "TourDuel", "TourJoin", "TourLine", "TourMsg",
     "TourPause", "UndoIntent", "UnseekIntent", "WatchIntent", "WatchMsg", "Why", "decode",
-    "encode",
+    "encode", "refused_text",
 ]
 
 MAX_MESSAGE_BYTES = 4096
@@ -61,6 +62,29 @@ class ProtocolError(ValueError):
         super().__init__(message)
         self.code = code
         self.ack = ack  # the refused intent's ack, when one could be read: the page knows what was refused
+
+
+_REFUSED = re.compile("[\x00\ud800-\udfff]")
+
+
+def refused_text(value: object) -> bool:
+    """Whether ``value`` (text, or lists, dicts and messages of it) holds a character no database keeps:
+    NUL, or a lone surrogate (half of a UTF-16 pair, which no UTF-8 text encodes). Text from outside is
+    checked for these once, where it comes in (the web's :mod:`patience.server.web.edge`, a socket's
+    :func:`decode`), so that no query meets them.
+
+    >>> refused_text("carl"), refused_text(["a", {"b": "c\\x00"}]), refused_text("\\ud800"), refused_text(3)
+    (False, True, True, False)
+    """
+    if isinstance(value, str):
+        return _REFUSED.search(value) is not None
+    if isinstance(value, dict):
+        return any(refused_text(k) or refused_text(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(refused_text(v) for v in value)
+    if isinstance(value, Struct):
+        return any(refused_text(getattr(value, name)) for name in value.__struct_fields__)
+    return False
 
 
 class _Msg(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=False):
@@ -677,6 +701,7 @@ class _AckOnly(Struct, frozen=True):
     ack: Ack | None = None
 
 
+_NUL_IN_JSON = re.compile(rb"\x00|\\u0000")
 _ENVELOPE = msgspec.json.Decoder(_Envelope)
 _ACK_ONLY = msgspec.json.Decoder(_AckOnly)
 _DECODERS = {name: msgspec.json.Decoder(cls) for name, cls in CLIENT_MESSAGES.items()}
@@ -699,11 +724,16 @@ def decode(raw: bytes | str) -> ClientMessage:
     if decoder is None:
         raise ProtocolError("unknown_type", f"no message type {envelope.t!r} (types: {', '.join(_DECODERS)})")
     try:
-        return decoder.decode(envelope.d)  # type: ignore[no-any-return]
+        intent = decoder.decode(envelope.d)
     except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise ProtocolError("bad_message", f"{envelope.t}: {exc}", _ack_of(envelope.d)) from None
     except RecursionError:
         raise ProtocolError("bad_message", f"{envelope.t}: nested too deeply") from None
+    # JSON text holds a NUL as itself or as its escape (a lone surrogate's escape the decoder refuses)
+    if _NUL_IN_JSON.search(bytes(envelope.d)) and refused_text(intent):
+        raise ProtocolError("bad_text", f"{envelope.t}: text may not hold NUL or a lone surrogate",
+                            _ack_of(envelope.d))
+    return intent  # type: ignore[no-any-return]
 
 
 def _ack_of(data: msgspec.Raw) -> int | None:

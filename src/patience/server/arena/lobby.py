@@ -502,7 +502,7 @@ class Arena:
         live = self.owned.matches.get(match_id)
         if live is None:
             owner = await self.bus.holder(f"match:{match_id}")
-            if owner is None:
+            if owner is None or (owner == self.node and self.owned.taking(match_id)):  # (or join the one under way)
                 live = await self.owned.take_over(match_id)
                 if live is None:
                     conn.error("no_such_match", f"no match {match_id} going on (a finished one is at /match?id=…)")
@@ -520,8 +520,10 @@ class Arena:
                                               v=seen))
                 return
             else:
-                conn.error("server_error", f"match {match_id} is being restored: reconnect")
-                return
+                live = self.owned.matches.get(match_id)  # taken over here while the lease was asked for?
+                if live is None:
+                    conn.error("server_error", f"match {match_id} is being restored: reconnect")
+                    return
         side = live.side_of(conn.user.id) if conn.user is not None else None
         if side is None:
             conn.error("not_your_match", "this match is between two other players")
@@ -684,6 +686,8 @@ class Arena:
         peer = self.remote_peers.get(e.x) or RemotePeer(e.x, e.r, e.u, self.out)
         peer.cid = e.c
         live = self.owned.matches.get(e.m)
+        if live is None and self.owned.taking(e.m):  # its take-over here is under way: wait for it
+            live = await self.owned.take_over(e.m)
         if live is None:  # not (or no longer) here: the page asks again and finds the owner
             peer.error("server_error", f"match {e.m} is being restored: reconnect")
             self.out.send(e.r, Envelope("refused", x=e.x))

@@ -84,6 +84,7 @@ class OwnedMatches:
         self.matches: dict[str, LiveMatch] = {}
         self.leases: dict[str, str] = {}  # match id -> the token of its lease
         self.takeovers = 0  # matches this process took over from one that stopped
+        self._taking: dict[str, asyncio.Task[LiveMatch | None]] = {}  # take-overs under way, by match id
         self.renewed_at = time.monotonic()  # when the leases were last renewed (asked then, answered yes)
         self.show: Callable[[Connection, str, int], Awaitable[None]] | None = None
         self.lost: Callable[[LiveMatch], None] | None = None
@@ -127,7 +128,21 @@ class OwnedMatches:
 
     async def take_over(self, match_id: str) -> LiveMatch | None:
         """Own a live match nobody owns: take its lease and rebuild it from its log (None if the
-        lease is held, or the database has no such match going on)."""
+        lease is held, or the database has no such match going on). Pages that ask for the match while
+        its take-over here is under way wait for that one (:meth:`taking`): its lease is this process's
+        already, and the match is not in :attr:`matches` yet."""
+        task = self._taking.get(match_id)
+        if task is None:
+            task = asyncio.ensure_future(self._take_over(match_id))
+            self._taking[match_id] = task
+            task.add_done_callback(lambda _: self._taking.pop(match_id, None))
+        return await asyncio.shield(task)
+
+    def taking(self, match_id: str) -> bool:
+        """Whether a take-over of ``match_id`` is under way here."""
+        return match_id in self._taking
+
+    async def _take_over(self, match_id: str) -> LiveMatch | None:
         token = await self.bus.acquire(f"match:{match_id}", LEASE_SECONDS)
         if token is None:
             return None

@@ -51,6 +51,10 @@ FAMILIES: tuple[Family, ...] = (
     # accounts
     Family("rate:signin:{address}", "rate", "patience.server.accounts", "sign-in tries of an address a minute"),
     Family("rate:signup:{address}", "rate", "patience.server.accounts", "sign-ups of an address"),
+    Family("rate:signups-site", "rate", "patience.server.accounts", "sign-ups of the whole site a minute"),
+    Family("rate:signups-newcomers", "rate", "patience.server.accounts",
+           "sign-ups a minute from addresses new lately, once the site's are past its bound"),
+    Family("signup-seen:{address}", "lease", "patience.server.accounts", "an address made an account lately"),
     Family("lock:signin:{address}", "lease", "patience.server.accounts",
            "the sign-ins of one address checked one at a time"),
     Family("signout", "channel", "patience.server.accounts", "a session ended: every process forgets it"),

@@ -9,6 +9,12 @@ answers in ``FILE.backup-done`` — ``{"nonce", "ok", "error", "pages", "seconds
 (a temporary file renamed). A request that is not exactly that (a symlink, another owner's file,
 other JSON) is ignored with one log line.
 
+``patience admin`` asks the same way, since it cannot open the file either: ``FILE.admin-request`` —
+``{"nonce", "action", "args"}`` (an action of :data:`patience.server.storage.roles.ADMIN_ACTIONS`) —
+and SIGUSR1; the server does the action on its own database (through the connections that hold the
+file) and answers in ``FILE.admin-done`` — ``{"nonce", "ok", "error", "out"}`` (the lines to print).
+``FILE.lock`` says ``PID backup admin`` while the server answers both.
+
 The copy is SQLite's online backup API from a connection of the server's own (same process, so the
 exclusive lock is shared) that first opens a read transaction: in WAL mode that is a snapshot, so
 the copy is of one moment (the signal's) and the moves and results go on being committed meanwhile
@@ -37,7 +43,7 @@ from typing import Any
 
 import anyio
 
-__all__ = ["BackupRequests", "read_request", "request_paths", "write_answer"]
+__all__ = ["BackupRequests", "admin_paths", "read_admin_request", "read_request", "request_paths", "write_answer"]
 
 log = logging.getLogger("patience.server")
 
@@ -60,8 +66,45 @@ def request_paths(database: Path) -> tuple[Path, Path]:
     return Path(f"{database}.backup-request"), Path(f"{database}.backup-done")
 
 
+def admin_paths(database: Path) -> tuple[Path, Path]:
+    """The admin request and answer files of the database file ``database``."""
+    return Path(f"{database}.admin-request"), Path(f"{database}.admin-done")
+
+
+def read_admin_request(path: Path) -> tuple[str, str, dict[str, str | None]]:
+    """The nonce, action and arguments of the admin request file at ``path``, or :class:`Refused`."""
+    data = _read_json(path)
+    if set(data) != {"nonce", "action", "args"} or not isinstance(data["args"], dict) \
+            or not isinstance(data["action"], str):
+        raise Refused(f"{path} is not an admin request (expected exactly nonce, action and args)")
+    nonce = data["nonce"]
+    if not isinstance(nonce, str) or not NONCE.fullmatch(nonce):
+        raise Refused(f"{path} has no valid nonce")
+    return nonce, data["action"], data["args"]
+
+
 def read_request(path: Path) -> tuple[Path, str]:
     """The destination and nonce of the request file at ``path``, or :class:`Refused`."""
+    data = _read_json(path)
+    if set(data) != {"dest", "nonce"}:
+        raise Refused(f"{path} is not a backup request (expected exactly dest and nonce)")
+    dest, nonce = data["dest"], data["nonce"]
+    if not isinstance(nonce, str) or not NONCE.fullmatch(nonce):
+        raise Refused(f"{path} has no valid nonce")
+    if not isinstance(dest, str) or not os.path.isabs(dest) or "\x00" in dest:
+        raise Refused(f"{path} names no absolute destination")
+    target = Path(dest)
+    try:
+        st = target.lstat()
+    except OSError as exc:
+        raise Refused(f"destination {target}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_size != 0:
+        raise Refused(f"destination {target} is not an empty regular file of the server's user")
+    return target, nonce
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    """The JSON object of the request file at ``path`` (a regular file of the server's user), or :class:`Refused`."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
@@ -83,21 +126,9 @@ def read_request(path: Path) -> tuple[Path, str]:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise Refused(f"{path} is not JSON") from None
-    if not isinstance(data, dict) or set(data) != {"dest", "nonce"}:
-        raise Refused(f"{path} is not a backup request (expected exactly dest and nonce)")
-    dest, nonce = data["dest"], data["nonce"]
-    if not isinstance(nonce, str) or not NONCE.fullmatch(nonce):
-        raise Refused(f"{path} has no valid nonce")
-    if not isinstance(dest, str) or not os.path.isabs(dest) or "\x00" in dest:
-        raise Refused(f"{path} names no absolute destination")
-    target = Path(dest)
-    try:
-        st = target.lstat()
-    except OSError as exc:
-        raise Refused(f"destination {target}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_size != 0:
-        raise Refused(f"destination {target} is not an empty regular file of the server's user")
-    return target, nonce
+    if not isinstance(data, dict):
+        raise Refused(f"{path} is not a JSON object")
+    return data
 
 
 def write_answer(path: Path, answer: dict[str, Any]) -> None:
@@ -120,6 +151,8 @@ class BackupRequests:
         self.store = store
         self.database = database
         self.request, self.done = request_paths(database)
+        self.admin_request, self.admin_done = admin_paths(database)
+        self._admin_task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopping = threading.Event()
@@ -146,11 +179,19 @@ class BackupRequests:
             signal.signal(signal.SIGUSR1, signal.SIG_IGN if before in (None, signal.SIG_DFL) else before)
             self._loop = None
         self._stopping.set()
-        if self._task is not None:
-            with contextlib.suppress(Exception):
-                await self._task
+        for task in (self._task, self._admin_task):
+            if task is not None:
+                with contextlib.suppress(Exception):
+                    await task
 
     def _signalled(self) -> None:
+        if os.path.lexists(self.admin_request):
+            if self._admin_task is not None and not self._admin_task.done():
+                log.warning("admin: SIGUSR1 while an action is being done: ignored")
+            else:
+                self._admin_task = asyncio.get_running_loop().create_task(self._serve_admin())
+            if not os.path.lexists(self.request):
+                return
         if self._task is not None and not self._task.done():
             log.warning("backup: SIGUSR1 while a copy is being made: ignored")
             return
@@ -183,6 +224,34 @@ class BackupRequests:
             await anyio.to_thread.run_sync(write_answer, self.done, answer)
         except OSError as exc:
             log.warning("backup: cannot write %s: %s", self.done, exc.strerror or exc)
+
+    async def _serve_admin(self) -> None:
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from patience.errors import PatienceError
+        from patience.server.storage.roles import run_admin
+
+        try:
+            nonce, action, args = await anyio.to_thread.run_sync(read_admin_request, self.admin_request)
+        except Refused as exc:
+            log.warning("admin: request ignored: %s", exc)
+            return
+        with contextlib.suppress(FileNotFoundError):
+            self.admin_request.unlink()  # taken: a second signal does not do it again
+        answer: dict[str, Any] = {"nonce": nonce, "ok": False, "error": None, "out": []}
+        try:
+            answer["out"] = await anyio.to_thread.run_sync(run_admin, self.store, action, args)
+            answer["ok"] = True
+        except PatienceError as exc:
+            answer["error"] = str(exc)
+        except SQLAlchemyError as exc:
+            said = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+            answer["error"] = f"the database cannot answer: {said[0] if said else type(exc).__name__}"
+        log.info("admin: %s for patience admin: %s", action, "done" if answer["ok"] else answer["error"])
+        try:
+            await anyio.to_thread.run_sync(write_answer, self.admin_done, answer)
+        except OSError as exc:
+            log.warning("admin: cannot write %s: %s", self.admin_done, exc.strerror or exc)
 
     def _copy(self, dest: Path) -> int:
         """Copy the database into ``dest`` (an empty file); the number of pages copied."""

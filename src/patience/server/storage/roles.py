@@ -6,7 +6,10 @@ password hash is emptied, which no password matches), forgets its e-mail address
 it a neutral display name (in the records of its finished matches too), ends its sessions and drops
 its roles and open challenge; its games and matches stay (for the opponents' histories), and so does
 the list of names it had (``user_names``, for moderators). The player closes it on the account page
-(:meth:`patience.server.accounts.Accounts.close`), an admin with ``patience admin close``.
+(:meth:`patience.server.accounts.Accounts.close`), an admin with ``patience admin close``. Its login name
+stays reserved for :data:`RESERVED_DAYS` (``closed_logins``): nobody may sign up with it, and the player
+who closed it reopens it by signing in with it and the password it had; one an admin or a moderator
+closed is not reopened.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlalchemy import BigInteger, ForeignKey, String, delete, func, or_, select, update
+from sqlalchemy import BigInteger, ForeignKey, Index, String, delete, func, or_, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from patience.errors import PatienceError
@@ -32,8 +35,9 @@ from patience.server.storage.store import (
     now_ms,
 )
 
-__all__ = ["ROLES", "Account", "AdminError", "RoleRow", "close_account", "close_user", "closed_name",
-           "find_accounts", "grant", "name_history", "revoke", "schema_version", "stock"]
+__all__ = ["ADMIN_ACTIONS", "RESERVED_DAYS", "ROLES", "Account", "AdminError", "ClosedLoginRow", "RoleRow",
+           "close_account", "close_user", "closed_name",
+           "find_accounts", "grant", "name_history", "revoke", "run_admin", "schema_version", "stock"]
 
 ROLES = ("moderator", "admin")
 CLOSED_PREFIX = "~"  # a login name that begins so cannot be typed at sign-in (accounts.LOGIN)
@@ -41,6 +45,27 @@ CLOSED_PREFIX = "~"  # a login name that begins so cannot be typed at sign-in (a
 
 class AdminError(PatienceError):
     """Bad input to an admin command: one line, exit code 2."""
+
+
+RESERVED_DAYS = 30
+"""Days a closed account's login name stays reserved: nobody may sign up with it meanwhile, and an
+account its player closed is reopened by signing in with it and the password it had."""
+
+
+class ClosedLoginRow(Base):
+    """The login name of a closed account, reserved for :data:`RESERVED_DAYS` (migration 0017); with the
+    password hash it had when its player closed it (empty when an admin or a moderator closed it: no
+    password reopens it then). Deleted when the account is reopened, or when the time is up."""
+
+    __tablename__ = "closed_logins"
+
+    login: Mapped[str] = mapped_column(String(32), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(24), ForeignKey("users.id", ondelete="CASCADE"))
+    closed_ms: Mapped[int] = mapped_column(BigInteger)
+    password_hash: Mapped[str] = mapped_column(String(200))
+
+    __table_args__ = (Index("ix_closed_logins_user", "user_id"),)
+
 
 
 class RoleRow(Base):
@@ -122,10 +147,15 @@ def closed_name(user_id: str) -> str:
     return f"Closed account {user_id[:8]}"
 
 
-def close_user(db: Session, user: UserRow) -> list[str]:
+def close_user(db: Session, user: UserRow, *, reopenable: bool = False, at_ms: int | None = None) -> list[str]:
     """Close ``user`` in the transaction of ``db`` (see the module's text); returns the hashes of the
-    sessions it ended (every process must forget them)."""
+    sessions it ended (every process must forget them). Its login name stays reserved for
+    :data:`RESERVED_DAYS`; with ``reopenable`` (its player closes it) its password reopens it meanwhile."""
     name = closed_name(user.id)
+    if not user.login.startswith(CLOSED_PREFIX):
+        db.execute(delete(ClosedLoginRow).where(ClosedLoginRow.login == user.login))  # one whose time is up
+        db.add(ClosedLoginRow(login=user.login, user_id=user.id, closed_ms=now_ms() if at_ms is None else at_ms,
+                              password_hash=user.password_hash if reopenable else ""))
     sessions = list(db.scalars(select(AuthSessionRow.token_hash).where(AuthSessionRow.user_id == user.id)))
     db.execute(delete(AuthSessionRow).where(AuthSessionRow.user_id == user.id))
     db.execute(delete(PasswordResetRow).where(PasswordResetRow.user_id == user.id))
@@ -147,11 +177,12 @@ def close_user(db: Session, user: UserRow) -> list[str]:
     return sessions
 
 
-def close_account(store: Store, login: str) -> Account:
-    """Close the account (see the module's text); its games and matches stay. Returns it as it is now."""
+def close_account(store: Store, login: str, *, at_ms: int | None = None) -> Account:
+    """Close the account (see the module's text); its games and matches stay, its login is kept (from
+    ``at_ms``, by default now) but no password reopens it. Returns it as it is now."""
     with Session(store.engine) as db, db.begin():
         user = _user(db, login)
-        close_user(db, user)
+        close_user(db, user, at_ms=at_ms)
         return Account(user.id, f"{CLOSED_PREFIX}{user.id}", closed_name(user.id), user.created_ms, ())
 
 
@@ -191,3 +222,58 @@ def schema_version(store: Store) -> tuple[str | None, str]:
     head = ScriptDirectory.from_config(alembic_config(store.url)).get_current_head() or ""
     with store.engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision(), head
+
+
+ADMIN_ACTIONS: dict[str, tuple[str, ...]] = {"users": ("find",), "grant": ("login", "role"),
+                                             "revoke": ("login", "role"), "close": ("login",), "names": ("name",),
+                                             "stock": (), "schema": ()}
+"""The actions of ``patience admin`` and the arguments each takes (``find`` may be None)."""
+
+
+def run_admin(store: Store, action: str, args: dict[str, str | None]) -> list[str]:
+    """Do the ``patience admin`` ``action`` with ``args`` (see :data:`ADMIN_ACTIONS`) on ``store``; the lines
+    it prints. Run by the command on the database, or by the ``patience serve`` that holds an SQLite file
+    for itself when the command asks it (:mod:`patience.server.storage.backups`)."""
+    import datetime
+
+    if action not in ADMIN_ACTIONS or set(args) != set(ADMIN_ACTIONS[action]) \
+            or not all(isinstance(v, str) or (k == "find" and v is None) for k, v in args.items()):
+        raise AdminError(f"no admin action {action!r} with {sorted(args)}")
+    out: list[str] = []
+    if action == "users":
+        found = find_accounts(store, args["find"])
+        for account in found:
+            created = datetime.datetime.fromtimestamp(account.created_ms / 1000, datetime.UTC)
+            out.append(f"{account.login}\t{account.name}\t{created:%Y-%m-%d %H:%M}Z\t{','.join(account.roles) or '-'}")
+        if not found:
+            out.append("no account" + (f" matches {args['find']!r}" if args["find"] else ""))
+    elif action in ("grant", "revoke"):
+        login, role = str(args["login"]), str(args["role"])
+        changed = (grant if action == "grant" else revoke)(store, login, role)
+        login = login.strip().lower()
+        if action == "grant":
+            out.append(f"{login} is {role}" + ("" if changed else " already"))
+        else:
+            out.append(f"{login} is no longer {role}" if changed else f"{login} was not {role}")
+    elif action == "close":
+        account = close_account(store, str(args["login"]))
+        out.append(f"closed {str(args['login']).strip().lower()}: now {account.name!r}, it cannot sign in")
+    elif action == "names":
+        history_of = name_history(store, str(args["name"]))
+        for account, history in history_of:
+            out.append(f"{account.login}\t{account.name}\t(now)")
+            for name, until_ms in history:
+                until = datetime.datetime.fromtimestamp(until_ms / 1000, datetime.UTC)
+                out.append(f"{account.login}\t{name}\tuntil {until:%Y-%m-%d %H:%M}Z")
+        if not history_of:
+            out.append(f"no account has or had the name {args['name']!r}")
+    elif action == "stock":
+        counts = stock(store)
+        out += [f"{variant}\t{count}" for variant, count in counts.items()]
+        if not counts:
+            out.append("the deal stock is empty")
+    else:
+        version, head = schema_version(store)
+        state = "up to date" if version == head else f"newest is {head}: patience serve migrates it"
+        out.append(f"schema {version or 'none'} ({state})")
+    return out

@@ -670,7 +670,8 @@ class ArenaLock:
     match of the database and write its log twice, so the second one is refused: on SQLite by an
     exclusive lock on ``FILE.lock`` beside the database file, on PostgreSQL by a session advisory
     lock held on a connection of its own. Both go when the process does, however it ends. ``FILE.lock``
-    names the process that holds it (``PID`` or ``PID backup``, see :meth:`offer_backups`)."""
+    names the process that holds it (``PID``, or ``PID backup admin`` when it answers ``patience backup``
+    and ``patience admin``, see :meth:`offer_backups`)."""
 
     KEY = 0x70617469  # the advisory lock's number on PostgreSQL
 
@@ -714,7 +715,7 @@ class ArenaLock:
         """Say in ``FILE.lock`` whether this process answers ``patience backup``'s SIGUSR1 (see
         :mod:`patience.server.storage.backups`): a process that does not would be ended by it."""
         if self._file is not None:
-            self._say(" backup" if offered else "")
+            self._say(" backup admin" if offered else "")
 
     def _say(self, what: str) -> None:
         """``FILE.lock`` holds the holder's process id (and `` backup`` when it makes copies)."""

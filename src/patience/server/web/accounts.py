@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from patience.server.accounts import SESSION_DAYS, AccountError, User
+from patience.server.web.edge import BAD_TEXT, refused_bytes
 from patience.server.web.identity import SESSION_COOKIE, accounts_of, browser_id, current_user, with_cookie
 
 __all__ = ["account_api", "close_post", "email_post", "end_session_post", "export_get", "forgot_post", "me_api",
@@ -82,7 +83,8 @@ def _address(request: Request) -> str:
 
 
 async def _read_form(request: Request) -> dict[str, str]:
-    """An URL-encoded form body (what the pages post); anything else, or too long, reads as empty."""
+    """An URL-encoded form body (what the pages post); anything else, or too long, reads as empty. A field
+    that holds NUL or a lone surrogate (no database keeps either) is an :class:`AccountError` ``bad_text``."""
     if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
         return {}
     body = b""
@@ -90,6 +92,8 @@ async def _read_form(request: Request) -> dict[str, str]:
         body += chunk
         if len(body) > MAX_FORM_BYTES:
             return {}
+    if refused_bytes(body):
+        raise AccountError("bad_text", f"the form: {BAD_TEXT}", 400)
     try:
         pairs = parse_qsl(body.decode(), keep_blank_values=True, max_num_fields=16, strict_parsing=False)
     except (UnicodeDecodeError, ValueError):
@@ -100,7 +104,10 @@ async def _read_form(request: Request) -> dict[str, str]:
 async def _form(request: Request, mode: str) -> tuple[dict[str, str], str] | Response:
     """The posted form if its CSRF token is this browser's, else the 403 answer."""
     browser, new = browser_id(request)
-    fields = await _read_form(request)
+    try:
+        fields = await _read_form(request)
+    except AccountError as exc:
+        return _fail(request, exc, mode)
     if new or not _same_site(request) or not accounts_of(request).csrf_ok(browser, fields.get("csrf")):
         return _fail(request, AccountError("csrf", "the form is stale or from another site: reload the page", 403),
                      mode)
