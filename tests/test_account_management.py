@@ -22,7 +22,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from helpers import FakeTime, TestClient
-from patience.server.storage.store import AuthSessionRow, MatchRow, PasswordResetRow, UserNameRow, UserRow
+from patience.server.storage.store import AuthSessionRow, MatchRow, PasswordResetRow, RatingRow, UserNameRow, UserRow
 from patience.server.web.identity import SESSION_COOKIE
 from test_server_duel import FAST_HASH, PASSWORD, browser, csrf, person, post, running
 
@@ -243,7 +243,7 @@ def test_the_e_mail_address_needs_the_password_and_stays_private(app: Any) -> No
 # -- closing ---------------------------------------------------------------------------------------
 
 
-def test_closing_an_account_keeps_its_matches_under_a_neutral_name(app: Any) -> None:
+def test_closing_an_account_keeps_its_matches_under_a_neutral_name_and_leaves_the_rankings(app: Any) -> None:
     client = person(app, "gina")
     other_device, _ = sign_in(app, "gina")
     opponent = person(app, "gustav")
@@ -255,6 +255,14 @@ def test_closing_an_account_keeps_its_matches_under_a_neutral_name(app: Any) -> 
             "seed": "f" * 64, "nonce": "", "commitment": "c" * 64, "proved": True, "player_a": row.id,
             "player_b": them.id, "rating_a": "1500 350 0.06", "rating_b": "1500 350 0.06", "state": "over",
             "created_ms": 1, "ended_ms": 2, "winner": 0, "record": json.dumps(record)}])
+        db.execute(insert(RatingRow), [{"user_id": who, "game": "reloaded", "rating": rating, "deviation": 80,
+                                        "volatility": 0.06, "matches": 1, "updated_ms": 2}
+                                       for who, rating in ((row.id, 1520.0), (them.id, 1480.0))])
+
+    def ranked() -> list[str]:
+        return [p["name"] for p in opponent.get("/api/leaderboard?game=reloaded").json()["players"]]
+
+    assert ranked() == ["Gina", "Gustav"]
     assert post(client, "/account/close", password="wrong password").status_code == 401
     assert post(client, "/account/close").status_code == 401
     assert user_row(app, "gina").password_hash == row.password_hash
@@ -270,6 +278,7 @@ def test_closing_an_account_keeps_its_matches_under_a_neutral_name(app: Any) -> 
     assert names == ["Gina"]  # for moderators
     players = json.loads(match.record)["players"]
     assert players[0]["name"] == closed.name and players[1]["name"] == "Gustav"
+    assert ranked() == ["Gustav"]  # a closed account leaves the rankings
     # the opponent's history still has the match, under the neutral name
     view = opponent.get("/api/matches/m-close").json()
     assert "Gina" not in json.dumps(view) and closed.name in json.dumps(view)

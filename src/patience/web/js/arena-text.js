@@ -157,7 +157,7 @@ export const ARENA_TEXT = {
       },
     },
     replay: {
-      title: "Match", live: "This match is going on. The deal key is shown when it ends.", step: "Step {i} of {n}",
+      title: "Match", live: "This match is going on. The deal key is shown when it ends.", step: "Step {i} of {n}", scrub: "Step",
       first: "Start", prev: "Back", next: "Forward", last: "End", play: "Play", pause: "Pause", deal: "the deal",
       end: "the end", match_end: "the end of the match: the pool is added",
     },
@@ -378,7 +378,7 @@ export const ARENA_TEXT = {
     },
     replay: {
       title: "Duell", live: "Dieses Duell läuft noch. Der Spielschlüssel wird am Ende gezeigt.",
-      step: "Schritt {i} von {n}", first: "Anfang", prev: "Zurück", next: "Weiter", last: "Ende", play: "Abspielen",
+      step: "Schritt {i} von {n}", scrub: "Schritt", first: "Anfang", prev: "Zurück", next: "Weiter", last: "Ende", play: "Abspielen",
       pause: "Pause", deal: "das Austeilen", end: "das Ende", match_end: "das Ende des Duells: der Pool kommt dazu",
     },
     report: {
@@ -600,7 +600,7 @@ export const ARENA_TEXT = {
     },
     replay: {
       title: "Sfida", live: "Questa sfida è in corso. La chiave della smazzata si vede alla fine.",
-      step: "Passo {i} di {n}", first: "Inizio", prev: "Indietro", next: "Avanti", last: "Fine", play: "Avvia",
+      step: "Passo {i} di {n}", scrub: "Passo", first: "Inizio", prev: "Indietro", next: "Avanti", last: "Fine", play: "Avvia",
       pause: "Pausa", deal: "la smazzata", end: "la fine", match_end: "la fine della sfida: si aggiunge il fondo",
     },
     report: {
