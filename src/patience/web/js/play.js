@@ -16,6 +16,8 @@ import {
 
 const params = new URLSearchParams(location.search);
 const RESERVED = new Set(["id", "game", "seed", "variant", "lang", "now"]);
+// the address of a deal played once (the deal of the day, "day:DATE"; Play now, "now:MATCH"): never a random game
+const PLAYED_ONCE = /^(day:\d{4}-\d{2}-\d{2}|now:.+)$/.test(params.get("seed") || "");
 const COUNTDOWN = 3; // seconds shown before joining a game of Play now (its clock starts at the join)
 
 const view = {
@@ -159,7 +161,8 @@ function onTargets(d) {
 function onError(d) {
   instant.refused(d.ack);
   if (d.code === "no_such_game" || d.code === "cannot_restore") {
-    net.newGame(dealFromParams());
+    if (PLAYED_ONCE) showPlayedOnce(params.get("game") || "", params.get("seed"));
+    else net.newGame(dealFromParams());
     return;
   }
   if (d.code === "unknown_game" && !view.game) {
@@ -280,20 +283,46 @@ function countDown(then) {
 }
 
 /** An address naming no game: said in the page's language over the empty table, with the way back. */
-function showLost(game, key = "lost.game") {
+function showLost(game, key = "lost.game", params = { game: game.slice(0, 40) }, link = ["/", "lost.home"]) {
   const box = document.createElement("section");
   box.className = "panel lost";
   box.setAttribute("role", "alert");
   const text = Object.assign(document.createElement("p"), { textContent: "" });
   text.dataset.t = key;
-  text.dataset.p = JSON.stringify({ game: game.slice(0, 40) });
-  const back = Object.assign(document.createElement("a"), { className: "btn primary", href: "/" });
-  back.dataset.t = "lost.home";
+  text.dataset.p = JSON.stringify(params);
+  const back = Object.assign(document.createElement("a"), { className: "btn primary", href: link[0] });
+  back.dataset.t = link[1];
   box.append(text, back);
   $("#board").append(box);
   $(".figures").hidden = true; // no game: no score, clock or actions
   $(".toolbar").hidden = true;
   $("#game-name").dataset.t = "lost.title";
+  applyText();
+}
+
+/** A deal played once (the deal of the day, a game of Play now) asked for by its address (its seed), with no
+ * game of it to join: never another game in its place, but where it stands and the way to its page. */
+async function showPlayedOnce(game, seed) {
+  if (seed.startsWith("now:")) {
+    showLost(game, "once.now", {}, ["/playnow", "once.to_now"]);
+    $("#game-name").dataset.t = "playnow.button";
+    applyText();
+    return;
+  }
+  const day = seed.slice(4, 14);
+  let key = "once.today";
+  try {
+    const board = await fetch(`/api/daily/${encodeURIComponent(game)}?day=${encodeURIComponent(day)}`,
+      { cache: "no-store" }).then((r) => (r.ok ? r.json() : null));
+    const mine = board && board.mine != null ? board.entries.find((row) => row.rank === board.mine) : null;
+    if (board && board.over) key = "once.past";
+    else if (mine) key = mine.outcome ? "once.done" : "once.going";
+  } catch {
+    // the general words then
+  }
+  const query = new URLSearchParams({ game, day });
+  showLost(game, key, { day }, [`/daily?${query}`, "once.to_day"]);
+  $("#game-name").dataset.t = "daily.title";
   applyText();
 }
 
@@ -631,6 +660,8 @@ bindControls();
 
 if (!params.get("id") && !params.get("game")) {
   location.replace("/");
+} else if (PLAYED_ONCE && !params.get("id")) {
+  showPlayedOnce(params.get("game") || "", params.get("seed"));
 } else {
   if (params.get("id")) net.gameId = params.get("id");
   if (params.get("now") === "1" && params.get("id")) {
