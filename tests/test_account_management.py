@@ -313,6 +313,11 @@ def test_a_forgotten_password_is_reset_by_a_link_sent_by_mail(app: Any, smtp: tu
         kept = list(db.scalars(select(PasswordResetRow.token_hash)))
     assert len(kept) == 1 and token not in kept
     assert post(stranger, "/account/reset", token=token, password="short").json()["error"] == "bad_password"
+    # the page asks whether the link works before showing its form (and changes nothing by asking)
+    assert post(stranger, "/account/reset/check", token=token).json() == {"ok": True, "works": True}
+    assert post(stranger, "/account/reset/check", token="x" * 43).json() == {"ok": True, "works": False}
+    assert stranger.post("/account/reset/check", data={"token": token},
+                         headers={"accept": "application/json"}).status_code == 403  # no CSRF token
     assert post(stranger, "/account/reset", token="x" * 43, password=NEW_PASSWORD).json()["error"] == "bad_token"
     assert stranger.post("/account/reset", data={"token": token, "password": NEW_PASSWORD},
                          headers={"accept": "application/json"}).status_code == 403  # no CSRF token
@@ -320,6 +325,7 @@ def test_a_forgotten_password_is_reset_by_a_link_sent_by_mail(app: Any, smtp: tu
     assert done.status_code == 200, done.text
     assert me(client) is None and me(phone) is None  # every session ended
     assert post(stranger, "/account/reset", token=token, password="another password").json()["error"] == "bad_token"
+    assert post(stranger, "/account/reset/check", token=token).json()["works"] is False  # used
     assert sign_in(app, "hanna")[1].status_code == 401
     assert sign_in(app, "hanna", NEW_PASSWORD)[1].status_code == 200
     time.sleep(0.2)
@@ -341,6 +347,7 @@ def test_reset_links_expire_and_mails_are_limited(app: Any, smtp: tuple[str, Inb
     with Session(app.state.store.engine) as db, db.begin():
         db.execute(update(PasswordResetRow).values(expires_ms=1))  # 30 minutes later
     again = browser(app)
+    assert post(again, "/account/reset/check", token=token).json()["works"] is False  # too old
     assert post(again, "/account/reset", token=token, password=NEW_PASSWORD).json()["error"] == "bad_token"
     assert sign_in(app, "ida")[1].status_code == 200
 

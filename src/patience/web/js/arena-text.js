@@ -80,7 +80,7 @@ export const ARENA_TEXT = {
       reset_title: "Set a new password", set_password: "Set the password",
       reset_note: "Every browser signed in to the account is signed out.", reset_done: "Password set: sign in with it.",
       err: {
-        wrong_password: "Wrong login name or password.", rate_limited: "Too many failed attempts: wait {wait} s.",
+        wrong_password: "Wrong login name or password.", wrong_current: "That is not the account's password.", rate_limited: "Too many failed attempts: wait {wait} s.",
         login_taken: "That login name is taken.", bad_login: "A login name is 3 to 32 letters, digits, '.', '_' or '-'.",
         bad_password: "A password has at least 8 characters.", bad_name: "A name is 1 to 40 characters.",
         csrf: "The form was stale: reload the page and try again.", sign_in: "Sign in first.",
@@ -294,7 +294,7 @@ export const ARENA_TEXT = {
       reset_note: "Jeder mit dem Konto angemeldete Browser wird abgemeldet.",
       reset_done: "Passwort gesetzt: melde dich damit an.",
       err: {
-        wrong_password: "Anmeldename oder Passwort falsch.", rate_limited: "Zu viele Fehlversuche: warte {wait} s.",
+        wrong_password: "Anmeldename oder Passwort falsch.", wrong_current: "Das ist nicht das Passwort des Kontos.", rate_limited: "Zu viele Fehlversuche: warte {wait} s.",
         login_taken: "Dieser Anmeldename ist vergeben.",
         bad_login: "Ein Anmeldename hat 3 bis 32 Buchstaben, Ziffern, '.', '_' oder '-'.",
         bad_password: "Ein Passwort hat mindestens 8 Zeichen.", bad_name: "Ein Name hat 1 bis 40 Zeichen.",
@@ -514,7 +514,7 @@ export const ARENA_TEXT = {
       reset_note: "Ogni browser collegato all'account viene disconnesso.",
       reset_done: "Password impostata: accedi con quella.",
       err: {
-        wrong_password: "Nome o password sbagliati.", rate_limited: "Troppi tentativi falliti: aspetta {wait} s.",
+        wrong_password: "Nome o password sbagliati.", wrong_current: "Non è la password dell'account.", rate_limited: "Troppi tentativi falliti: aspetta {wait} s.",
         login_taken: "Questo nome di accesso è già preso.",
         bad_login: "Un nome di accesso ha da 3 a 32 lettere, cifre, '.', '_' o '-'.",
         bad_password: "Una password ha almeno 8 caratteri.", bad_name: "Un nome ha da 1 a 40 caratteri.",
