@@ -111,6 +111,8 @@ const TEXT = {
       no_undo_game: "This game has no undo", no_undo_move: "There is no move to undo",
       undo_row: "No undo in store (each move adds one, up to {n}): make a move first", game_over: "The game is over",
       no_winnable: "No winnable deals are known yet for {variant}",
+      stale: "{card} was not moved: the table had changed in another window. Nothing was charged.",
+      stale_any: "The table had changed in another window: nothing was done, and nothing was charged.",
       l_start: "{n} aces start the foundations", l_foundation: "{card} onto its foundation",
       l_foundation_x: "{card} onto a foundation ({a} × {b})",
       l_foundation_reserve: "{card} from a reserve pile onto a foundation", l_reveal: "{card} turned face up",
@@ -230,6 +232,8 @@ const TEXT = {
       no_undo_game: "In diesem Spiel gibt es keine Rücknahme", no_undo_move: "Kein Zug zum Zurücknehmen",
       undo_row: "Keine Rücknahme auf Vorrat (jeder Zug gibt eine dazu, höchstens {n}): erst einen Zug machen", game_over: "Das Spiel ist vorbei",
       no_winnable: "Für {variant} sind noch keine lösbaren Spiele bekannt",
+      stale: "{card} wurde nicht gezogen: der Tisch war in einem anderen Fenster schon verändert. Nichts wurde berechnet.",
+      stale_any: "Der Tisch war in einem anderen Fenster schon verändert: nichts wurde getan und nichts berechnet.",
       l_start: "{n} Asse beginnen die Ablagen", l_foundation: "{card} auf die Ablage",
       l_foundation_x: "{card} auf die Ablage ({a} × {b})",
       l_foundation_reserve: "{card} vom Hilfsstapel auf die Ablage", l_reveal: "{card} aufgedeckt",
@@ -350,6 +354,8 @@ const TEXT = {
       no_undo_game: "In questo gioco non si annulla", no_undo_move: "Nessuna mossa da annullare",
       undo_row: "Nessun annullamento di scorta (ogni mossa ne aggiunge uno, fino a {n}): prima fai una mossa", game_over: "La partita è finita",
       no_winnable: "Per {variant} non si conoscono ancora partite risolvibili",
+      stale: "{card} non è stata mossa: il tavolo era già cambiato in un'altra finestra. Nessun punto tolto.",
+      stale_any: "Il tavolo era già cambiato in un'altra finestra: non è successo niente e nessun punto è stato tolto.",
       l_start: "{n} assi aprono le basi", l_foundation: "{card} sulla base",
       l_foundation_x: "{card} sulla base ({a} × {b})",
       l_foundation_reserve: "{card} dalla riserva sulla base", l_reveal: "{card} scoperta",
@@ -463,6 +469,13 @@ export function moveName(text, game) {
   const match = /^([a-z]+\d*)>([a-z]+\d*)(?::\d+)?$/.exec(text || "");
   if (!match) return text;
   return `${pileName(match[1], game)} → ${pileName(match[2], game)}`;
+}
+
+/** Why an intent was refused (a ``rej``), in this language. A move made on a table that another window had
+ * changed names the card the player moved (``card``), as their page showed it, not the one there now. */
+export function refusal(d, game, card) {
+  if (d.why && d.why.k === "stale") return t(card ? "why.stale" : "why.stale_any", { card: card ? cardName(card) : "" });
+  return say(d.why, d.reason, game);
 }
 
 /** A sentence of the server in this language (its key and parameters), or its English text. */

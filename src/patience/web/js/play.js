@@ -4,7 +4,7 @@
 import { fetchGames, formatName } from "./arena.js";
 import { Board } from "./board.js";
 import { cardDisplay } from "./cards.js";
-import { cardName, lang, moveName, onLang, pileName, rulesOf, say, setLang, t } from "./i18n.js";
+import { cardName, lang, moveName, onLang, pileName, refusal, rulesOf, say, setLang, t } from "./i18n.js";
 import { Instant } from "./instant.js";
 import { Net } from "./net.js";
 import { settingsSection } from "./settings.js";
@@ -133,7 +133,7 @@ function onReject(d) {
   instant.refused(d.ack);
   board.snapBack();
   sound("refusal");
-  const text = say(d.why, d.reason, view.game && view.game.game);
+  const text = refusal(d, view.game && view.game.game, instant.cardOf(d.ack));
   toast(text, "bad");
   announce(text);
 }
