@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import time
 from pathlib import Path
 from typing import Any
 
@@ -103,13 +104,14 @@ def test_play_now_host_then_challenger_then_results(browser: Any, base_url: str)
     expect(host.locator("#wait-offer")).to_be_visible(timeout=40_000)
     expect(host.locator("#wait-offer")).to_contain_text("Play now instead")
     snap(host, "duel-offer-desktop")
+    pressed = time.monotonic()
     host.locator("#wait-playnow").click()
     host.wait_for_url(re.compile(r"/play\?.*now=1"))
-    expect(host.locator("#countdown")).to_be_visible()
-    expect(host.locator("#playnow-line")).to_contain_text("you play first; a challenger plays this deal later")
-    host.screenshot(path=str(SHOTS / "play-host-countdown-desktop.png"))
     table = first_table(host)
-    expect(host.locator("#countdown")).to_be_hidden()
+    dealt = time.monotonic() - pressed
+    # the cards at once, no countdown (it took 3 s alone); the figure to judge is benchmarks/playnow.py --browser
+    assert dealt < 2.5, f"the cards {dealt:.2f} s after the click"
+    expect(host.locator("#playnow-line")).to_contain_text("you play first; a challenger plays this deal later")
     expect(host.locator("#variant-name")).to_contain_text("Play now")
     expect(host.locator("#hint")).to_be_hidden()
     expect(host.locator("#new")).to_be_hidden()
@@ -140,10 +142,13 @@ def test_play_now_host_then_challenger_then_results(browser: Any, base_url: str)
     expect(guest.locator(f'.pool[data-format="{FORMAT}"] .playnow')).to_be_visible()
     snap(guest, "duel-phone")
     no_sideways_scroll(guest)
+    pressed = time.monotonic()
     guest.locator(f'.pool[data-format="{FORMAT}"] .playnow').click()
     guest.wait_for_url(re.compile(r"/play\?.*now=1"))
+    assert first_table(guest) == table  # the same deal, at once
+    dealt = time.monotonic() - pressed
+    assert dealt < 2.5, f"the cards {dealt:.2f} s after the click"
     expect(guest.locator("#playnow-line")).to_contain_text(re.compile(rf"against {host_name} \(\d+\)"))
-    assert first_table(guest) == table  # the same deal
     snap(guest, "play-guest-phone")
     no_sideways_scroll(guest)
     draw_and_give_up(guest)

@@ -18,7 +18,6 @@ const params = new URLSearchParams(location.search);
 const RESERVED = new Set(["id", "game", "seed", "variant", "lang", "now"]);
 // the address of a deal played once (the deal of the day, "day:DATE"; Play now, "now:MATCH"): never a random game
 const PLAYED_ONCE = /^(day:\d{4}-\d{2}-\d{2}|now:.+)$/.test(params.get("seed") || "");
-const COUNTDOWN = 3; // seconds shown before joining a game of Play now (its clock starts at the join)
 
 const view = {
   game: null, // the last "game" message
@@ -261,25 +260,6 @@ function renderApart() {
   commit.textContent = `${String(a.commitment).slice(0, 12)}…`;
   commit.title = a.commitment;
   $("#playnow-games").hidden = !(view.status && view.status.outcome);
-}
-
-/** 3, 2, 1 over the table, then ``then()`` (the join, which starts the game's clock). */
-function countDown(then) {
-  const box = $("#countdown");
-  let left = COUNTDOWN;
-  box.hidden = false;
-  for (const id of ["#hint", "#new", "#m-new"]) $(id).hidden = true; // a game of Play now has neither
-  $("#countdown-n").textContent = String(left);
-  const timer = setInterval(() => {
-    left -= 1;
-    if (left > 0) {
-      $("#countdown-n").textContent = String(left);
-      return;
-    }
-    clearInterval(timer);
-    box.hidden = true;
-    then();
-  }, 1000);
 }
 
 /** An address naming no game: said in the page's language over the empty table, with the way back. */
@@ -598,7 +578,6 @@ function bindControls() {
     button.addEventListener("click", () => button.closest("dialog").close());
   }
   document.addEventListener("keydown", (e) => {
-    if (!$("#countdown").hidden) return; // nothing to play before the game is joined
     if (document.querySelector("dialog[open]") || e.ctrlKey || e.metaKey || e.altKey) {
       if ((e.ctrlKey || e.metaKey) && e.key === "z" && !document.querySelector("dialog[open]")) {
         e.preventDefault();
@@ -665,10 +644,12 @@ if (!params.get("id") && !params.get("game")) {
 } else {
   if (params.get("id")) net.gameId = params.get("id");
   if (params.get("now") === "1" && params.get("id")) {
-    // Play now's button led here: who the game is against, and 3-2-1 before the join starts the clock
+    // Play now's button led here: the cards at once (the join starts the game's clock, as it does the other
+    // side's: README, Play now), and who the game is against
     view.apartAsked = true;
+    for (const id of ["#hint", "#new", "#m-new"]) $(id).hidden = true; // a game of Play now has neither
+    net.connect(["new", dealFromParams()]);
     loadApart(params.get("id"), null);
-    countDown(() => net.connect(["new", dealFromParams()]));
   } else {
     net.connect(["new", dealFromParams()]);
   }
