@@ -155,7 +155,6 @@ def browser_starts(base: str, players: list[tuple[int, str]], fmt: str) -> list[
     chromium = os.environ.get("PATIENCE_CHROMIUM", "/usr/bin/chromium")
     host = base.split("//", 1)[1].split(":")[0]
     starts = []
-    parts = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True,
                                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
@@ -169,22 +168,14 @@ def browser_starts(base: str, players: list[tuple[int, str]], fmt: str) -> list[
             page.wait_for_function("() => { const b = document.querySelector('#banner'); return !b || b.hidden; }")
             pressed = time.monotonic()
             button.click()
-            page.wait_for_url("**/play?*")
-            moved = time.monotonic()
             page.wait_for_selector(".card.up")
             starts.append((time.monotonic() - pressed) * 1000)
-            parts.append(((moved - pressed) * 1000, page.evaluate("""() => {
-                const nav = performance.getEntriesByType("navigation")[0];
-                return [nav.responseEnd, nav.domContentLoadedEventEnd, performance.now()]; }""")))
             page.locator("#menu-btn").click()
             page.locator("#m-giveup").click()
             page.locator("#confirm-yes").click()
             page.locator("#end-title").wait_for()
             context.close()
         browser.close()
-    for part in parts:
-        print(f"  to the table's address {part[0]:.0f} ms; on it: HTML {part[1][0]:.0f}, scripts {part[1][1]:.0f}, "
-              f"cards {part[1][2]:.0f} ms", file=sys.stderr)
     return starts
 
 
