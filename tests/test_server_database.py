@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -73,6 +75,17 @@ def test_a_database_at_the_newest_migration_is_left_without_loading_alembic(data
         assert not store.at_head()
     finally:
         store.close()
+
+
+def test_a_second_start_loads_neither_alembic_nor_the_redis_client(tmp_path: Any) -> None:
+    """What a start of one process on its SQLite file does not need stays unloaded: Alembic once the database
+    is at the newest migration, the Redis client library without a Redis bus (benchmarks/startup.py)."""
+    url = sqlite_url(tmp_path / "patience.sqlite3")
+    Store(url).migrate()
+    code = ("import sys; import patience.server.app; from patience.server.storage.store import Store; "
+            f"Store({url!r}).migrate(); print(sorted(m for m in ('alembic', 'redis') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
 def test_the_comparison_sees_a_model_change_without_a_migration(database_url: str) -> None:
