@@ -287,6 +287,7 @@ async function showPlayedOnce(game, seed) {
     showLost(game, "once.now", {}, ["/playnow", "once.to_now"]);
     $("#game-name").dataset.t = "playnow.button";
     applyText();
+    document.title = `${t("playnow.button")} · Patience Arena`;
     return;
   }
   const day = seed.slice(4, 14);
@@ -304,6 +305,7 @@ async function showPlayedOnce(game, seed) {
   showLost(game, key, { day }, [`/daily?${query}`, "once.to_day"]);
   $("#game-name").dataset.t = "daily.title";
   applyText();
+  document.title = `${t("daily.title")} · Patience Arena`;
 }
 
 // -- the header: score, clock, pool, undo ------------------------------------------------------
