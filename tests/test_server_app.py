@@ -419,18 +419,18 @@ def test_two_pages_of_one_game_both_see_each_move(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize(("game", "seed", "src", "dst"), [("faecher", "5", "v5", "f"), ("reloaded", "2", "t4", "f")])
-def test_a_move_made_on_a_table_another_page_changed_is_refused_at_no_cost(client: TestClient, game: str, seed: str,
-                                                                           src: str, dst: str) -> None:
+def test_a_move_made_on_a_table_another_page_changed_is_refused_at_no_cost(stored_client: TestClient, game: str,
+                                                                           seed: str, src: str, dst: str) -> None:
     """Two pages of one game: the second moves a card the first has moved already, on the table it showed
     (version 0). Refused, free, with the reason; the same move said to be made on the new table, or by a
     page that says no version (an old one), is judged by the rules as before (in Der Fächer: −50)."""
-    with client.websocket_connect("/ws") as one, client.websocket_connect("/ws") as two:
+    with stored_client.websocket_connect("/ws") as one, stored_client.websocket_connect("/ws") as two:
         d = new_game(one, game, seed=seed)
         send(two, "join", {"id": d["id"], "cid": "page2"})
         assert recv(two)["t"] == "game"
         send(one, "move", {"ack": 1, "src": src, "dst": dst, "v": 0})
         assert reply_to(one, 1)["d"]["ok"] and recv(two)["d"]["v"] == 1
-        game_now = live(client, d["id"])
+        game_now = live(stored_client, d["id"])
         score = game_now.session.score
         send(two, "move", {"ack": 1, "src": src, "dst": dst, "v": 0})
         rej = reply_to(two, 1)
