@@ -22,7 +22,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from helpers import FakeTime, TestClient
-from patience.server.storage.store import AuthSessionRow, MatchRow, PasswordResetRow, UserNameRow, UserRow
+from patience.server.storage.store import AuthSessionRow, MatchRow, PasswordResetRow, RatingRow, UserNameRow, UserRow
 from patience.server.web.identity import SESSION_COOKIE
 from test_server_duel import FAST_HASH, PASSWORD, browser, csrf, person, post, running
 
@@ -243,7 +243,7 @@ def test_the_e_mail_address_needs_the_password_and_stays_private(app: Any) -> No
 # -- closing ---------------------------------------------------------------------------------------
 
 
-def test_closing_an_account_keeps_its_matches_under_a_neutral_name(app: Any) -> None:
+def test_closing_an_account_keeps_its_matches_under_a_neutral_name_and_leaves_the_rankings(app: Any) -> None:
     client = person(app, "gina")
     other_device, _ = sign_in(app, "gina")
     opponent = person(app, "gustav")
@@ -255,6 +255,14 @@ def test_closing_an_account_keeps_its_matches_under_a_neutral_name(app: Any) -> 
             "seed": "f" * 64, "nonce": "", "commitment": "c" * 64, "proved": True, "player_a": row.id,
             "player_b": them.id, "rating_a": "1500 350 0.06", "rating_b": "1500 350 0.06", "state": "over",
             "created_ms": 1, "ended_ms": 2, "winner": 0, "record": json.dumps(record)}])
+        db.execute(insert(RatingRow), [{"user_id": who, "game": "reloaded", "rating": rating, "deviation": 80,
+                                        "volatility": 0.06, "matches": 1, "updated_ms": 2}
+                                       for who, rating in ((row.id, 1520.0), (them.id, 1480.0))])
+
+    def ranked() -> list[str]:
+        return [p["name"] for p in opponent.get("/api/leaderboard?game=reloaded").json()["players"]]
+
+    assert ranked() == ["Gina", "Gustav"]
     assert post(client, "/account/close", password="wrong password").status_code == 401
     assert post(client, "/account/close").status_code == 401
     assert user_row(app, "gina").password_hash == row.password_hash
@@ -270,6 +278,7 @@ def test_closing_an_account_keeps_its_matches_under_a_neutral_name(app: Any) -> 
     assert names == ["Gina"]  # for moderators
     players = json.loads(match.record)["players"]
     assert players[0]["name"] == closed.name and players[1]["name"] == "Gustav"
+    assert ranked() == ["Gustav"]  # a closed account leaves the rankings
     # the opponent's history still has the match, under the neutral name
     view = opponent.get("/api/matches/m-close").json()
     assert "Gina" not in json.dumps(view) and closed.name in json.dumps(view)
@@ -331,6 +340,11 @@ def test_a_forgotten_password_is_reset_by_a_link_sent_by_mail(app: Any, smtp: tu
         kept = list(db.scalars(select(PasswordResetRow.token_hash)))
     assert len(kept) == 1 and token not in kept
     assert post(stranger, "/account/reset", token=token, password="short").json()["error"] == "bad_password"
+    # the page asks whether the link works before showing its form (and changes nothing by asking)
+    assert post(stranger, "/account/reset/check", token=token).json() == {"ok": True, "works": True}
+    assert post(stranger, "/account/reset/check", token="x" * 43).json() == {"ok": True, "works": False}
+    assert stranger.post("/account/reset/check", data={"token": token},
+                         headers={"accept": "application/json"}).status_code == 403  # no CSRF token
     assert post(stranger, "/account/reset", token="x" * 43, password=NEW_PASSWORD).json()["error"] == "bad_token"
     assert stranger.post("/account/reset", data={"token": token, "password": NEW_PASSWORD},
                          headers={"accept": "application/json"}).status_code == 403  # no CSRF token
@@ -338,6 +352,7 @@ def test_a_forgotten_password_is_reset_by_a_link_sent_by_mail(app: Any, smtp: tu
     assert done.status_code == 200, done.text
     assert me(client) is None and me(phone) is None  # every session ended
     assert post(stranger, "/account/reset", token=token, password="another password").json()["error"] == "bad_token"
+    assert post(stranger, "/account/reset/check", token=token).json()["works"] is False  # used
     assert sign_in(app, "hanna")[1].status_code == 401
     assert sign_in(app, "hanna", NEW_PASSWORD)[1].status_code == 200
     time.sleep(0.2)
@@ -359,6 +374,7 @@ def test_reset_links_expire_and_mails_are_limited(app: Any, smtp: tuple[str, Inb
     with Session(app.state.store.engine) as db, db.begin():
         db.execute(update(PasswordResetRow).values(expires_ms=1))  # 30 minutes later
     again = browser(app)
+    assert post(again, "/account/reset/check", token=token).json()["works"] is False  # too old
     assert post(again, "/account/reset", token=token, password=NEW_PASSWORD).json()["error"] == "bad_token"
     assert sign_in(app, "ida")[1].status_code == 200
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -105,7 +106,7 @@ def test_the_arena_pages_share_one_head_and_header(client: TestClient, path: str
     text = page.text
     assert text.startswith("<!doctype html>") and text.rstrip().endswith("</html>")
     assert text.count("<head>") == 1 and text.count("<body") == 1 and text.count("</body>") == 1
-    assert f"<title>{title} · Patience Arena</title>" in text
+    assert re.search(f'<title data-t-doc="[a-z.]+">{title} · Patience Arena</title>', text)  # the script translates
     assert f'<script type="module" src="/static/js/{script}.js"></script>' in text
     assert client.get(f"/static/js/{script}.js").status_code == 200
     assert ('<header class="hero">' in text) == hero and text.count('id="nav"') == 1
@@ -415,6 +416,41 @@ def test_two_pages_of_one_game_both_see_each_move(client: TestClient) -> None:
         assert mine == theirs and theirs["d"]["cid"] == "page1"
         send(two, "stock", {"ack": 1})  # the same ack number from another page is its own intent
         assert reply_to(two, 1)["d"]["v"] == 2
+
+
+@pytest.mark.parametrize(("game", "seed", "src", "dst"), [("faecher", "5", "v5", "f"), ("reloaded", "2", "t4", "f")])
+def test_a_move_made_on_a_table_another_page_changed_is_refused_at_no_cost(stored_client: TestClient, game: str,
+                                                                           seed: str, src: str, dst: str) -> None:
+    """Two pages of one game: the second moves a card the first has moved already, on the table it showed
+    (version 0). Refused, free, with the reason; the same move said to be made on the new table, or by a
+    page that says no version (an old one), is judged by the rules as before (in Der Fächer: −50)."""
+    with stored_client.websocket_connect("/ws") as one, stored_client.websocket_connect("/ws") as two:
+        d = new_game(one, game, seed=seed)
+        send(two, "join", {"id": d["id"], "cid": "page2"})
+        assert recv(two)["t"] == "game"
+        send(one, "move", {"ack": 1, "src": src, "dst": dst, "v": 0})
+        assert reply_to(one, 1)["d"]["ok"] and recv(two)["d"]["v"] == 1
+        game_now = live(stored_client, d["id"])
+        score = game_now.session.score
+        send(two, "move", {"ack": 1, "src": src, "dst": dst, "v": 0})
+        rej = reply_to(two, 1)
+        assert rej["t"] == "rej" and rej["d"]["why"]["k"] == "stale", rej
+        assert rej["d"]["reason"].startswith("the table changed in another window")
+        assert game_now.version == 1 and game_now.session.score == score  # nothing happened, nothing charged
+        send(two, "move", {"ack": 1, "src": src, "dst": dst, "v": 0})
+        assert reply_to(two, 1) == rej  # sent again: the same answer
+        # the page's own changes since its table never count: page one moves on from version 0 again
+        legal = [m for m in game_now.session.state.legal_moves() if m.src != "s" and str(m) not in ("draw", "redeal")]
+        send(one, "move", {"ack": 2, "src": legal[0].src, "dst": legal[0].dst, "n": legal[0].n, "v": 0})
+        assert reply_to(one, 2)["d"]["ok"]
+        recv(two)
+        score = game_now.session.score
+        for ack, version in ((2, 2), (3, None)):  # made on the table as it is, or not said: the rules judge
+            send(two, "move", {"ack": ack, "src": src, "dst": dst} | ({"v": version} if version is not None else {}))
+            answer = reply_to(two, ack)
+            assert answer["d"].get("why", {}).get("k") != "stale" and (answer["t"] == "rej" or not answer["d"]["ok"])
+        if game == "faecher":
+            assert game_now.session.score == score - 100  # two wrong clicks, each −50
 
 
 def test_time_runs_out_without_any_input(client: TestClient, fake_time: FakeTime) -> None:

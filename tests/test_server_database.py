@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -18,7 +20,15 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import BigInteger, Column, Integer, MetaData, Table, inspect, text
 
 from patience.cli import main
-from patience.server.storage.store import Store, StoreError, alembic_config, database_url, metadata, sqlite_url
+from patience.server.storage.store import (
+    Store,
+    StoreError,
+    alembic_config,
+    database_url,
+    metadata,
+    migrations_head,
+    sqlite_url,
+)
 
 
 def tables(url: str) -> set[str]:
@@ -45,6 +55,37 @@ def test_migrations_take_an_empty_database_to_the_models_and_back(database_url: 
     assert tables(database_url) == {"alembic_version"}
     command.upgrade(config, "head")
     command.check(config)
+
+
+def test_a_database_at_the_newest_migration_is_left_without_loading_alembic(database_url: str) -> None:
+    """The newest migration read from the files as text is Alembic's head; a database there is not
+    upgraded again (a start's half second), one below it is."""
+    config = alembic_config(database_url)
+    assert migrations_head() == ScriptDirectory.from_config(config).get_current_head()
+    store = Store(database_url)
+    try:
+        assert not store.at_head()  # an empty database
+        command.upgrade(config, "head")
+        command.downgrade(config, "-1")  # one migration below the newest
+        assert not store.at_head()
+        store.migrate()
+        assert store.at_head()
+        with store.engine.begin() as conn:
+            conn.execute(text("UPDATE alembic_version SET version_num = 'not-a-revision'"))
+        assert not store.at_head()
+    finally:
+        store.close()
+
+
+def test_a_second_start_loads_neither_alembic_nor_the_redis_client(tmp_path: Any) -> None:
+    """What a start of one process on its SQLite file does not need stays unloaded: Alembic once the database
+    is at the newest migration, the Redis client library without a Redis bus (benchmarks/startup.py)."""
+    url = sqlite_url(tmp_path / "patience.sqlite3")
+    Store(url).migrate()
+    code = ("import sys; import patience.server.app; from patience.server.storage.store import Store; "
+            f"Store({url!r}).migrate(); print(sorted(m for m in ('alembic', 'redis') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
 def test_the_comparison_sees_a_model_change_without_a_migration(database_url: str) -> None:

@@ -666,6 +666,29 @@ def test_a_move_sent_twice_is_applied_once(app: Any) -> None:
     b.close()
 
 
+def test_a_move_made_on_a_table_the_players_other_page_changed_is_refused_at_no_cost(app: Any) -> None:
+    """A player's other page (another tab, another device) comes back to the match and, before it has drawn
+    what it missed, sends a move made on the table it showed, which the first page has changed since: refused
+    free with the reason. The opponent's moves never make a table stale."""
+    a, b, live = pair(app)
+    assert b.intent("stock", v=0)["d"]["ok"]  # the opponent's change: not this player's table
+    moves = [m for m in live.match.sessions[a.side].state.legal_moves() if m not in (DRAW, REDEAL)]
+    move = moves[0]
+    made = a.intent("move", src=move.src, dst=move.dst, n=move.n, v=0)
+    assert made["t"] == "dev" and made["d"]["ok"], made  # made at 0, after b's change: fine
+    version, score = live.version, live.match.sessions[a.side].score
+    other = Page(a.client, "pa2")
+    other.v = 1
+    other.join(live.id, 1)  # it had seen version 1, the table before a's move
+    other.send("move", {"ack": 1, "src": move.src, "dst": move.dst, "n": move.n, "v": 1})
+    rej = other.until(lambda m: m["t"] in ("rej", "err") or (m["t"] == "dev" and m["d"]["cid"] == "pa2"))
+    assert rej["t"] == "rej" and rej["d"]["why"]["k"] == "stale", rej
+    assert live.version == version and live.match.sessions[a.side].score == score
+    assert live.match.sessions[a.side].moves_made == 1
+    for page in (a, b, other):
+        page.close()
+
+
 def test_a_player_who_drops_comes_back_where_the_server_has_them(app: Any, fake_time: FakeTime) -> None:
     a, b, live = pair(app)
     rng = random.Random(5)
@@ -805,7 +828,7 @@ def test_the_match_history_answers_a_bad_address_with_a_clear_page(app: Any, que
     answer = browser(app).get(f"/matches?{query}")
     assert answer.status_code == status and answer.headers["content-type"].startswith("text/html")
     assert 'role="alert"' in answer.text and says in answer.text, answer.text
-    assert answer.text.count("<head>") == 1 and "<title>Matches · Patience Arena</title>" in answer.text
+    assert answer.text.count("<head>") == 1 and ">Matches · Patience Arena</title>" in answer.text
     assert "<script>" not in answer.text
 
 

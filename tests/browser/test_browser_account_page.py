@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from aiosmtpd.controller import Controller
 from browser_accounts import sign_up
+from playwright.sync_api import expect
 
 PASSWORD = "a long enough password"
 
@@ -108,6 +109,10 @@ def test_the_account_page_at_phone_and_desktop_width(mail_site: tuple[str, Inbox
     mail.locator("button[type=submit]").click()
     page.locator("#email-now", has_text="paula@example.org").wait_for()
     pw = page.locator("#password-form")
+    pw.locator("input[name=old]").fill("not the password at all")  # a wrong current password: said as such
+    pw.locator("input[name=new]").fill("an even longer password")
+    pw.locator("button[type=submit]").click()
+    expect(page.locator("#error")).to_have_text("Das ist nicht das Passwort des Kontos.")
     pw.locator("input[name=old]").fill(PASSWORD)
     pw.locator("input[name=new]").fill("an even longer password")
     pw.locator("button[type=submit]").click()
@@ -131,6 +136,11 @@ def test_the_account_page_at_phone_and_desktop_width(mail_site: tuple[str, Inbox
     reset.locator("button[type=submit]").click()
     other.wait_for_url(f"{url}/account?reset_done=1")
     other.locator("#info").wait_for(state="visible")
+    other.goto(link)  # the link again: used, said at once, and the form to ask for a new one instead of its own
+    expect(other.locator("#error")).to_have_text("This link is used or too old: ask for a new one.")
+    expect(other.locator("#reset-form")).to_be_hidden()
+    expect(other.locator("#forgot-form")).to_be_visible()
+    shot(other, "account-reset-used-1366")
     page.reload()
     page.locator("#signin-form").wait_for(state="visible")  # the reset signed every browser out
     form = other.locator("#signin-form")

@@ -68,6 +68,19 @@ def test_one_attempt_at_the_deal_of_the_day(browser: Any, base_url: str, shot: A
     page.locator("#nav .langs button[data-lang=de]").click()
     expect(page.locator("#daily-done")).to_contain_text("Dein heutiger Versuch ist beendet: Aufgegeben")
     shot(page, "daily-desktop-done-de")
+    # the attempt's address opened again without its game (from the history, or shared): never another game,
+    # but the word that today's attempt is done and the way to the day's page; with its game: the attempt, over
+    day = re.search(r"day(?:%3A|:)([0-9-]{10})", game_url)
+    assert day, game_url
+    page.goto(f"{base_url}/play?game=reloaded&seed=day:{day.group(1)}")
+    expect(page.locator(".lost p")).to_have_text(
+        "Dein Versuch am heutigen Spiel des Tages ist beendet: ein Versuch am Tag.")
+    expect(page.locator(".lost a")).to_have_attribute("href", f"/daily?game=reloaded&day={day.group(1)}")
+    expect(page.locator(".card")).to_have_count(0)
+    shot(page, "daily-address-again-de")
+    page.goto(game_url)
+    expect(page.locator("#end-title")).to_have_text("Aufgegeben")
+    expect(page.locator("#variant-name")).to_contain_text(f"Spiel des Tages {day.group(1)}")
     context.close()
 
     phone = browser.new_context(viewport={"width": 390, "height": 844}, locale="it-IT", is_mobile=True,

@@ -152,6 +152,11 @@ def test_the_moderation_page_at_phone_size(browser: Any, base_url: str, server_a
         page = context.new_page()
         sign_up(page, base_url, f"mph{tag}", f"Mod Phone {tag}", then="/profile")
         assert grant(server_app.state.store, f"mph{tag}", "moderator")
+        evidence(server_app, my_id(page), [110 + i % 40 for i in range(60)], "click")
+        with server_app.state.store.engine.begin() as connection:  # reported: a row in the queue
+            connection.execute(fp.ReportRow.__table__.insert(), [{
+                "reporter_id": my_id(page), "user_id": my_id(page), "category": "bot", "note": None,
+                "at_ms": int(time.time() * 1000)}])
         page.goto(f"{base_url}/mod?id={my_id(page)}")
         expect(page.locator("#account-name")).to_have_text(f"Mod Phone {tag}")
         expect(page.locator("#queue-title")).to_have_text("Warteschlange")
@@ -159,6 +164,21 @@ def test_the_moderation_page_at_phone_size(browser: Any, base_url: str, server_a
         page.screenshot(path=str(SHOTS / "mod-390.png"), full_page=True)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"the page is {width} px wide at 390 px"
+        # on a phone every column of the queue and of the games is in sight, each cell with its column's name:
+        # nothing cut off at the panel's edge
+        expect(page.locator(f'#queue tr[data-account="{my_id(page)}"]')).to_be_visible()
+        expect(page.locator("#games tbody tr")).to_have_count(1)
+        cells = page.evaluate("""() => [...document.querySelectorAll("#queue tbody td, #games tbody td")].map((td) => {
+            const r = td.getBoundingClientRect();
+            const box = td.closest(".table-scroll").getBoundingClientRect();
+            return {text: td.textContent, label: td.dataset.label || "", left: r.left, right: r.right,
+                    boxLeft: box.left, boxRight: box.right};
+        })""")
+        assert len(cells) == 15
+        cut = [c for c in cells if c["right"] > c["boxRight"] + 1 or c["left"] < c["boxLeft"] - 1]
+        assert not cut, cut
+        assert [c["label"] for c in cells[:5]] == ["Spieler", "Wert", "Stand", "Meldungen", "Warum"]
+        page.screenshot(path=str(SHOTS / "mod-390-queue.png"))
         assert serious(page) == []
     finally:
         context.close()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_proxy import Proxy
 from playwright.sync_api import expect
 
 from conftest import ARGS, CHROMIUM
@@ -151,3 +152,23 @@ def test_the_offline_page(browser: Any, base_url: str, locale: str, words: str) 
         expect(page.locator("#page-title")).to_be_visible()
     finally:
         context.close()
+
+
+def test_the_offline_page_comes_back_by_itself_when_the_server_does(context: Any, base_url: str) -> None:
+    """The server goes away while the network stays up (the browser's "online" event never comes): the offline
+    page asks the server again by itself and shows the page as soon as the server answers, with no click."""
+    proxy = Proxy(base_url)
+    try:
+        page = context.new_page()
+        page.goto(proxy.url + PLAY)
+        page.wait_for_selector(".card.up")
+        controlled(page)
+        proxy.down()
+        page.goto(proxy.url + "/leaderboard")
+        expect(page.locator("h1")).to_have_text("You are offline")
+        page.wait_for_timeout(2500)  # it has asked at least once, found nobody, and stayed
+        expect(page.locator("h1")).to_have_text("You are offline")
+        proxy.up()
+        expect(page.locator("#page-title")).to_have_text("Leaderboard", timeout=8000)
+    finally:
+        proxy.close()

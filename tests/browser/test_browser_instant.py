@@ -9,13 +9,11 @@ and not played behind the player's back.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from browser_proxy import Proxy
 from playwright.sync_api import expect
 
 from patience.games import Move, State, get_game
@@ -83,104 +81,16 @@ SPY = """
 """
 
 
-class DelayProxy:
-    """A TCP proxy to ``port`` that holds every chunk ``delay`` seconds in each direction (in order)."""
-
-    def __init__(self, port: int, delay: float) -> None:
-        self.target = port
-        self.delay = delay
-        self.loop = asyncio.new_event_loop()
-        self.writers: set[asyncio.StreamWriter] = set()
-        self.port = 0
-        ready = threading.Event()
-        self.thread = threading.Thread(target=self._run, args=(ready,), daemon=True)
-        self.thread.start()
-        ready.wait(10)
-
-    def _run(self, ready: threading.Event) -> None:
-        asyncio.set_event_loop(self.loop)
-
-        async def main() -> None:
-            self.server = await asyncio.start_server(self._client, "127.0.0.1", 0)
-            self.port = self.server.sockets[0].getsockname()[1]
-            ready.set()
-
-        self.loop.run_until_complete(main())
-        self.loop.run_forever()
-
-    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
-        except OSError:
-            writer.close()
-            return
-        self.writers |= {writer, up_writer}
-        try:
-            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
-        finally:
-            for w in (writer, up_writer):
-                self.writers.discard(w)
-                w.close()
-
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
-        loop = asyncio.get_running_loop()
-
-        async def forward() -> None:
-            while True:
-                due, data = await queue.get()
-                await asyncio.sleep(max(0.0, due - loop.time()))
-                if not data:
-                    with contextlib.suppress(OSError):
-                        writer.write_eof()
-                    return
-                writer.write(data)
-                await writer.drain()
-
-        task = asyncio.create_task(forward())
-        try:
-            while data := await reader.read(65536):
-                queue.put_nowait((loop.time() + self.delay, data))
-        except OSError:
-            pass
-        queue.put_nowait((loop.time() + self.delay, b""))
-        with contextlib.suppress(OSError, ConnectionError):
-            await task
-
-    def cut(self) -> None:
-        """Drop every connection now (what is held is lost): the network went."""
-
-        def drop() -> None:
-            for w in list(self.writers):
-                w.transport.abort()
-
-        self.loop.call_soon_threadsafe(drop)
-
-    def close(self) -> None:
-        async def stop() -> None:
-            self.server.close()
-            for w in list(self.writers):
-                w.transport.abort()
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout=5)
-
-
 @pytest.fixture
-def proxy_page(browser: Any, base_url: str) -> Iterator[tuple[Any, DelayProxy]]:
-    proxy = DelayProxy(int(base_url.rsplit(":", 1)[1]), DELAY)
+def proxy_page(browser: Any, base_url: str) -> Iterator[tuple[Any, Proxy]]:
+    proxy = Proxy(base_url, DELAY)
     context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
     context.add_init_script(SPY)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.set_default_timeout(30_000)
-    page.proxy_url = f"http://127.0.0.1:{proxy.port}"
+    page.proxy_url = proxy.url
     yield page, proxy
     context.close()
     proxy.close()
@@ -319,8 +229,8 @@ def test_a_listed_move_of_a_duel_is_drawn_at_once(browser: Any, base_url: str, m
     assert found
     key, ace, _ = found
     monkeypatch.setattr("patience.server.arena.dealstock.new_deal_key", lambda: key)
-    proxy = DelayProxy(int(base_url.rsplit(":", 1)[1]), DELAY)
-    slow = f"http://127.0.0.1:{proxy.port}"
+    proxy = Proxy(base_url, DELAY)
+    slow = proxy.url
     contexts = [browser.new_context(viewport={"width": 1200, "height": 800}, locale="en-US") for _ in range(2)]
     contexts[0].add_init_script(SPY)
     anna, bruno = (c.new_page() for c in contexts)
@@ -355,5 +265,55 @@ def test_a_listed_move_of_a_duel_is_drawn_at_once(browser: Any, base_url: str, m
     finally:
         for context in contexts:
             context.close()
+        proxy.close()
+    assert not errors, f"errors in the pages: {errors}"
+
+
+@pytest.mark.parametrize(("game", "seed", "src"), [("faecher", 5, "v5"), ("reloaded", 2, "t4")])
+def test_a_move_made_in_a_second_tab_on_a_table_the_first_changed_costs_nothing(
+        browser: Any, base_url: str, game: str, seed: int, src: str) -> None:
+    """One game in two tabs on a slow network (1 s each way): the first moves a card to its foundation, and
+    the second, before it has heard of that, moves the same card on the table it shows. The second's move
+    is drawn at once (it is legal there), then refused at no cost, said with the card the player moved, and
+    the second tab shows the table as the server has it: the card on its foundation, no −50."""
+    state = get_game(game).deal(seed)
+    card = state.piles()[src][-1][0].text
+    target = f"f{card[-1].lower()}"
+    proxy = Proxy(base_url, 1.0)
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="de-DE")
+    context.add_init_script(SPY)
+    errors: list[str] = []
+    try:
+        first = context.new_page()
+        first.on("pageerror", lambda exc: errors.append(str(exc)))
+        first.set_default_timeout(30_000)
+        first.goto(f"{proxy.url}/play?game={game}&seed={seed}")
+        first.wait_for_selector(".card.up")
+        first.wait_for_function("() => window.__msgs.some((m) => m.t === 'game')")
+        second = context.new_page()  # the same game's address (with its id) in another tab
+        second.on("pageerror", lambda exc: errors.append(str(exc)))
+        second.set_default_timeout(30_000)
+        second.goto(first.url)
+        second.wait_for_selector(".card.up")
+        second.wait_for_function("() => window.__msgs.some((m) => m.t === 'game')")
+        first.wait_for_timeout(300)
+        score = second.locator("#score").inner_text()
+        pick_and_put(first, card, target)
+        pick_and_put(second, card, target)  # the second tab has not heard of the first's move yet
+        expect(second.locator(f'.card[data-card="{card}"]')).to_have_attribute("data-pile", target)  # drawn
+        assert second.evaluate("window.__msgs.filter((m) => m.t === 'ev').length") == 0  # before any answer
+        ack = second.evaluate("window.__sent.filter((m) => m.t === 'move').at(-1).ack")
+        second.wait_for_function(f"() => window.__msgs.some((m) => m.t === 'rej' && m.ack === {ack})")
+        name = second.evaluate("""async (card) => (await import("/static/js/i18n.js")).cardName(card)""", card)
+        expect(second.locator("#toast")).to_have_text(
+            f"{name} wurde nicht gezogen: der Tisch war in einem anderen Fenster schon verändert. "
+            "Nichts wurde berechnet.")
+        expect(second.locator(f'.card[data-card="{card}"]')).to_have_attribute("data-pile", target)  # as it is
+        expect(second.locator("#score")).to_have_text(first.locator("#score").inner_text())
+        assert "−" not in second.locator("#score").inner_text() or "−" in score  # no charge
+        second.locator("#score-btn").click()  # the ledger: no wrong move in it
+        expect(second.locator("#ledger")).not_to_contain_text("Falscher Zug")
+    finally:
+        context.close()
         proxy.close()
     assert not errors, f"errors in the pages: {errors}"

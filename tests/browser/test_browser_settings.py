@@ -293,11 +293,31 @@ def test_an_opponent_found_in_a_background_tab(context_of: Any, base_url: str, s
     assert bruno.evaluate("typeof window.__shown") == "undefined"
 
 
+def test_audio_starts_on_the_first_gesture_not_before(context: Any) -> None:
+    """With sounds on, a game page starts no audio before the player's first gesture (the browser would refuse
+    it, saying so in the console), and the first gesture starts it: the move's sound is heard."""
+    context.add_init_script("try { localStorage.setItem('patience.sound', '1'); } catch {}")  # not on about:blank
+    context.add_init_script(COUNT_NOTES)
+    said: list[str] = []
+    context.on("console", lambda message: said.append(message.text))
+    page = open_play(context)
+    duel = context.new_page()
+    duel.goto(context.base_url + "/duel")
+    expect(duel.locator("#nav")).not_to_be_empty()
+    assert page.evaluate("async () => (await import('/static/js/sound.js')).audioState()") == "none"
+    page.locator('.slot[data-pile="s"]').click(force=True)
+    expect(page.locator('.card[data-pile="w"]')).to_have_count(1)
+    page.wait_for_function("window.__notes >= 1")
+    assert page.evaluate("async () => (await import('/static/js/sound.js')).audioState()") == "running"
+    assert not [text for text in said if "AudioContext" in text], said
+
+
 def test_which_sound_for_what(context: Any) -> None:
     """A card onto a foundation has a sound of its own (two notes), any other move one note; the clock's last
     ten seconds tick once a second, not before; nothing at all with the switch off."""
     context.add_init_script(COUNT_NOTES)
     page = open_play(context)
+    page.locator("#clock").click()  # a gesture: audio may start
     counts = page.evaluate("""async () => {
         const m = await import("/static/js/sound.js");
         const notes = (fn) => { const before = window.__notes; fn(); return window.__notes - before; };

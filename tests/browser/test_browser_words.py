@@ -87,3 +87,22 @@ def test_a_wrong_move_counts_one_card_in_the_singular(page: Any, base_url: str, 
           return ["1", "4"].map((n) => i18n.say({ k: "l_illegal", p: { rk: "reserve_whole", n } }, "", "faecher"));
         }""", lang)
     assert one in said[0] and many in said[1], said
+
+
+@pytest.mark.parametrize(("lang", "titles"), [
+    ("de", ["Duell", "Konto", "Spiel des Tages", "Turniere", "Rangliste", "Deine Spiele", "Seite nicht gefunden"]),
+    ("it", ["Sfida", "Account", "Partita del giorno", "Tornei", "Classifica", "Le tue partite",
+            "Pagina non trovata"]),
+])
+def test_every_tab_title_is_in_the_page_language(browser: Any, base_url: str, lang: str, titles: list[str]) -> None:
+    context = browser.new_context(locale={"de": "de-DE", "it": "it-IT"}[lang])
+    page = context.new_page()
+    try:
+        for path, title in zip(["/duel", "/account", "/daily", "/tournament", "/leaderboard", "/playnow",
+                                "/no-such-page"], titles, strict=True):
+            page.goto(f"{base_url}{path}")
+            expect(page).to_have_title(f"{title} · Patience Arena")
+        page.locator(".langs button[data-lang='en']").click()  # and a switch of language follows
+        expect(page).to_have_title("Page not found · Patience Arena")
+    finally:
+        context.close()

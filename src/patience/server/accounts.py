@@ -1017,6 +1017,12 @@ class Accounts:
             raise AccountError("bad_token", "this link is used or too old: ask for a new one", 400)
         await self._ended(ended)
 
+    async def reset_link_works(self, token: str) -> bool:
+        """Whether a reset link's token would set a password now (not used, not too old): the page says so
+        before it shows the link's form. It changes nothing; a token is too long (32 random bytes) to guess."""
+        text = str(token or "")
+        return 20 <= len(text) <= 100 and await self._db(self._reset_user, text) is not None
+
     def _reset_user(self, token: str) -> str | None:
         with Session(self.store.engine) as db:
             row = db.get(PasswordResetRow, _token_hash(token))

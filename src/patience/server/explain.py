@@ -62,6 +62,7 @@ _FORMS: list[tuple[str, str]] = [
     (r"there is no move to undo", "no_undo_move"),
     (r"at most (?P<n>\d+) moves? back: make a move first", "undo_row"),
     (r"the game is over.*", "game_over"),
+    (r"the table changed in another window.*", "stale"),
     # ledger lines
     (r"(?P<n>\d+) aces start the foundations", "l_start"),
     (r"(?P<card>§C) onto its foundation", "l_foundation"),

@@ -12,7 +12,7 @@ a match as a spectator sees it (``watch``), and a tournament's standings (``tour
 docs/protocol.md describes each field.
 
 >>> decode(b'{"t": "move", "d": {"ack": 3, "src": "t6", "dst": "t1", "n": 2}}')
-MoveIntent(ack=3, src='t6', dst='t1', n=2, auto=False, how=None, ms=None, px=None)
+MoveIntent(ack=3, src='t6', dst='t1', n=2, auto=False, how=None, ms=None, px=None, v=None)
 >>> encode(Pong(ms=5))
 b'{"t":"pong","d":{"ms":5}}'
 """
@@ -53,6 +53,7 @@ Options = Annotated[dict[Annotated[str, Meta(max_length=40)], OptionValue], Meta
 How = Annotated[str, Meta(pattern=r"^(drag|click|key|dbl)$")]  # how the page says a move was made (docs/fairplay.md)
 DragMs = Annotated[int, Meta(ge=0, le=600_000)]  # a drag's duration, ms
 DragPx = Annotated[int, Meta(ge=0, le=100_000)]  # a drag's path length, CSS pixels
+Version = Annotated[int, Meta(ge=0, le=2**53)]
 
 
 class ProtocolError(ValueError):
@@ -123,7 +124,9 @@ class JoinIntent(_Msg, frozen=True):
 class MoveIntent(_Msg, frozen=True):
     """Move ``n`` cards (default: the server's choice, e.g. a whole fitting run) from ``src`` to ``dst``;
     with ``auto`` the server then sends the safe cards to the foundations, and finishes the game once
-    every card is face up (patience.solve.auto), each as a move of its own."""
+    every card is face up (patience.solve.auto), each as a move of its own. ``v`` (optional) is the
+    version of the table the move was made on (the page's last): when another page of the game has
+    moved cards since, the move is refused at no cost (reason "the table changed in another window…")."""
 
     T = "move"
     ack: Ack
@@ -134,16 +137,18 @@ class MoveIntent(_Msg, frozen=True):
     how: How | None = None  # fair play's evidence (optional; never trusted alone): drag, click, key, dbl
     ms: DragMs | None = None  # a drag's duration
     px: DragPx | None = None  # a drag's path length
+    v: Version | None = None  # the version of the table the move was made on (None: not said, not checked)
 
 
 class StockIntent(_Msg, frozen=True):
-    """Turn the stock (talon): draw a card, or turn the waste over when the stock is empty (``auto``: as
-    for a move)."""
+    """Turn the stock (talon): draw a card, or turn the waste over when the stock is empty (``auto`` and
+    ``v``: as for a move)."""
 
     T = "stock"
     ack: Ack
     auto: bool = False
     how: How | None = None  # as for a move
+    v: Version | None = None  # as for a move
 
 
 class UndoIntent(_Msg, frozen=True):

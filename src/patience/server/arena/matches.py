@@ -48,7 +48,7 @@ from patience.server.protocol import (
     WatchMsg,
     encode,
 )
-from patience.server.solo.hub import LiveGame, ledger_line
+from patience.server.solo.hub import STALE, LiveGame, TableChanges, ledger_line
 from patience.server.storage.league import (
     MoveRow,
 )
@@ -107,6 +107,7 @@ class LiveMatch:
         self.views = tuple(LiveGame(match.id, p.id, s, clock, match.format.variant_name, now)
                            for p, s in zip(match.players, match.sessions, strict=True))
         self.ledger_sent = [len(s.ledger) for s in match.sessions]
+        self.changes = (TableChanges(), TableChanges())  # per side: which page moved its cards at which version
         self.lock = asyncio.Lock()
         self.seq = 0
         self.logged_ms = 0
@@ -174,6 +175,8 @@ class LiveMatch:
         if self.match.is_over and self.end is None:
             self._finish()
         self.version += 1
+        if moved and actor is not None:
+            self.changes[actor].note(self.version, cid)
         rendered = []
         for side in (0, 1):
             session = self.match.sessions[side]
@@ -238,6 +241,10 @@ class LiveMatch:
         if session.is_over:
             text = session.outcome.value.replace("_", " ") if session.outcome else "over"
             return error_reply("game_over", f"your game is over ({text})", ack)
+        if isinstance(intent, MoveIntent | StockIntent) and self.changes[side].stale(intent.v, cid):
+            # made on a table another page of this player has changed since: refused at no cost
+            move = f"{intent.src}>{intent.dst}" if isinstance(intent, MoveIntent) else "stock"
+            return encode(Rejected(ack, move, STALE, why(STALE)))
         if isinstance(intent, UndoIntent):
             action = "undo"
         elif isinstance(intent, GiveUpIntent):

@@ -18,7 +18,7 @@ import copy
 import logging
 import secrets
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -69,7 +69,7 @@ from patience.session import LedgerEntry, Session
 from patience.solve import winnable
 from patience.solve.auto import auto_move
 
-__all__ = ["Hub", "LiveGame", "ledger_line"]
+__all__ = ["STALE", "Hub", "LiveGame", "TableChanges", "ledger_line"]
 
 log = logging.getLogger("patience.server")
 
@@ -84,6 +84,43 @@ KEEP_EVENTS = 200  # events kept per game for a browser that reconnects (older: 
 SAVE_CHUNK = 25  # games turned into records between two looks at the network
 MAX_STEPS = 3000  # actions of a game kept as fair play's evidence
 SEED_RANGE = 1_000_000_000  # random game numbers have at most 9 digits, easy to pass on
+KEEP_CHANGES = 64  # table changes remembered per table: which page made each
+STALE = "the table changed in another window since this move was made: it was not played, and nothing was charged"
+
+
+class TableChanges:
+    """Which page (client id) changed a table at which version, for its last :data:`KEEP_CHANGES` changes.
+
+    A move says the version of the table it was made on (``v``). When another page of the game (a second
+    tab, another device) has moved cards since, the player made it on a table the server no longer has: it
+    is refused at no cost (:data:`STALE`) rather than played, or charged, on the table as it is now. The
+    page's own changes since (its earlier intents still on their way, their auto-moves) never count.
+
+    >>> changes = TableChanges()
+    >>> changes.note(1, "tab-a"); changes.note(2, "tab-b")
+    >>> changes.stale(1, "tab-a"), changes.stale(1, "tab-b"), changes.stale(2, "tab-a"), changes.stale(None, "x")
+    (True, False, False, False)
+    """
+
+    def __init__(self, known_from: int = 0) -> None:
+        self.known_from = known_from  # the changes up to this version are not known here (a game restored)
+        self.changes: deque[tuple[int, str | None]] = deque(maxlen=KEEP_CHANGES)
+
+    def note(self, version: int, cid: str | None) -> None:
+        self.changes.append((version, cid))
+
+    def stale(self, seen: int | None, cid: str) -> bool:
+        """Whether a move of page ``cid`` made on the table of version ``seen`` comes after another page's
+        change (None: the page did not say: never)."""
+        if seen is None or seen < self.known_from:
+            return False
+        for version, by in reversed(self.changes):
+            if version <= seen:
+                return False
+            if by != cid:
+                return True
+        # every change kept is newer than the page's table: one forgotten before them may be another page's
+        return len(self.changes) == KEEP_CHANGES
 
 
 class LiveGame:
@@ -100,6 +137,7 @@ class LiveGame:
         self.events: list[bytes] = []  # events[i] is version first_version + i
         self.first_version = 1
         self.known_from = 0  # a page that has seen a later version than this is caught up with events
+        self.changes = TableChanges()  # which page moved cards at which version
         self.replies: OrderedDict[tuple[str, int], bytes] = OrderedDict()
         self.last_ack: dict[str, int] = {}
         self.conns: set[Connection] = set()
@@ -223,6 +261,8 @@ class LiveGame:
         lines = [ledger_line(e) for e in ledger[self.ledger_sent:]]
         self.ledger_sent = len(ledger)
         self.version += 1
+        if moved:
+            self.changes.note(self.version, cid)
         message = EventMsg(
             v=self.version, kind=kind, ack=ack, cid=cid, move=move, ok=ok, reason=reason,
             why=why(reason) if reason else None, table=self.table() if moved else None,
@@ -294,6 +334,9 @@ class LiveGame:
         if session.outcome is not None:
             text = session.outcome.value.replace("_", " ")
             return conn.error("game_over", f"the game is over ({text})", ack)
+        if isinstance(intent, MoveIntent | StockIntent) and self.changes.stale(intent.v, conn.cid):
+            return self._reject(conn, ack, f"{intent.src}>{intent.dst}" if isinstance(intent, MoveIntent) else "stock",
+                                STALE)
         if isinstance(intent, UndoIntent):
             try:
                 session.undo()
@@ -450,6 +493,7 @@ def restore(saved: SavedGame, now: Now) -> LiveGame:
         game.version = max(game.version, version)
     game.first_version = game.version + 1
     game.known_from = game.version
+    game.changes = TableChanges(game.version)
     game.saved_version = game.version
     return game
 

@@ -24,6 +24,7 @@ from patience.record import replay
 from patience.rng import check_seed
 from patience.server.storage.fairplay import FairPlayRow, flag_series, marked_ids
 from patience.server.storage.ladder import changes_of, held_of, rate
+from patience.server.storage.roles import CLOSED_PREFIX
 from patience.server.storage.store import (
     ChallengeRow,
     MatchMoveRow,
@@ -213,10 +214,12 @@ def _rating_dict(row: RatingRow) -> dict[str, Any]:
 
 
 def leaderboard(engine: Engine, game: str, limit: int = 100) -> list[dict[str, Any]]:
-    """Players of ``game`` by rating: established ratings first, provisional ones (marked) after."""
+    """Players of ``game`` by rating: established ratings first, provisional ones (marked) after; a closed
+    account leaves the rankings (its matches stay in the history)."""
     with Session(engine) as db:
         rows = db.execute(select(RatingRow, UserRow.name).join(UserRow, UserRow.id == RatingRow.user_id)
-                          .where(RatingRow.game == game, RatingRow.user_id.not_in(marked_ids()))  # fair play
+                          .where(RatingRow.game == game, RatingRow.user_id.not_in(marked_ids()),  # fair play
+                                 UserRow.login.not_like(f"{CLOSED_PREFIX}%"))
                           .order_by(RatingRow.rating.desc()).limit(limit)).all()
     board = [{"id": r.user_id, "name": name, **_rating_dict(r)} for r, name in rows]
     board.sort(key=lambda e: (e["provisional"], -e["rating"]))

@@ -23,6 +23,7 @@ import contextlib
 import functools
 import json
 import os
+import re
 import time
 import unicodedata
 import urllib.parse
@@ -414,6 +415,27 @@ def sqlite_url(path: str | Path) -> str:
     return f"sqlite:///{Path(path).expanduser().resolve()}"
 
 
+_REVISION = re.compile(r"^revision(?:\s*:[^=]*)?\s*=\s*['\"]([^'\"]+)['\"]", re.M)
+_DOWN = re.compile(r"^down_revision(?:\s*:[^=]*)?\s*=\s*(.+)$", re.M)
+
+
+@functools.cache
+def migrations_head() -> str | None:
+    """The newest migration's revision, read from the migration files as text (Alembic, which imports
+    them, is loaded only when there is something to upgrade); None unless there is exactly one head."""
+    revisions: set[str] = set()
+    below: set[str] = set()
+    for path in (MIGRATIONS / "versions").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        revision, down = _REVISION.search(text), _DOWN.search(text)
+        if revision is None or down is None:
+            return None
+        revisions.add(revision.group(1))
+        below.update(re.findall(r"['\"]([^'\"]+)['\"]", down.group(1)))
+    heads = revisions - below
+    return heads.pop() if len(heads) == 1 else None
+
+
 def alembic_config(url: str) -> Any:
     """An Alembic configuration for ``url`` with this package's migrations."""
     from alembic.config import Config
@@ -448,7 +470,10 @@ class Store:
 
     def migrate(self) -> None:
         """Bring the schema up to the newest migration (on PostgreSQL one process at a time: several
-        servers that start together upgrade it once)."""
+        servers that start together upgrade it once). A database already there is left as it is without
+        loading Alembic (:meth:`at_head`: a start's half second)."""
+        if self.at_head():
+            return
         from alembic import command
 
         config = alembic_config(self.url)
@@ -457,6 +482,19 @@ class Store:
                 connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
+
+    def at_head(self) -> bool:
+        """Whether the schema is at the newest migration (the one head of the migrations' files, read as
+        text) by the database's ``alembic_version``; False when either cannot be told."""
+        head = migrations_head()
+        if head is None:
+            return False
+        try:
+            with self.engine.connect() as connection:
+                versions = [row[0] for row in connection.exec_driver_sql("SELECT version_num FROM alembic_version")]
+        except SQLAlchemyError:  # no such table yet: a new database
+            return False
+        return versions == [head]
 
     def close(self) -> None:
         self.engine.dispose()

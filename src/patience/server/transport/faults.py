@@ -20,8 +20,6 @@ import contextlib
 import logging
 from collections.abc import Iterator
 
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -69,14 +67,17 @@ class _ClientFaults(logging.Filter):
         return True
 
 
-_BUS_AWAY = (RedisConnectionError, RedisTimeoutError, BusError, ConnectionRefusedError)
+_BUS_AWAY = (BusError, ConnectionRefusedError)
+# Redis's own (redis.exceptions), told by name: a process with no Redis bus never loads the client library
+_REDIS_AWAY = frozenset({"ConnectionError", "TimeoutError"})
 
 
 def _bus_away(exc: BaseException | None) -> BaseException | None:
     """The error (in ``exc`` or what caused it) that says the bus cannot be reached, if any."""
     seen = 0
     while exc is not None and seen < 8:
-        if isinstance(exc, _BUS_AWAY):
+        if isinstance(exc, _BUS_AWAY) or any(c.__name__ in _REDIS_AWAY and c.__module__ == "redis.exceptions"
+                                             for c in type(exc).__mro__):
             return exc
         exc, seen = exc.__cause__ or exc.__context__, seen + 1
     return None

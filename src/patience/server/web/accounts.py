@@ -23,7 +23,7 @@ from patience.server.web.edge import BAD_TEXT, refused_bytes
 from patience.server.web.identity import SESSION_COOKIE, accounts_of, browser_id, current_user, with_cookie
 
 __all__ = ["account_api", "close_post", "email_post", "end_session_post", "export_get", "forgot_post", "me_api",
-           "name_post", "password_post", "reset_post", "signin_post", "signout_post", "signup_post"]
+           "name_post", "password_post", "reset_check_post", "reset_post", "signin_post", "signout_post", "signup_post"]
 
 log = logging.getLogger("patience.accounts")
 
@@ -315,6 +315,13 @@ async def forgot_post(request: Request, fields: dict[str, str], _browser: str) -
     lang = fields.get("lang", "en")
     await accounts.request_reset(fields.get("who", ""), _address(request), _reset_sender(request, lang))
     return _ok(request, {"sent": True}, "/account?sent=1")
+
+
+@_form_post("reset")
+async def reset_check_post(request: Request, fields: dict[str, str], _browser: str) -> Response:
+    """Whether the reset link's token still sets a password (``works``): the page says at once that a used or
+    old link does not, before its form. A form post (CSRF checked), so that the token is in no address."""
+    return _ok(request, {"works": await accounts_of(request).reset_link_works(fields.get("token", ""))})
 
 
 @_form_post("reset")

@@ -5,9 +5,9 @@ the server renders itself (with 400 and 404 pages for bad requests).
 A page is :func:`shell` around its body: the ``<head>`` (title, icon, style sheet, the page's
 script), and for the pages with the big title, the header with it and the navigation that
 ``arena.js`` fills in. The words in the pages are English; the scripts put every ``data-t``
-text into the browser's language.
+text, and the tab's title (``data-t-doc``), into the browser's language.
 
->>> "<title>Leaderboard · Patience Arena</title>" in shell(PAGES["leaderboard"], "<main></main>")
+>>> '<title data-t-doc="board.title">Leaderboard · Patience Arena</title>' in shell(PAGES["leaderboard"], "")
 True
 """
 
@@ -43,19 +43,26 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
 
 @dataclass(frozen=True)
 class Page:
-    """A page of the arena: its title (English; the script may set a better one), its script in
-    ``web/js``, the class of its body and the text key of its big title (None: the page's own
-    part brings a header of its own, as the play-like pages do)."""
+    """A page of the arena: its title (English), its script in ``web/js``, the class of its body, the
+    text key of its big title (None: the page's own part brings a header of its own, as the play-like
+    pages do) and the text key of the tab's title (default: the big title's), which the script puts
+    into the page's language (and may make more precise: a player's name, a tournament's)."""
 
     title: str
     script: str
     body_class: str
     heading: str | None = None
+    title_key: str | None = None
+
+    @property
+    def words(self) -> str | None:
+        """The text key of the tab's title."""
+        return self.title_key or self.heading
 
 
 PAGES: dict[str, Page] = {
-    "duel": Page("Duel", "duel", "play duel"),
-    "match": Page("Match", "replay", "play replay"),
+    "duel": Page("Duel", "duel", "play duel", title_key="duel.title"),
+    "match": Page("Match", "replay", "play replay", title_key="replay.title"),
     "account": Page("Account", "account", "start arena-page", "account.title"),
     "profile": Page("Player", "profile", "start arena-page", "profile.title"),
     "leaderboard": Page("Leaderboard", "leaderboard", "start arena-page", "board.title"),
@@ -73,7 +80,7 @@ _HEAD = """<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
 <meta name="theme-color" content="#174f33">
-<title>{title} · Patience Arena</title>
+<title{words}>{title} · Patience Arena</title>
 <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <link rel="manifest" href="/manifest.webmanifest">
 <link rel="apple-touch-icon" href="/static/icons/icon-192.png">
@@ -103,7 +110,8 @@ def _e(value: Any) -> str:
 def shell(page: Page, body: str, *, title: str | None = None) -> str:
     """The whole document of ``page`` with ``body`` in it."""
     shown = title or page.title
-    out = _HEAD.format(title=_e(shown), script=_e(page.script), body_class=_e(page.body_class))
+    words = f' data-t-doc="{_e(page.words)}"' if page.words and title is None else ""
+    out = _HEAD.format(title=_e(shown), words=words, script=_e(page.script), body_class=_e(page.body_class))
     if page.heading is not None:
         out += _HERO.format(key=_e(page.heading), title=_e(shown))
     return out + body.rstrip("\n") + "\n</body>\n</html>\n"

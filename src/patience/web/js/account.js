@@ -13,6 +13,7 @@ const next = params.get("next") && params.get("next").startsWith("/") && !params
   ? params.get("next") : "/duel";
 const resetToken = params.get("reset");
 if (resetToken) history.replaceState(null, "", "/account"); // the token leaves the address bar (and the history)
+let resetWorks = null; // whether the reset link still sets a password: asked before its form is shown
 
 function showError(code, wait) {
   const box = $("#error");
@@ -78,8 +79,10 @@ async function render() {
   for (const input of document.querySelectorAll("input[name=csrf]")) input.value = csrf;
   for (const input of document.querySelectorAll("input[name=next]")) input.value = next;
   $("#signed-in").hidden = !user;
-  $("#signed-out").hidden = !!user || !!resetToken;
-  $("#reset-form").hidden = !resetToken || !!user;
+  // a used or old reset link: said at once, with the forms to sign in and to ask for a new link, not its own
+  const resetShown = !!resetToken && !user && resetWorks !== false;
+  $("#signed-out").hidden = !!user || resetShown;
+  $("#reset-form").hidden = !resetShown;
   $("#forgot-form").hidden = !mail;
   $("#email-form").hidden = !mail;
   if (resetToken) $("#reset-form").elements.token.value = resetToken;
@@ -108,7 +111,9 @@ function bindForm(id, path, after) {
     delete fields.sure;
     const answer = await postForm(path, fields);
     if (!answer.ok) {
-      showError(answer.error, answer.retry_after);
+      // a signed-in form's password is the account's own, no login name was typed: "wrong password" then
+      const wrong = answer.error === "wrong_password" && form.closest("#signed-in");
+      showError(wrong ? "wrong_current" : answer.error, answer.retry_after);
       return;
     }
     showError(null);
@@ -127,7 +132,12 @@ async function main() {
   bindForm("#signin-form", "/account/signin", (a) => (location.href = a.next));
   bindForm("#signup-form", "/account/signup", (a) => (location.href = a.next));
   bindForm("#signout-form", "/account/signout", () => render());
+  if (resetToken) {
+    const answer = await postForm("/account/reset/check", { token: resetToken });
+    resetWorks = answer.ok ? !!answer.works : null; // no answer: the form, which says it on sending
+  }
   await render();
+  if (resetWorks === false) showError("bad_token");
   if (params.get("error")) showError(params.get("error"), params.get("wait"));
   if (params.get("sent")) showInfo("account.sent");
   if (params.get("reset_done")) showInfo("account.reset_done");

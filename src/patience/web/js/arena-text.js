@@ -80,7 +80,7 @@ export const ARENA_TEXT = {
       reset_title: "Set a new password", set_password: "Set the password",
       reset_note: "Every browser signed in to the account is signed out.", reset_done: "Password set: sign in with it.",
       err: {
-        wrong_password: "Wrong login name or password.", rate_limited: "Too many failed attempts: wait {wait} s.",
+        wrong_password: "Wrong login name or password.", wrong_current: "That is not the account's password.", rate_limited: "Too many failed attempts: wait {wait} s.",
         login_taken: "That login name is taken.", bad_login: "A login name is 3 to 32 letters, digits, '.', '_' or '-'.",
         bad_password: "A password has at least 8 characters.", bad_name: "A name is 1 to 40 characters.",
         csrf: "The form was stale: reload the page and try again.", sign_in: "Sign in first.",
@@ -145,7 +145,7 @@ export const ARENA_TEXT = {
         "same deal before or after you.",
       line_challenger: "Play now · {format} · against {name} ({rating})", line_against: "Play now · {format} · against {name}",
       line_host: "Play now · {format} · you play first; a challenger plays this deal later",
-      commitment: "Commitment", starts_in: "Your clock starts in", your_games: "Your games",
+      commitment: "Commitment", your_games: "Your games",
       hints_off: "Hints are off in Play now.", new_badge: { one: "1 new result", many: "{n} new results" },
       going: "Going on", waiting: "Waiting for a result", finished: "Finished", expired: "Expired",
       go_on: "Go on", open: "Waiting for a challenger", expires: { one: "expires in 1 day", many: "expires in {n} days" },
@@ -163,7 +163,7 @@ export const ARENA_TEXT = {
       },
     },
     replay: {
-      title: "Match", live: "This match is going on. The deal key is shown when it ends.", step: "Step {i} of {n}",
+      title: "Match", live: "This match is going on. The deal key is shown when it ends.", step: "Step {i} of {n}", scrub: "Step",
       first: "Start", prev: "Back", next: "Forward", last: "End", play: "Play", pause: "Pause", deal: "the deal",
       end: "the end", match_end: "the end of the match: the pool is added",
     },
@@ -300,7 +300,7 @@ export const ARENA_TEXT = {
       reset_note: "Jeder mit dem Konto angemeldete Browser wird abgemeldet.",
       reset_done: "Passwort gesetzt: melde dich damit an.",
       err: {
-        wrong_password: "Anmeldename oder Passwort falsch.", rate_limited: "Zu viele Fehlversuche: warte {wait} s.",
+        wrong_password: "Anmeldename oder Passwort falsch.", wrong_current: "Das ist nicht das Passwort des Kontos.", rate_limited: "Zu viele Fehlversuche: warte {wait} s.",
         login_taken: "Dieser Anmeldename ist vergeben.",
         bad_login: "Ein Anmeldename hat 3 bis 32 Buchstaben, Ziffern, '.', '_' oder '-'.",
         bad_password: "Ein Passwort hat mindestens 8 Zeichen.", bad_name: "Ein Name hat 1 bis 40 Zeichen.",
@@ -369,7 +369,7 @@ export const ARENA_TEXT = {
         "jemand spielt dasselbe Blatt vor oder nach dir.",
       line_challenger: "Jetzt spielen · {format} · gegen {name} ({rating})", line_against: "Jetzt spielen · {format} · gegen {name}",
       line_host: "Jetzt spielen · {format} · du spielst zuerst; jemand spielt dieses Blatt später",
-      commitment: "Siegel", starts_in: "Deine Uhr läuft in", your_games: "Deine Spiele",
+      commitment: "Siegel", your_games: "Deine Spiele",
       hints_off: "Bei „Jetzt spielen“ gibt es keine Tipps.", new_badge: { one: "1 neues Ergebnis", many: "{n} neue Ergebnisse" },
       going: "Laufend", waiting: "Warten auf ein Ergebnis", finished: "Beendet", expired: "Abgelaufen",
       go_on: "Weiterspielen", open: "Wartet auf einen Herausforderer", expires: { one: "läuft in 1 Tag ab",
@@ -390,7 +390,7 @@ export const ARENA_TEXT = {
     },
     replay: {
       title: "Duell", live: "Dieses Duell läuft noch. Der Spielschlüssel wird am Ende gezeigt.",
-      step: "Schritt {i} von {n}", first: "Anfang", prev: "Zurück", next: "Weiter", last: "Ende", play: "Abspielen",
+      step: "Schritt {i} von {n}", scrub: "Schritt", first: "Anfang", prev: "Zurück", next: "Weiter", last: "Ende", play: "Abspielen",
       pause: "Pause", deal: "das Austeilen", end: "das Ende", match_end: "das Ende des Duells: der Pool kommt dazu",
     },
     report: {
@@ -527,7 +527,7 @@ export const ARENA_TEXT = {
       reset_note: "Ogni browser collegato all'account viene disconnesso.",
       reset_done: "Password impostata: accedi con quella.",
       err: {
-        wrong_password: "Nome o password sbagliati.", rate_limited: "Troppi tentativi falliti: aspetta {wait} s.",
+        wrong_password: "Nome o password sbagliati.", wrong_current: "Non è la password dell'account.", rate_limited: "Troppi tentativi falliti: aspetta {wait} s.",
         login_taken: "Questo nome di accesso è già preso.",
         bad_login: "Un nome di accesso ha da 3 a 32 lettere, cifre, '.', '_' o '-'.",
         bad_password: "Una password ha almeno 8 caratteri.", bad_name: "Un nome ha da 1 a 40 caratteri.",
@@ -599,7 +599,7 @@ export const ARENA_TEXT = {
         "altro giocatore gioca la stessa smazzata prima o dopo di te.",
       line_challenger: "Gioca ora · {format} · contro {name} ({rating})", line_against: "Gioca ora · {format} · contro {name}",
       line_host: "Gioca ora · {format} · giochi per primo; uno sfidante giocherà questa smazzata più tardi",
-      commitment: "Sigillo", starts_in: "Il tuo orologio parte tra", your_games: "Le tue partite",
+      commitment: "Sigillo", your_games: "Le tue partite",
       hints_off: "In Gioca ora i suggerimenti sono disattivati.", new_badge: { one: "1 nuovo risultato", many: "{n} nuovi risultati" },
       going: "In corso", waiting: "In attesa di un risultato", finished: "Finite", expired: "Scadute",
       go_on: "Continua", open: "In attesa di uno sfidante", expires: { one: "scade tra 1 giorno", many: "scade tra {n} giorni" },
@@ -619,7 +619,7 @@ export const ARENA_TEXT = {
     },
     replay: {
       title: "Sfida", live: "Questa sfida è in corso. La chiave della smazzata si vede alla fine.",
-      step: "Passo {i} di {n}", first: "Inizio", prev: "Indietro", next: "Avanti", last: "Fine", play: "Avvia",
+      step: "Passo {i} di {n}", scrub: "Passo", first: "Inizio", prev: "Indietro", next: "Avanti", last: "Fine", play: "Avvia",
       pause: "Pausa", deal: "la smazzata", end: "la fine", match_end: "la fine della sfida: si aggiunge il fondo",
     },
     report: {

@@ -93,7 +93,7 @@ export async function refreshUnseen() {
 }
 
 /** Press Play now on the pool ``format`` ("GAME/VARIANT/SECONDS"): on the server's answer, to the game's
- * table (with its countdown); else resolves to the words of why not. */
+ * table (its cards at once); else resolves to the words of why not. */
 export async function playNow(format) {
   const answer = await postForm(`/api/playnow/${format}`, {});
   if (answer.status === 200 && answer.game_id) {
@@ -103,7 +103,7 @@ export async function playNow(format) {
       // the table asks the server for the rest
     }
     const to = new URLSearchParams({ game: answer.game, id: answer.game_id });
-    if (!answer.again) to.set("now", "1"); // a new game: 3-2-1 before its clock starts (one going on: at once)
+    if (!answer.again) to.set("now", "1"); // a new game: who it is against is shown from this answer
     location.href = `/play?${to}`;
     return null;
   }

@@ -6,10 +6,10 @@
 import { Board } from "./board.js";
 import { commitmentText, el, formatName, openPage, playNow, refreshUnseen, sha256 } from "./arena.js";
 import { Instant } from "./instant.js";
-import { onLang, say, t } from "./i18n.js";
+import { onLang, refusal, say, t } from "./i18n.js";
 import { Liveness } from "./liveness.js";
 import { $, applyText, confirmDialog, formatTime, pageNotice, points, showUndo, signed, toast } from "./ui.js";
-import { randomId } from "./net.js";
+import { ON_TABLE, randomId } from "./net.js";
 import { attention, notifyToggle, settingsSection } from "./settings.js";
 import { lastSeconds, moveSound, sound } from "./sound.js";
 
@@ -117,7 +117,7 @@ const net = {
   send(type, data = {}) {
     if (!INTENTS.has(type)) return this.raw(type, { ...data, cid: this.cid });
     const ack = ++this.ack;
-    const body = { ...data, ack };
+    const body = ON_TABLE.has(type) ? { ...data, ack, v: this.v } : { ...data, ack }; // v: the table it was made on
     this.pending.set(ack, [type, body]);
     this.raw(type, body);
     return ack;
@@ -158,7 +158,7 @@ const net = {
       instant.refused(d.ack);
       board.snapBack();
       sound("refusal");
-      toast(say(d.why, d.reason, view.duel && view.duel.game), "bad");
+      toast(refusal(d, view.duel && view.duel.game, instant.cardOf(d.ack)), "bad");
     } else if (msg.t === "err") {
       onError(d);
     } else if (msg.t === "playnow") {

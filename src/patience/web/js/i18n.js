@@ -28,6 +28,12 @@ const TEXT = {
       duel: "There is no such duel: the link may be wrong or the duel is over.",
       tournament: "There is no such tournament.", leaderboard: "There is no leaderboard for “{game}”.",
       day: "There is no deal of the day for {day}." },
+    once: { done: "Your attempt at today's deal of the day is done: one attempt a day.",
+      going: "Your attempt at today's deal of the day goes on: go on with it from the day's page.",
+      today: "The deal of the day is played from its page, one attempt a day.",
+      past: "The deal of the day of {day} is over: its key and the best games are on its page.",
+      to_day: "To the deal of the day", now: "A game of Play now is played once: its result is among your games.",
+      to_now: "Your games" },
     floor_note: "{from} → {to}: the score never goes below 0, so a charge takes only the points there are.",
     four_colour: "Four-colour suits",
     auto_move: "Auto-move safe cards", card_back: "Card back", back: { blue: "Blue", red: "Red", green: "Green" },
@@ -105,6 +111,8 @@ const TEXT = {
       no_undo_game: "This game has no undo", no_undo_move: "There is no move to undo",
       undo_row: "No undo in store (each move adds one, up to {n}): make a move first", game_over: "The game is over",
       no_winnable: "No winnable deals are known yet for {variant}",
+      stale: "{card} was not moved: the table had changed in another window. Nothing was charged.",
+      stale_any: "The table had changed in another window: nothing was done, and nothing was charged.",
       l_start: "{n} aces start the foundations", l_foundation: "{card} onto its foundation",
       l_foundation_x: "{card} onto a foundation ({a} × {b})",
       l_foundation_reserve: "{card} from a reserve pile onto a foundation", l_reveal: "{card} turned face up",
@@ -136,6 +144,12 @@ const TEXT = {
       duel: "Dieses Duell gibt es nicht: der Link ist falsch oder das Duell ist vorbei.",
       tournament: "Dieses Turnier gibt es nicht.", leaderboard: "Für „{game}“ gibt es keine Rangliste.",
       day: "Für den {day} gibt es kein Spiel des Tages." },
+    once: { done: "Dein Versuch am heutigen Spiel des Tages ist beendet: ein Versuch am Tag.",
+      going: "Dein Versuch am heutigen Spiel des Tages läuft: spiel ihn von der Seite des Tages aus weiter.",
+      today: "Das Spiel des Tages wird von seiner Seite aus gespielt, ein Versuch am Tag.",
+      past: "Das Spiel des Tages vom {day} ist vorbei: sein Schlüssel und die besten Spiele stehen auf seiner Seite.",
+      to_day: "Zum Spiel des Tages", now: "Ein Spiel von „Jetzt spielen“ wird einmal gespielt: sein Ergebnis steht bei deinen Spielen.",
+      to_now: "Deine Spiele" },
     floor_note: "{from} → {to}: Der Punktestand fällt nie unter 0, ein Abzug nimmt also nur die Punkte, die da sind.",
     go: "Los", language: "Sprache", four_colour: "Vierfarbiges Blatt",
     auto_move: "Automatisch ablegen", card_back: "Kartenrücken",
@@ -218,6 +232,8 @@ const TEXT = {
       no_undo_game: "In diesem Spiel gibt es keine Rücknahme", no_undo_move: "Kein Zug zum Zurücknehmen",
       undo_row: "Keine Rücknahme auf Vorrat (jeder Zug gibt eine dazu, höchstens {n}): erst einen Zug machen", game_over: "Das Spiel ist vorbei",
       no_winnable: "Für {variant} sind noch keine lösbaren Spiele bekannt",
+      stale: "{card} wurde nicht gezogen: der Tisch war in einem anderen Fenster schon verändert. Nichts wurde berechnet.",
+      stale_any: "Der Tisch war in einem anderen Fenster schon verändert: nichts wurde getan und nichts berechnet.",
       l_start: "{n} Asse beginnen die Ablagen", l_foundation: "{card} auf die Ablage",
       l_foundation_x: "{card} auf die Ablage ({a} × {b})",
       l_foundation_reserve: "{card} vom Hilfsstapel auf die Ablage", l_reveal: "{card} aufgedeckt",
@@ -249,6 +265,12 @@ const TEXT = {
       duel: "Questa sfida non esiste: il link è sbagliato o la sfida è finita.",
       tournament: "Questo torneo non esiste.", leaderboard: "Non c’è una classifica per «{game}».",
       day: "Non c’è una partita del giorno per il {day}." },
+    once: { done: "Il tuo tentativo alla partita del giorno di oggi è concluso: un tentativo al giorno.",
+      going: "Il tuo tentativo alla partita del giorno di oggi è in corso: continualo dalla pagina del giorno.",
+      today: "La partita del giorno si gioca dalla sua pagina, un tentativo al giorno.",
+      past: "La partita del giorno del {day} è finita: la chiave e le partite migliori sono sulla sua pagina.",
+      to_day: "Alla partita del giorno", now: "Una partita di «Gioca ora» si gioca una volta: il risultato è tra le tue partite.",
+      to_now: "Le tue partite" },
     floor_note: "{from} → {to}: il punteggio non scende mai sotto 0, quindi una penalità toglie solo i punti che ci sono.",
     close: "Chiudi", go: "Vai", language: "Lingua", four_colour: "Semi a quattro colori",
     auto_move: "Mosse automatiche",
@@ -332,6 +354,8 @@ const TEXT = {
       no_undo_game: "In questo gioco non si annulla", no_undo_move: "Nessuna mossa da annullare",
       undo_row: "Nessun annullamento di scorta (ogni mossa ne aggiunge uno, fino a {n}): prima fai una mossa", game_over: "La partita è finita",
       no_winnable: "Per {variant} non si conoscono ancora partite risolvibili",
+      stale: "{card} non è stata mossa: il tavolo era già cambiato in un'altra finestra. Nessun punto tolto.",
+      stale_any: "Il tavolo era già cambiato in un'altra finestra: non è successo niente e nessun punto è stato tolto.",
       l_start: "{n} assi aprono le basi", l_foundation: "{card} sulla base",
       l_foundation_x: "{card} sulla base ({a} × {b})",
       l_foundation_reserve: "{card} dalla riserva sulla base", l_reveal: "{card} scoperta",
@@ -445,6 +469,13 @@ export function moveName(text, game) {
   const match = /^([a-z]+\d*)>([a-z]+\d*)(?::\d+)?$/.exec(text || "");
   if (!match) return text;
   return `${pileName(match[1], game)} → ${pileName(match[2], game)}`;
+}
+
+/** Why an intent was refused (a ``rej``), in this language. A move made on a table that another window had
+ * changed names the card the player moved (``card``), as their page showed it, not the one there now. */
+export function refusal(d, game, card) {
+  if (d.why && d.why.k === "stale") return t(card ? "why.stale" : "why.stale_any", { card: card ? cardName(card) : "" });
+  return say(d.why, d.reason, game);
 }
 
 /** A sentence of the server in this language (its key and parameters), or its English text. */

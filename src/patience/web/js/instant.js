@@ -25,6 +25,7 @@ export class Instant {
     this.over = false;
     this.drawn = null; // {ack}: a move drawn at once whose answer has not come yet
     this.turning = null; // the ack of a stock click awaiting its answer (the stock shows it waits)
+    this.cards = new Map(); // ack -> the card a move intent moves (its run's first), as the page showed it
   }
 
   /** A stock click: nothing is drawn before the answer (the card it turns up is unknown); the stock
@@ -95,11 +96,20 @@ export class Instant {
 
   /** A move intent: drawn at once if listed, then sent with ``send()`` (which returns its ack). */
   move(src, dst, n, send) {
+    const shown = this.board.table && this.board.table.piles[src];
+    const card = shown ? shown[shown.length - (n || 1)] : null; // what the player moved, as they saw it
     const listed = this.find(src, dst, n);
     if (listed) this.draw(listed);
     const ack = send();
     if (listed) this.drawn = { ack };
+    if (card) this.cards.set(ack, card);
+    while (this.cards.size > 32) this.cards.delete(this.cards.keys().next().value);
     return ack;
+  }
+
+  /** The card that move intent ``ack`` moved, as the page showed it (null: unknown, a face-down card). */
+  cardOf(ack) {
+    return this.cards.get(ack) || null;
   }
 
   /** Draw listed move [src, pile, n]: the top cards of ``src`` onto ``pile`` (a foundation takes them top

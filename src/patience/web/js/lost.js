@@ -5,6 +5,6 @@ import { openPage } from "./arena.js";
 import { onLang } from "./i18n.js";
 import { applyText } from "./ui.js";
 
-onLang(applyText);
+onLang(() => applyText()); // the language switch passes its code: the whole page
 applyText();
 openPage();

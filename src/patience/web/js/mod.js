@@ -64,6 +64,25 @@ function renderQueue() {
     if (row.id === chosen) tr.setAttribute("aria-current", "true");
     return tr;
   }));
+  labelCells($("#queue"));
+}
+
+/** Each cell of ``table`` named by its column's heading (data-label): a phone shows each row as a card of
+ * named lines, no column off to the side; the table keeps its roles for screen readers all the same. */
+function labelCells(table) {
+  const heads = [...table.querySelectorAll("thead th")].map((th) => th.textContent);
+  table.setAttribute("role", "table");
+  for (const tr of table.querySelectorAll("tr")) {
+    tr.setAttribute("role", "row");
+    for (const [i, cell] of [...tr.children].entries()) {
+      if (cell.tagName === "TH") cell.setAttribute("role", "columnheader");
+      else {
+        cell.setAttribute("role", "cell");
+        cell.dataset.label = cell.colSpan > 1 ? "" : heads[i] || "";
+      }
+    }
+  }
+  for (const part of table.querySelectorAll("thead, tbody")) part.setAttribute("role", "rowgroup");
 }
 
 /** Bars of the account's think times beside the population's, each as a share of its actions. */
@@ -129,6 +148,7 @@ function renderAccount() {
   $("#think").replaceChildren(...thinkChart(a.think));
   $("#games tbody").replaceChildren(...a.games.map(gameRow));
   if (!a.games.length) $("#games tbody").append(el("tr", {}, el("td", { colSpan: 10, textContent: t("mod.no_games") })));
+  labelCells($("#games"));
   $("#reports").replaceChildren(...a.reports.map((r) => el("li", {},
     el("a", { href: `/profile?u=${encodeURIComponent(r.by)}`, textContent: r.by_name }),
     ` · ${t(`report.cat.${r.category}`)} · ${when(r.at_ms)}${r.note ? ` · “${r.note}”` : ""}`)));

@@ -4,6 +4,9 @@
 import { Liveness } from "./liveness.js";
 
 const INTENTS = new Set(["move", "stock", "undo", "giveup"]);
+// intents that say the version of the table they were made on (the page's last): another window's change
+// since, and the server refuses them at no cost (docs/protocol.md)
+export const ON_TABLE = new Set(["move", "stock"]);
 
 /** A page's id (12 URL-safe characters): its acks and events are told apart from other pages'. */
 export function randomId() {
@@ -97,7 +100,7 @@ export class Net {
   send(type, data = {}) {
     if (INTENTS.has(type)) {
       const ack = ++this.ack;
-      const body = { ...data, ack };
+      const body = ON_TABLE.has(type) ? { ...data, ack, v: this.v } : { ...data, ack };
       this.pending.set(ack, [type, body]);
       this.raw(type, body);
       return ack;

@@ -4,7 +4,7 @@
 import { fetchGames, formatName } from "./arena.js";
 import { Board } from "./board.js";
 import { cardDisplay } from "./cards.js";
-import { cardName, lang, moveName, onLang, pileName, rulesOf, say, setLang, t } from "./i18n.js";
+import { cardName, lang, moveName, onLang, pileName, refusal, rulesOf, say, setLang, t } from "./i18n.js";
 import { Instant } from "./instant.js";
 import { Net } from "./net.js";
 import { settingsSection } from "./settings.js";
@@ -16,7 +16,8 @@ import {
 
 const params = new URLSearchParams(location.search);
 const RESERVED = new Set(["id", "game", "seed", "variant", "lang", "now"]);
-const COUNTDOWN = 3; // seconds shown before joining a game of Play now (its clock starts at the join)
+// the address of a deal played once (the deal of the day, "day:DATE"; Play now, "now:MATCH"): never a random game
+const PLAYED_ONCE = /^(day:\d{4}-\d{2}-\d{2}|now:.+)$/.test(params.get("seed") || "");
 
 const view = {
   game: null, // the last "game" message
@@ -131,7 +132,7 @@ function onReject(d) {
   instant.refused(d.ack);
   board.snapBack();
   sound("refusal");
-  const text = say(d.why, d.reason, view.game && view.game.game);
+  const text = refusal(d, view.game && view.game.game, instant.cardOf(d.ack));
   toast(text, "bad");
   announce(text);
 }
@@ -159,7 +160,8 @@ function onTargets(d) {
 function onError(d) {
   instant.refused(d.ack);
   if (d.code === "no_such_game" || d.code === "cannot_restore") {
-    net.newGame(dealFromParams());
+    if (PLAYED_ONCE) showPlayedOnce(params.get("game") || "", params.get("seed"));
+    else net.newGame(dealFromParams());
     return;
   }
   if (d.code === "unknown_game" && !view.game) {
@@ -260,41 +262,50 @@ function renderApart() {
   $("#playnow-games").hidden = !(view.status && view.status.outcome);
 }
 
-/** 3, 2, 1 over the table, then ``then()`` (the join, which starts the game's clock). */
-function countDown(then) {
-  const box = $("#countdown");
-  let left = COUNTDOWN;
-  box.hidden = false;
-  for (const id of ["#hint", "#new", "#m-new"]) $(id).hidden = true; // a game of Play now has neither
-  $("#countdown-n").textContent = String(left);
-  const timer = setInterval(() => {
-    left -= 1;
-    if (left > 0) {
-      $("#countdown-n").textContent = String(left);
-      return;
-    }
-    clearInterval(timer);
-    box.hidden = true;
-    then();
-  }, 1000);
-}
-
 /** An address naming no game: said in the page's language over the empty table, with the way back. */
-function showLost(game, key = "lost.game") {
+function showLost(game, key = "lost.game", params = { game: game.slice(0, 40) }, link = ["/", "lost.home"]) {
   const box = document.createElement("section");
   box.className = "panel lost";
   box.setAttribute("role", "alert");
   const text = Object.assign(document.createElement("p"), { textContent: "" });
   text.dataset.t = key;
-  text.dataset.p = JSON.stringify({ game: game.slice(0, 40) });
-  const back = Object.assign(document.createElement("a"), { className: "btn primary", href: "/" });
-  back.dataset.t = "lost.home";
+  text.dataset.p = JSON.stringify(params);
+  const back = Object.assign(document.createElement("a"), { className: "btn primary", href: link[0] });
+  back.dataset.t = link[1];
   box.append(text, back);
   $("#board").append(box);
   $(".figures").hidden = true; // no game: no score, clock or actions
   $(".toolbar").hidden = true;
   $("#game-name").dataset.t = "lost.title";
   applyText();
+}
+
+/** A deal played once (the deal of the day, a game of Play now) asked for by its address (its seed), with no
+ * game of it to join: never another game in its place, but where it stands and the way to its page. */
+async function showPlayedOnce(game, seed) {
+  if (seed.startsWith("now:")) {
+    showLost(game, "once.now", {}, ["/playnow", "once.to_now"]);
+    $("#game-name").dataset.t = "playnow.button";
+    applyText();
+    document.title = `${t("playnow.button")} · Patience Arena`;
+    return;
+  }
+  const day = seed.slice(4, 14);
+  let key = "once.today";
+  try {
+    const board = await fetch(`/api/daily/${encodeURIComponent(game)}?day=${encodeURIComponent(day)}`,
+      { cache: "no-store" }).then((r) => (r.ok ? r.json() : null));
+    const mine = board && board.mine != null ? board.entries.find((row) => row.rank === board.mine) : null;
+    if (board && board.over) key = "once.past";
+    else if (mine) key = mine.outcome ? "once.done" : "once.going";
+  } catch {
+    // the general words then
+  }
+  const query = new URLSearchParams({ game, day });
+  showLost(game, key, { day }, [`/daily?${query}`, "once.to_day"]);
+  $("#game-name").dataset.t = "daily.title";
+  applyText();
+  document.title = `${t("daily.title")} · Patience Arena`;
 }
 
 // -- the header: score, clock, pool, undo ------------------------------------------------------
@@ -569,7 +580,6 @@ function bindControls() {
     button.addEventListener("click", () => button.closest("dialog").close());
   }
   document.addEventListener("keydown", (e) => {
-    if (!$("#countdown").hidden) return; // nothing to play before the game is joined
     if (document.querySelector("dialog[open]") || e.ctrlKey || e.metaKey || e.altKey) {
       if ((e.ctrlKey || e.metaKey) && e.key === "z" && !document.querySelector("dialog[open]")) {
         e.preventDefault();
@@ -631,13 +641,17 @@ bindControls();
 
 if (!params.get("id") && !params.get("game")) {
   location.replace("/");
+} else if (PLAYED_ONCE && !params.get("id")) {
+  showPlayedOnce(params.get("game") || "", params.get("seed"));
 } else {
   if (params.get("id")) net.gameId = params.get("id");
   if (params.get("now") === "1" && params.get("id")) {
-    // Play now's button led here: who the game is against, and 3-2-1 before the join starts the clock
+    // Play now's button led here: the cards at once (the join starts the game's clock, as it does the other
+    // side's: README, Play now), and who the game is against
     view.apartAsked = true;
+    for (const id of ["#hint", "#new", "#m-new"]) $(id).hidden = true; // a game of Play now has neither
+    net.connect(["new", dealFromParams()]);
     loadApart(params.get("id"), null);
-    countDown(() => net.connect(["new", dealFromParams()]));
   } else {
     net.connect(["new", dealFromParams()]);
   }

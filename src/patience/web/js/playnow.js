@@ -1,10 +1,16 @@
 // "Your games" of Play now: the games going on, those waiting for the other player, the results (each with
 // its replay, where the deal key opens the commitment) and the matches nobody took. The page shows what
-// the server sends and marks the results seen once shown (new ones stay marked on this page).
+// the server sends and marks the results seen once shown (new ones stay marked on this page). It is live:
+// a result that comes in while it is open is shown at once (the arena socket's "playnow" message, as the
+// duel page's badge hears it).
 
 import { el, formatName, openPage, postForm, showUnseen } from "./arena.js";
 import { lang, onLang, t } from "./i18n.js";
+import { Liveness } from "./liveness.js";
+import { randomId } from "./net.js";
 import { $, applyText, points } from "./ui.js";
+
+const SEEN_AFTER_MS = 2000; // a result that comes in while the page is open counts as seen after this long
 
 const DAY_MS = 86400000;
 let data = null;
@@ -85,7 +91,7 @@ function render() {
   $("#pn-lobby").hidden = data.games.length === 0;
 }
 
-async function load() {
+async function load(live = false) {
   let answer = null;
   try {
     const response = await fetch("/api/playnow", { cache: "no-store", credentials: "same-origin" });
@@ -104,12 +110,58 @@ async function load() {
     return;
   }
   data = answer;
-  fresh = new Set(data.games.filter((g) => !g.seen && (g.state === "done" || g.state === "expired")).map((g) => g.id));
+  const unseen = data.games.filter((g) => !g.seen && (g.state === "done" || g.state === "expired")).map((g) => g.id);
+  fresh = new Set([...fresh, ...unseen]);
   render();
-  if (data.unseen > 0 || fresh.size) { // shown: seen (they stay marked new on this page)
+  if (data.unseen > 0 || unseen.length) { // shown: seen (they stay marked new on this page)
+    if (live) await new Promise((ok) => setTimeout(ok, SEEN_AFTER_MS)); // the player's other pages hear of it first
     const said = await postForm("/api/playnow/seen", {});
     if (said.status === 200) showUnseen(0);
   }
+}
+
+/** The arena socket: a result of Play now that comes in is loaded and shown; after a lost connection, the
+ * list is loaded again (a result may have come meanwhile). */
+function listen() {
+  const cid = randomId();
+  let retry = 0;
+  let ws = null;
+  const liveness = new Liveness(() => send("ping"), () => lost(ws));
+  const send = (type) => ws && ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ t: type, d: { cid } }));
+  const open = (again) => {
+    ws = new WebSocket(`${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws`);
+    const mine = ws;
+    ws.onopen = () => {
+      liveness.heardNow();
+      send("lobby"); // a page of the arena: told of its player's results
+      if (again) load(true);
+    };
+    ws.onmessage = (e) => {
+      liveness.heardNow();
+      retry = 0;
+      let msg = {};
+      try {
+        msg = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      if (msg.t === "playnow") load(true);
+    };
+    ws.onclose = () => lost(mine);
+  };
+  const lost = (gone) => {
+    if (!gone || gone !== ws) return;
+    ws = null;
+    gone.onclose = null;
+    try {
+      gone.close();
+    } catch {
+      // already gone
+    }
+    setTimeout(() => open(true), Math.min(5000, 300 * 2 ** retry++));
+  };
+  open(false);
+  liveness.start();
 }
 
 async function main() {
@@ -120,6 +172,7 @@ async function main() {
     $("#pn-signin").hidden = false;
     return;
   }
+  listen();
   await load();
 }
 

@@ -1,6 +1,8 @@
 // The table's sounds, made by the Web Audio API (short synthesized tones: no audio files), one switch for all
 // of them (kept in this browser; off until the player turns them on). The pages say what happened (a deal,
 // a move, a card onto a foundation, a refusal, a win, an opponent found, a second of the last ten).
+// A browser lets audio start only after a gesture on the page: none is made before the first one (a sound
+// due earlier, such as the deal's at the page's start, is left out), and the first one starts it.
 
 const KEY = "patience.sound";
 
@@ -17,6 +19,30 @@ const SOUNDS = {
 };
 
 let context = null;
+let allowed = false; // a gesture was made on this page: audio may start
+
+const GESTURES = ["pointerdown", "pointerup", "touchend", "keydown", "click"];
+
+function gesture() {
+  // a pointerdown of a touch is no gesture to the browser yet (its touchend is): wait for one that is
+  if (navigator.userActivation && !navigator.userActivation.isActive) return;
+  allowed = true;
+  for (const type of GESTURES) removeEventListener(type, gesture, true);
+  if (soundOn()) {
+    try {
+      audio(); // started within the gesture: the sounds after it (a move's, when the server answers) are heard
+    } catch {
+      // no sound then
+    }
+  }
+}
+
+for (const type of GESTURES) addEventListener(type, gesture, { capture: true, passive: true });
+
+/** The state of the page's audio: "none" before it was started, else the AudioContext's ("running"). */
+export function audioState() {
+  return context ? context.state : "none";
+}
 
 /** The sound switch: set it when ``on`` is given; returns it. */
 export function soundOn(on) {
@@ -29,6 +55,7 @@ export function soundOn(on) {
 }
 
 function audio() {
+  if (!allowed && !(navigator.userActivation && navigator.userActivation.hasBeenActive)) return null;
   const Context = window.AudioContext || window.webkitAudioContext;
   if (!Context) return null;
   if (!context) context = new Context();

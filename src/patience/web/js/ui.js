@@ -4,9 +4,12 @@ import { LANGS, lang, onLang, setLang, t } from "./i18n.js";
 
 export const $ = (selector, root = document) => root.querySelector(selector);
 
-/** Fill every [data-t] (text), [data-t-label] (aria-label) and [data-t-title] from the current language. */
+/** Fill every [data-t] (text), [data-t-label] (aria-label) and [data-t-title] from the current language, and
+ * on the whole document the tab's title (<title data-t-doc="KEY">; a page may set a more precise one after). */
 export function applyText(root = document) {
   document.documentElement.lang = lang();
+  const title = root === document ? document.querySelector("title[data-t-doc]") : null;
+  if (title) document.title = `${document.title.startsWith("● ") ? "● " : ""}${t(title.dataset.tDoc)} · Patience Arena`;
   for (const el of root.querySelectorAll("[data-t]")) el.textContent = t(el.dataset.t, JSON.parse(el.dataset.p || "{}"));
   for (const el of root.querySelectorAll("[data-t-label]")) el.setAttribute("aria-label", t(el.dataset.tLabel));
   for (const el of root.querySelectorAll("[data-t-title]")) el.title = t(el.dataset.tTitle);
