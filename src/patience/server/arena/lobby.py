@@ -593,7 +593,7 @@ class Arena:
             peer.error("not_over", "a rematch is offered once the match is over")
             return
         side = peer.side
-        if isinstance(intent, RematchIntent) and not live.rematch_closed:
+        if isinstance(intent, RematchIntent):
             # a mark counts at the moment of the action, on any process: never a rated match of a marked account
             for s, player in enumerate(live.match.players):
                 category = await self._mark_of(player.id)
