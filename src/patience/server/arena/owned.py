@@ -317,10 +317,10 @@ class OwnedMatches:
             ok = await self.commit_many([(live, rows) for live, rows, _ in due])
             for live, _, out in due:
                 if ok:
+                    if live.match.is_over:
+                        await self.ended(live)  # freed before told, as after an intent
                     live.send(out)
                 live.lock.release()
-                if live.match.is_over:
-                    await self.ended(live)
         for match_id in list(self.unfreed):
             if (live := self.matches.get(match_id)) is not None:
                 await self.ended(live)
@@ -367,11 +367,11 @@ class OwnedMatches:
                 conn.error("server_error", "the move could not be saved: reconnect", intent.ack)
                 return
             live.remember(key, reply)
+            if live.match.is_over:  # both players free before either page is told the end: a seek or a
+                await self.ended(live)  # challenge sent the moment the end shows is never answered in_match
             live.send(out)
             if not out or reply not in out[-1]:
                 conn.send(reply)  # a rejection or an error goes to the sender only
-        if live.match.is_over:
-            await self.ended(live)
 
     async def commit_many(self, items: list[tuple[LiveMatch, list[MoveRow]]]) -> bool:
         """Write the rows (and the result of a match that just ended) before anyone is told;
