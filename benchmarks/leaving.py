@@ -112,10 +112,11 @@ async def chain(a: Page, b: Page, matches: int, tally: Tally) -> None:
             await b.until(lambda m, wanted=match_id: m["t"] == "duel" and m["d"]["id"] == wanted)
         for page in (a, b):
             await page.send("seek", {"format": FORMAT, "cid": f"p{page.number}"})
-            answer = await page.until(lambda m: m["t"] in ("lobby", "err"))
+            answer = await page.until(lambda m: m["t"] == "err" or (m["t"] == "lobby" and m["d"]["seeking"]))
             if answer["t"] == "err":
                 tally.errors[f"seek refused {answer['d']['code']}"] += 1
             await page.send("unseek", {})
+            await page.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] is None)
     except (TimeoutError, OSError) as exc:
         tally.errors[f"{type(exc).__name__}"] += 1
     finally:
