@@ -5,6 +5,7 @@ a marked account that had played duels, a tournament and the deal of the day, no
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,12 @@ import pytest
 
 import test_daily
 from helpers import FakeTime, at_a_scripts_pace
+from patience.server.solo.hints import simple_hint
 from patience.server.storage import apart as db
+from patience.server.storage import fairplay as fp
 from patience.server.storage.roles import grant
 from patience.server.storage.tournaments import Tournament, join_tournament, make_tournament
+from test_fairplay import bot_move
 from test_playnow import play_and_give_up, play_now, player
 from test_server_app import reply_to, send
 from test_server_duel import FORMAT, Page, make_app, pair, person, post, running
@@ -26,6 +30,7 @@ from test_tournaments import play as play_tournament_duel
 def app(tmp_path: Path, fake_time: FakeTime, seeds: Any) -> Any:
     with running(make_app(tmp_path, fake_time)) as application:
         at_a_scripts_pace(application)
+        application.state.fairplay.hint = lambda session: simple_hint(session.state)  # fast and deterministic
         yield test_daily.stocked(application)
 
 
@@ -71,6 +76,28 @@ def test_a_mark_closes_the_hosts_open_matches_and_voids_the_one_taken(app: Any) 
         r["matches"] == 0 for r in carla.get(f"/api/profile/{user_id(carla)}").json()["ratings"].values())
     dora = player(app, "dora", "127.0.0.4")
     assert play_now(dora).json()["role"] == "host"  # the closed match is dealt to nobody
+
+
+def test_a_bot_marked_by_the_detection_has_its_open_match_closed(app: Any, fake_time: FakeTime) -> None:
+    bot, human, live = pair(app, "robo", "slowpoke")
+    hosted = play_now(bot.client).json()
+    play_and_give_up(bot.client, hosted["game_id"])  # a match of Play now waits for a challenger
+    for _ in range(40):  # the duel at machine speed: marked by the analysis of its evidence
+        if live.match.sessions[bot.side].is_over:
+            break
+        bot_move(bot, live, fake_time, 0.1)
+    if not live.match.sessions[bot.side].is_over:
+        bot.intent("giveup")
+    human.intent("giveup")
+    app.state.test_portal.call(app.state.fairplay.settled)
+    assert fp.marked_category(app.state.store.engine, user_id(bot.client)) == "bot"
+    for _ in range(100):  # carried out on the arena's loop, just after the analysis
+        if db.find_apart(app.state.store.engine, hosted["id"]).state == "closed":
+            break
+        time.sleep(0.02)
+    assert db.find_apart(app.state.store.engine, hosted["id"]).state == "closed"
+    bot.close()
+    human.close()
 
 
 def test_no_rematch_and_no_accept_with_a_marked_account(app: Any) -> None:

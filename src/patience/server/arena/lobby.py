@@ -147,6 +147,7 @@ class Arena:
         self.owned.changed = self._lobby_changed
         self._tasks: list[asyncio.Task[None]] = []
         self._checks: set[asyncio.Task[None]] = set()  # pairs sent to other processes, looked at again later
+        self._loop: asyncio.AbstractEventLoop | None = None  # the arena's, once started (marks from threads)
         self.tournaments = Tournaments(self, schedule=schedule)
 
     @property
@@ -165,6 +166,7 @@ class Arena:
         owns (after a restart); returns how many matches were taken up."""
         await self.bus.subscribe(channel_of(self.node), self._on_envelope)
         await self.bus.subscribe("marked", self._on_marked)
+        self._loop = asyncio.get_running_loop()
         await self.view.start()
         await self.nodes.join()
         await self.pools.lead()  # the first process of an arena pairs (and tells the lobby) from the start
@@ -659,11 +661,15 @@ class Arena:
             await self._lobby_changed()
 
     def on_fairplay(self, user_id: str, state: str) -> None:
-        """Fair play's word on an account (:attr:`patience.server.solo.fairplay.FairPlay.on_state`)."""
-        if state == "marked":
-            task = asyncio.get_running_loop().create_task(self._marked_safely(user_id))
-            self._checks.add(task)
-            task.add_done_callback(self._checks.discard)
+        """Fair play's word on an account (:attr:`patience.server.solo.fairplay.FairPlay.on_state`), from
+        any thread (the analysis runs on a worker thread): a mark is carried out on the arena's loop."""
+        if state == "marked" and self._loop is not None:
+            self._loop.call_soon_threadsafe(self._spawn_marked, user_id)
+
+    def _spawn_marked(self, user_id: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._marked_safely(user_id))
+        self._checks.add(task)
+        task.add_done_callback(self._checks.discard)
 
     async def _marked_safely(self, user_id: str) -> None:
         try:
