@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from patience.duel import (
+    AGAIN_AFTER_S,
     DUEL_UNDO_LIMIT,
     FORMATS,
     LIMITS,
@@ -439,19 +440,25 @@ def test_the_commitment_is_the_documented_sha256() -> None:
         text.encode()).hexdigest()
 
 
-def _pairs_by_hand(waiting: list[Seeker], now: float) -> list[tuple[str, str]]:
+def _pairs_by_hand(waiting: list[Seeker], now: float, last: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """The wave's rule written the slow way: longest waiting first, the closest left (longest waiting
-    among equals), within the reach of the one who has waited longer."""
+    among equals) but never the one they met last, within the reach of the one who has waited longer;
+    then those left who waited AGAIN_AFTER_S, whoever they met."""
     left = sorted(waiting, key=lambda s: s.since)
     made = []
+    paired = set()
     while left:
         first = left.pop(0)
-        if not left:
-            break
-        other = min(left, key=lambda s: (abs(s.rating - first.rating), s.since, s.rating))
+        others = [s for s in left if not last or last.get(first.user) != s.user]
+        if not others:
+            continue
+        other = min(others, key=lambda s: (abs(s.rating - first.rating), s.since, s.rating))
         if abs(other.rating - first.rating) <= reach(now - first.since):
             left.remove(other)
             made.append((first.user, other.user))
+            paired |= {first.user, other.user}
+    if last:
+        made += _pairs_by_hand([s for s in waiting if s.user not in paired and now - s.since >= AGAIN_AFTER_S], now)
     return made
 
 
@@ -460,6 +467,19 @@ def _pairs_by_hand(waiting: list[Seeker], now: float) -> list[tuple[str, str]]:
 def test_a_wave_pairs_as_the_rule_says(players: list[tuple[int, int]]) -> None:
     waiting = [Seeker(f"p{i}", rating * 1.0, since * 1.0) for i, (rating, since) in enumerate(players)]
     assert [(a.user, b.user) for a, b in pairs(waiting, 31.0)] == _pairs_by_hand(waiting, 31.0)
+
+
+@given(st.lists(st.tuples(st.sampled_from([1000, 1100, 1150, 1200, 1500, 1700, 1900, 2500]), st.integers(0, 30)),
+                max_size=40), st.randoms(use_true_random=False))
+def test_a_wave_does_not_pair_two_who_met_last_while_another_is_in_reach(players: list[tuple[int, int]],
+                                                                        rng: random.Random) -> None:
+    waiting = [Seeker(f"p{i}", rating * 1.0, since * 1.0) for i, (rating, since) in enumerate(players)]
+    users = [s.user for s in waiting]
+    rng.shuffle(users)
+    last = {}
+    for a, b in zip(users[::2], users[1::2], strict=False):  # who met whom last: pairs of players
+        last[a], last[b] = b, a
+    assert [(a.user, b.user) for a, b in pairs(waiting, 31.0, last)] == _pairs_by_hand(waiting, 31.0, last)
 
 
 def test_a_match_played_apart_counts_each_pool_at_the_time_limit() -> None:

@@ -34,6 +34,7 @@ and committed as ``patience-duel-v1|GAME|OPTIONS|SEED|NONCE``; their records sti
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import secrets
 import time
@@ -52,6 +53,7 @@ from patience.scoring import match_result
 from patience.session import Session
 
 __all__ = [
+    "AGAIN_AFTER_S",
     "DUEL_UNDO_LIMIT",
     "FORMATS",
     "LIMITS",
@@ -473,20 +475,46 @@ def closest(rating: float, waiting: Sequence[Seeker], *, exclude: str | None = N
     return best
 
 
-def pairs(waiting: Sequence[Seeker], now: float) -> list[tuple[Seeker, Seeker]]:
+AGAIN_AFTER_S = 10.0
+"""Two players who met last are paired again only once both have waited this long with nobody else in
+reach (:func:`pairs`): a third player who comes meanwhile meets one of them."""
+
+
+def pairs(waiting: Sequence[Seeker], now: float, last: Mapping[str, str] | None = None,
+          ) -> list[tuple[Seeker, Seeker]]:
     """Pairs to make in one pool now, the whole pool at once (a wave): each player, longest waiting
     first, with the closest one left in rating (the one waiting longest among equals), if that one
     is within the first's :func:`reach` — the reach of the one who has waited longer, as when a
     newcomer's seek meets a player already waiting (:func:`closest`).
 
+    ``last`` maps a player to the one they last met: two who met last are not paired again while
+    anyone else in reach of either is left, and then only once both have waited :data:`AGAIN_AFTER_S`
+    (a second pass over those the first left alone).
+
     About n log n: the players are grouped by rating, and the closest one left is always at the head
-    of the nearest group left on either side (its longest waiting player).
+    of the nearest group left on either side (its longest waiting player), or next to it.
 
     >>> [(a.user, b.user) for a, b in pairs([Seeker("a", 1500, 0), Seeker("b", 2000, 1), Seeker("c", 1600, 2)], 3)]
     [('a', 'c')]
     >>> [(a.user, b.user) for a, b in pairs([Seeker("a", 1900, 0), Seeker("b", 1200, 0), Seeker("c", 1560, 10)], 10)]
     [('a', 'c')]
+    >>> met = {"a": "b", "b": "a"}
+    >>> [(x.user, y.user) for x, y in pairs([Seeker("a", 1500, 0), Seeker("b", 1500, 0), Seeker("c", 1600, 1)], 2, met)]
+    [('a', 'c')]
+    >>> pairs([Seeker("a", 1500, 0), Seeker("b", 1500, 0)], 5, met), len(pairs([Seeker("a", 1500, 0),
+    ...                                                                        Seeker("b", 1500, 0)], 10, met))
+    ([], 1)
     """
+    if not last:
+        return _pairs(waiting, now, {})
+    made = _pairs(waiting, now, last)
+    paired = {s.user for pair in made for s in pair}
+    left = [s for s in waiting if s.user not in paired and now - s.since >= AGAIN_AFTER_S]
+    return made + _pairs(left, now, {}) if len(left) > 1 else made
+
+
+def _pairs(waiting: Sequence[Seeker], now: float, last: Mapping[str, str]) -> list[tuple[Seeker, Seeker]]:
+    """:func:`pairs`' pass: never a player with the one ``last`` says they met last."""
     by_since = sorted(waiting, key=lambda s: s.since)
     ratings = sorted({s.rating for s in waiting})
     index = {rating: i for i, rating in enumerate(ratings)}
@@ -496,8 +524,11 @@ def pairs(waiting: Sequence[Seeker], now: float) -> list[tuple[Seeker, Seeker]]:
     below = list(range(-1, len(ratings) - 1))  # the nearest group below that still has players
     above = list(range(1, len(ratings) + 1))
 
-    def take(i: int) -> Seeker:
-        seeker = groups[i].popleft()
+    def take(i: int, seeker: Seeker | None = None) -> Seeker:
+        if seeker is None or groups[i][0] is seeker:
+            seeker = groups[i].popleft()
+        else:
+            groups[i].remove(seeker)  # the second of its group (the first is the one not to meet again)
         if not groups[i]:  # an empty group is passed over from now on
             if below[i] >= 0:
                 above[below[i]] = above[i]
@@ -505,22 +536,31 @@ def pairs(waiting: Sequence[Seeker], now: float) -> list[tuple[Seeker, Seeker]]:
                 below[above[i]] = below[i]
         return seeker
 
+    def eligible(g: int, step: list[int], avoid: str | None) -> tuple[int, Seeker] | None:
+        """The first player of group ``g`` (or, past one who is only ``avoid``, the next group on)."""
+        while 0 <= g < len(ratings):
+            for seeker in itertools.islice(groups[g], 2):
+                if seeker.user != avoid:
+                    return g, seeker
+            g = step[g]
+        return None
+
     made = []
     for first in by_since:
         i = index[first.rating]
         if not groups[i] or groups[i][0] is not first:
             continue  # already paired
         take(i)
-        if groups[i]:
-            j = i
-        else:
-            near = [g for g in (below[i], above[i]) if 0 <= g < len(ratings)]
-            if not near:
-                continue
-            j = min(near, key=lambda g: (abs(ratings[g] - first.rating), groups[g][0].since, ratings[g]))
+        avoid = last.get(first.user)
+        found = [c for c in (eligible(i, below, avoid) if groups[i] else None,
+                             eligible(below[i], below, avoid), eligible(above[i], above, avoid)) if c is not None]
+        found = [(g, s) for g, s in found if avoid is None or last.get(s.user) != first.user]
+        if not found:
+            continue
+        j, partner = min(found, key=lambda c: (abs(ratings[c[0]] - first.rating), c[1].since, ratings[c[0]]))
         if abs(ratings[j] - first.rating) > reach(now - first.since):
             continue
-        made.append((first, take(j)))
+        made.append((first, take(j, partner)))
     return made
 
 

@@ -157,6 +157,7 @@ def create_app(
             hub.on_ended = arena.playnow.game_ended  # a game of Play now ended: its match may be complete
             fairplay = FairPlay(store)  # the evidence of rated games, analysed off the event loop
             hub.fairplay = arena.owned.fairplay = fairplay
+            fairplay.on_state = arena.on_fairplay  # a mark closes what the account had open, on every process
             app.state.fairplay = fairplay
             arena.playnow.resume = hub.resume
             app.state.store = store

@@ -221,6 +221,20 @@ class PlayNow:
             if conn.user is not None and conn.user.id in users:
                 conn.send(message)
 
+    async def marked(self, user_id: str) -> list[db.Apart]:
+        """An account was marked: its open matches close (no challenger is dealt them) and those taken but
+        not done, on either side, are void (no rating change); each other player is told (``void``), and the
+        marked one (``closed``). Once, by the process that marks: every process's pages hear it by the bus."""
+        changed = await anyio.to_thread.run_sync(db.close_marked, self.store.engine, user_id, self._ms())
+        for apart in changed:
+            other = apart.challenger_id if apart.host_id == user_id else apart.host_id
+            if other is not None:
+                await self._tell((other,), apart.id, apart.state)
+            await self._tell((user_id,), apart.id, apart.state)
+        if changed:
+            log.info("play now: %d matches of %s closed or void (marked)", len(changed), user_id)
+        return changed
+
     # -- the sweep ---------------------------------------------------------------------------
 
     async def sweep(self) -> dict[str, int]:
@@ -300,7 +314,7 @@ def shown(row: dict[str, Any], user_id: str) -> dict[str, Any]:
     """One match of a player's list: the other side's figures and the key only once it is over."""
     mine = 0 if row["host_id"] == user_id else 1
     fmt = Format.from_key(row["format"])
-    over = row["state"] in ("done", "expired")
+    over = row["state"] in db.OVER
     me, them = ("h", "c") if mine == 0 else ("c", "h")
     other_id = row["challenger_id"] if mine == 0 else row["host_id"]
     out: dict[str, Any] = {
@@ -317,8 +331,9 @@ def shown(row: dict[str, Any], user_id: str) -> dict[str, Any]:
     }
     if out["mine"]["outcome"] is None:
         out["mine"]["score"] = out["mine"]["ms"] = None  # the page shows the game itself while it goes on
-    if over:
-        out["seed"] = row["deal"]  # the match is over (or expired): its key opens the commitment
+    if over and (row["state"] in ("done", "expired") or out["mine"]["outcome"] is not None):
+        out["seed"] = row["deal"]  # over (or expired): its key opens the commitment (closed or void: once
+        # the player's own game is over too, never while it goes on)
     if row["state"] == "done":
         out["theirs"] = {"score": row[f"{them}_score"], "outcome": row[f"{them}_outcome"], "ms": row[f"{them}_ms"]}
         winner = row["winner"]

@@ -45,11 +45,14 @@ Make = Callable[[Format, Side, Side, Iterable[Callable[[Any], None]]], Awaitable
 
 class Challenges:
     """The open challenges of the arena. ``make`` starts the match of an accepted one; ``busy``
-    says (to the page) whether its player plays a match already; ``rating`` is a player's rating."""
+    says (to the page) whether its player plays a match already; ``rating`` is a player's rating;
+    ``playing`` the match a player plays now (None: none); ``marked`` the category of an account's
+    mark (None: not marked), read at the moment of asking."""
 
     def __init__(self, store: Store, bus: Bus, writer: GroupWriter, view: LobbyView, pools: Pools,
                  pages: dict[str, Connection], wall: Now, make: Make, busy: Callable[[Connection], Awaitable[bool]],
-                 rating: Callable[[str, str], Awaitable[Rating]]) -> None:
+                 rating: Callable[[str, str], Awaitable[Rating]], playing: Callable[[str], Awaitable[str | None]],
+                 marked: Callable[[str], Awaitable[str | None]]) -> None:
         self.store = store
         self.bus = bus
         self.node = bus.node
@@ -61,6 +64,8 @@ class Challenges:
         self.make = make
         self.busy = busy
         self.rating = rating
+        self.playing = playing
+        self.marked = marked
 
     async def take_up(self) -> None:
         """After a start: the open challenges of the database, on the bus again."""
@@ -75,6 +80,15 @@ class Challenges:
             await self.bus.hdel("challenges", old.decode())  # one open challenge each: the newest
         await self.bus.hset("challenges", code, json.dumps({"user": user, "format": fmt, "made": made}).encode())
         await self.bus.hset("challenge_of", user, code.encode())
+
+    async def withdraw(self, user_id: str) -> bool:
+        """Close ``user_id``'s open challenge link (a marked account); False if they had none."""
+        code = await self.bus.hget("challenge_of", user_id)
+        if code is None:
+            return False
+        await self.bus.hdel("challenges", code.decode())
+        await self.bus.hdel("challenge_of", user_id)
+        return True
 
     async def challenge(self, conn: Connection, fmt: Format, message: ChallengeIntent) -> None:
         user = conn.user
@@ -111,8 +125,11 @@ class Challenges:
         if host_page is None:
             conn.error("challenger_away", "the player who made this challenge is not here right now")
             return
-        if await self.bus.hget("busy", challenge["user"]) is not None:
+        if await self.playing(challenge["user"]) is not None:
             conn.error("challenger_away", "the player who made this challenge is playing another match")
+            return
+        if await self.marked(challenge["user"]) is not None:  # marked since the link was made: no rated match
+            conn.error("marked", "the player who made this challenge is marked for fair play: no match")
             return
         fmt = Format.from_key(challenge["format"])
         async with self.bus.lock(f"lock:challenge:{message.code}"):

@@ -140,13 +140,14 @@ class Arena:
         self.view = LobbyView(self.bus, self.nodes, self.pools, now)
         self.spectators = Spectators(self.bus, self.nodes, self.out, self.owned, self.peers)
         self.challenges = Challenges(store, self.bus, self.writer, self.view, self.pools, self.peers, wall,
-                                     self._make, self._busy, self._rating)
+                                     self._make, self._busy, self._rating, self.owned.playing, self._mark_of)
         self.playnow = PlayNow(store, self.bus, self.deals, self.peers, wall=wall)
         self.owned.show = self._join
         self.owned.lost = self._lost
         self.owned.changed = self._lobby_changed
         self._tasks: list[asyncio.Task[None]] = []
         self._checks: set[asyncio.Task[None]] = set()  # pairs sent to other processes, looked at again later
+        self._loop: asyncio.AbstractEventLoop | None = None  # the arena's, once started (marks from threads)
         self.tournaments = Tournaments(self, schedule=schedule)
 
     @property
@@ -164,6 +165,8 @@ class Arena:
         """Join the arena: listen on the bus, take up open challenges and every live match nobody
         owns (after a restart); returns how many matches were taken up."""
         await self.bus.subscribe(channel_of(self.node), self._on_envelope)
+        await self.bus.subscribe("marked", self._on_marked)
+        self._loop = asyncio.get_running_loop()
         await self.view.start()
         await self.nodes.join()
         await self.pools.lead()  # the first process of an arena pairs (and tells the lobby) from the start
@@ -377,19 +380,23 @@ class Arena:
         user = conn.user
         if user is None:
             return False
-        playing = await self.bus.hget("busy", user.id)
+        playing = await self.owned.playing(user.id)
         if playing is None:
             return False
-        conn.error("in_match", f"finish your match {playing.decode()} first")
+        conn.error("in_match", f"finish your match {playing} first")
         return True
 
     async def refused(self, conn: Connection) -> bool:
-        """A marked account plays no rated game (docs/fairplay.md): True, and the page told why."""
+        """A marked account plays no rated game (docs/fairplay.md): True, and the page told why. Read from the
+        database at the moment of the action, on whatever process: a mark counts at once everywhere."""
         assert conn.user is not None
-        return self._marked(conn, await anyio.to_thread.run_sync(marked_category, self.store.engine, conn.user.id))
+        return self._marked(conn, await self._mark_of(conn.user.id))
+
+    async def _mark_of(self, user_id: str) -> str | None:
+        return await anyio.to_thread.run_sync(marked_category, self.store.engine, user_id)
 
     @staticmethod
-    def _marked(conn: Connection, category: str | None) -> bool:
+    def _marked(conn: Peer, category: str | None) -> bool:
         if category is None:
             return False
         conn.error("marked", f"this account is marked ({category}): it plays no rated games")
@@ -560,6 +567,13 @@ class Arena:
         for conn in live.conns[1 - side]:
             conn.send(data)
 
+    def _no_rematch(self, live: LiveMatch, side: int) -> None:
+        """Side ``side`` of a finished match is marked: no rematch of it; both pages are told (``marked``)."""
+        if not live.rematch_closed:
+            live.rematch_closed = True
+            live.offers = [False, False]
+            self._tell_rematch(live, "marked", side)
+
     def _tell_rematch(self, live: LiveMatch, state: str, side: int) -> None:
         data = encode(RematchMsg(live.id, state, side))
         for conns in live.conns:
@@ -583,6 +597,18 @@ class Arena:
             peer.error("not_over", "a rematch is offered once the match is over")
             return
         side = peer.side
+        if isinstance(intent, RematchIntent):
+            # a mark counts at the moment of the action, on any process: never a rated match of a marked account
+            for s, player in enumerate(live.match.players):
+                category = await self._mark_of(player.id)
+                if category is not None:
+                    async with live.lock:
+                        self._no_rematch(live, s)
+                    if s == side:
+                        self._marked(peer, category)
+                    else:
+                        peer.error("marked", f"{player.name} is marked for fair play: no rematch")
+                    return
         async with live.lock:
             if live.rematch_closed:
                 peer.error("no_rematch", "your opponent has left: no rematch")
@@ -606,7 +632,7 @@ class Arena:
                     peer.error("no_rematch", "your opponent has left: no rematch")
                     return
                 node = page.node if isinstance(page, RemotePeer) else self.node
-                if await self.bus.hget("busy", player.id) is not None:
+                if await self.owned.playing(player.id, but=live.id) is not None:  # this one is over
                     peer.error("in_match", f"{player.name} plays another match now")
                     live.offers = [False, False]
                     self._tell_rematch(live, "withdrew", s)
@@ -620,6 +646,46 @@ class Arena:
                 await self._lobby_changed()
         # a new match like any other: a new secret deal from the stock, the same format
         await self._make(live.match.format, sides[1], sides[0])
+
+    # -- fair play -------------------------------------------------------------------------------
+
+    async def marked(self, user_id: str) -> None:
+        """An account was marked (by the detection or a moderator), on this process: it leaves the pool it
+        waits in, its challenge link closes, its open matches of Play now close and those taken are void
+        (:meth:`patience.server.arena.apart.PlayNow.marked`), and every process closes the rematches of its
+        finished matches with it (the channel ``marked``). Its seeks, challenges, accepts, rematches and
+        tournament joins are refused from the moment of the mark on, everywhere: each reads the mark then."""
+        changed = await self.pools.unseek(user_id)
+        changed |= await self.challenges.withdraw(user_id)
+        await self.playnow.marked(user_id)
+        await self.bus.publish("marked", user_id.encode())
+        if changed:
+            await self._lobby_changed()
+
+    def on_fairplay(self, user_id: str, state: str) -> None:
+        """Fair play's word on an account (:attr:`patience.server.solo.fairplay.FairPlay.on_state`), from
+        any thread (the analysis runs on a worker thread): a mark is carried out on the arena's loop."""
+        if state == "marked" and self._loop is not None:
+            self._loop.call_soon_threadsafe(self._spawn_marked, user_id)
+
+    def _spawn_marked(self, user_id: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._marked_safely(user_id))
+        self._checks.add(task)
+        task.add_done_callback(self._checks.discard)
+
+    async def _marked_safely(self, user_id: str) -> None:
+        try:
+            await self.marked(user_id)
+        except Exception:  # the refusals read the mark anyway: only the closing waits for the next word
+            log.exception("closing what the marked account %s had open failed", user_id)
+
+    def _on_marked(self, data: bytes) -> None:
+        """Every process: no rematch of a finished match with a marked account (both pages are told)."""
+        user_id = data.decode()
+        for live in list(self.owned.matches.values()):
+            side = live.side_of(user_id)
+            if side is not None and live.match.is_over and not live.rematch_closed:
+                self._no_rematch(live, side)
 
     # -- what other processes say ------------------------------------------------------------
 

@@ -35,7 +35,7 @@ from patience.server.arena.nodes import Envelope, Nodes, Outbound
 from patience.server.arena.pools import Side
 from patience.server.bus import Bus
 from patience.server.live import Connection, Now, Peer
-from patience.server.protocol import ErrorMsg, encode
+from patience.server.protocol import ErrorMsg, GiveUpIntent, encode
 from patience.server.solo.fairplay import FairPlay
 from patience.server.storage.league import (
     MoveRow,
@@ -90,6 +90,7 @@ class OwnedMatches:
         self.lost: Callable[[LiveMatch], None] | None = None
         self.changed: Callable[[], Awaitable[None]] | None = None
         self.fairplay: FairPlay | None = None  # gets both players' evidence when a match ends
+        self.unfreed: set[str] = set()  # matches over whose players the bus has not freed yet (tried again)
 
     async def _changed(self) -> None:
         if self.changed is not None:
@@ -157,6 +158,7 @@ class OwnedMatches:
             await self.bus.release(f"match:{match_id}", token)
             raise
         if live is None:
+            await self._free_over(match_id)
             await self.bus.release(f"match:{match_id}", token)
             return None
         self.matches[live.id] = live
@@ -166,9 +168,37 @@ class OwnedMatches:
             await self._list_live(live)
             for player in live.match.players:
                 await self.bus.hset("busy", player.id, live.id.encode())
+        else:
+            await self._free(live.id, [player.id for player in live.match.players])
         self.takeovers += 1
         log.info("match %s is played here now (version %d)", live.id, live.version)
         return live
+
+    async def playing(self, user_id: str, *, but: str | None = None) -> str | None:
+        """The match ``user_id`` plays now (other than ``but``), by the shared ``busy``. An entry whose match
+        is no longer listed in ``live`` is left over from a finished match (a match is listed before its
+        players are marked busy, and they are freed before it is unlisted): it is deleted, and None."""
+        found = await self.bus.hget("busy", user_id)
+        if found is None or found.decode() == but:
+            return None
+        if await self.bus.hget("live", found.decode()) is None:
+            if await self.bus.hget("busy", user_id) == found:
+                await self.bus.hdel("busy", user_id)
+                log.warning("%s was left busy with match %s, which is over: freed", user_id, found.decode())
+            return None
+        return found.decode()
+
+    async def _free_over(self, match_id: str) -> None:
+        """A match the database has over (or never had) that the bus may still list as going on: its owner
+        died between the result's commit and freeing its players. Free them now (the lease is held here)."""
+        if await self.bus.hget("live", match_id) is None:
+            return
+        over = await anyio.to_thread.run_sync(
+            functools.partial(saved_matches, self.store.engine, state="over", match_id=match_id))
+        players = [p for row, _, _ in over for p in (row.player_a, row.player_b)]
+        if await self._free(match_id, players):
+            log.info("match %s was over: its players are free", match_id)
+            await self._changed()
 
     @property
     def fenced(self) -> bool:
@@ -204,7 +234,8 @@ class OwnedMatches:
             name = node.decode()
             if name not in dead or match_id in self.matches:
                 continue
-            if await self.bus.holder(f"match:{match_id}") is None and await self.take_over(match_id) is None:
+            if (await self.bus.holder(f"match:{match_id}") is None and await self.take_over(match_id) is None
+                    and await self.bus.hget("live", match_id) is not None):
                 left.add(name)
         for name in set(dead) - left:
             await self.nodes.forget(name)
@@ -252,6 +283,8 @@ class OwnedMatches:
         await self._list_live(live)
         for side in (a, b):
             await self.bus.hset("busy", side.user, live.id.encode())
+        for side, other in ((a, b), (b, a)):  # the pools pair them again only when nobody else is in reach
+            await self.bus.hset("met", side.user, other.user.encode())
         for side in (a, b):
             conn = self.pages.get(side.peer) if side.node == self.node else None
             if conn is not None:
@@ -299,16 +332,20 @@ class OwnedMatches:
             ok = await self.commit_many([(live, rows) for live, rows, _ in due])
             for live, _, out in due:
                 if ok:
+                    if live.match.is_over:
+                        await self.ended(live)  # freed before told, as after an intent
                     live.send(out)
                 live.lock.release()
-                if live.match.is_over:
-                    await self.ended(live)
+        for match_id in list(self.unfreed):
+            if (live := self.matches.get(match_id)) is not None:
+                await self.ended(live)
         await self._evict()
 
     async def _evict(self) -> None:
         now = self.now()
         for live in list(self.matches.values()):
-            if live.over_at is not None and now - live.over_at > OVER_KEEP_SECONDS and not any(live.conns):
+            if (live.over_at is not None and now - live.over_at > OVER_KEEP_SECONDS and not any(live.conns)
+                    and live.id not in self.unfreed):
                 del self.matches[live.id]
                 token = self.leases.pop(live.id, None)
                 if token is not None:
@@ -332,7 +369,7 @@ class OwnedMatches:
                 conn.error("server_error", "the match is being restored: reconnect", intent.ack)
                 return
             starts_in = live.starts_in_ms()
-            if starts_in > 0:
+            if starts_in > 0 and not isinstance(intent, GiveUpIntent):  # a give-up counts at once, at 0:00
                 conn.error("not_started", f"the clocks start in {starts_in / 1000:.1f} s: no move before that",
                            intent.ack)
                 return
@@ -345,11 +382,11 @@ class OwnedMatches:
                 conn.error("server_error", "the move could not be saved: reconnect", intent.ack)
                 return
             live.remember(key, reply)
+            if live.match.is_over:  # both players free before either page is told the end: a seek or a
+                await self.ended(live)  # challenge sent the moment the end shows is never answered in_match
             live.send(out)
             if not out or reply not in out[-1]:
                 conn.send(reply)  # a rejection or an error goes to the sender only
-        if live.match.is_over:
-            await self.ended(live)
 
     async def commit_many(self, items: list[tuple[LiveMatch, list[MoveRow]]]) -> bool:
         """Write the rows (and the result of a match that just ended) before anyone is told;
@@ -391,15 +428,30 @@ class OwnedMatches:
                 conn.send(encode(fresh.snapshot(side)))
 
     async def ended(self, live: LiveMatch) -> None:
+        """A match owned here is over (its result committed): hand over the fair-play evidence, free both
+        players at once and take the match out of the lobby's list."""
         if self.fairplay is not None and not live.evidence_sent:
             live.evidence_sent = True
             games = live.match.record()["games"]
             for side, player in enumerate(live.match.players):
                 self.fairplay.game_over(live.views[side].evidence(
                     f"m:{live.id}:{side}", player.id, live.id, player.rating.rating, "duel", games[side]))
-        for player in live.match.players:
-            if await self.bus.hget("busy", player.id) == live.id.encode():
-                await self.bus.hdel("busy", player.id)
-        await self.bus.hdel("live", live.id)
-        await self.bus.hdel("live_info", live.id)
-        await self._changed()
+        if await self._free(live.id, [player.id for player in live.match.players]):
+            await self._changed()
+
+    async def _free(self, match_id: str, players: Iterable[str]) -> bool:
+        """A match is over: its players are free (``busy``) and it is no longer listed (``live_info``, then
+        ``live``, which :meth:`sweep` goes by: a process that dies halfway leaves it to be found). False if
+        the bus did not answer: :meth:`tick` tries again until it has been done."""
+        try:
+            for player in players:
+                if await self.bus.hget("busy", player) == match_id.encode():  # not a newer match's (a rematch)
+                    await self.bus.hdel("busy", player)
+            await self.bus.hdel("live_info", match_id)
+            await self.bus.hdel("live", match_id)
+        except Exception:
+            log.warning("the players of match %s could not be freed yet: tried again at the next tick", match_id)
+            self.unfreed.add(match_id)
+            return False
+        self.unfreed.discard(match_id)
+        return True

@@ -9,7 +9,8 @@ One process at a time pairs: the holder of the lease ``pairer`` (another takes i
 :data:`PAIRER_SECONDS` if it dies). Every :data:`WAVE_SECONDS`, and at once after a seek on its
 own process, it reads each pool and pairs all of its members at once by the rule of
 :func:`patience.duel.pairs` (the closest rating in reach, the longest waiting first: a whole-wave
-matching, not first come first served). Each pair is then taken out of the pool (and out of
+matching, not first come first served; two who met last, by the hash ``met`` read once a pool and
+wave, not again while anyone else in reach waits). Each pair is then taken out of the pool (and out of
 ``seeking``) with one atomic claim of both entries (:meth:`patience.server.bus.Bus.claim`), unless
 either plays a match already (``busy``: a challenge accepted meanwhile; that one leaves the pool,
 the other waits on): a player who left, or was taken meanwhile, is never in a match, and nobody is
@@ -194,7 +195,11 @@ class Pools:
             if len(waiting) < 2:
                 self.left[key] = (now, [side for side, _ in waiting.values()])
                 continue
-            chosen = pairs([Seeker(side.user, side.rating.rating, since) for side, since in waiting.values()], now)
+            users = list(waiting)
+            met = {user: other.decode() for user, other in zip(users, await self.bus.hmget("met", users), strict=True)
+                   if other is not None}  # whom each met last: not paired again while another is in reach
+            chosen = pairs([Seeker(side.user, side.rating.rating, since) for side, since in waiting.values()], now,
+                           met)
             taken = {seeker.user for pair in chosen for seeker in pair}
             self.left[key] = (now, [side for side, _ in sorted((entry for user, entry in waiting.items()
                                                                 if user not in taken), key=lambda e: e[1])])

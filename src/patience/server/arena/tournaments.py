@@ -299,8 +299,9 @@ class Tournaments:
         if len(free) < 2:
             return
         table = {line["id"]: line for line in await self._run(standings, tournament)}
-        entrants = [Entrant(user, table[user]["points"] if user in table else 0,
-                            table[user]["rating"] if user in table else 1500, last) for user, last in free]
+        # a marked account has left the standings (read now, on this process): it is paired no more
+        entrants = [Entrant(user, table[user]["points"], table[user]["rating"], last) for user, last in free
+                    if user in table]
         fmt = Format.from_key(tournament.format)
         for a, b in pair_free(entrants):
             match_id = secrets.token_urlsafe(12)

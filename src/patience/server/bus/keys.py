@@ -96,7 +96,10 @@ FAMILIES: tuple[Family, ...] = (
     Family("live", "hash", _OWNED, "the matches going on and their owners"),
     Family("live_info", "hash", _OWNED, "the matches going on as the lobby lists them"),
     Family("busy", "hash", _OWNED, "the match each player plays now"),
+    Family("met", "hash", _OWNED, "whom each player met last in a live match (the pools pair them apart)"),
     # fair play
+    Family("marked", "channel", "patience.server.arena.lobby",
+           "an account was marked: every process closes the rematches of its matches with it"),
     Family("rate:report:{user}", "rate", "patience.server.web.fairplay", "reports an account made, an hour"),
     # operating the site
     Family("metrics", "hash", "patience.server.metrics", "never written: a scrape reads it to time a bus round trip"),

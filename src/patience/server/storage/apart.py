@@ -11,13 +11,15 @@ are solo games (``games``), played and saved like any: their table rows show ``n
 number would be, never the key.
 
 States: ``open`` (no challenger yet), ``taken``, ``done`` (in ``matches``), ``expired`` (no
-challenger within :data:`patience.duel.PENDING_DAYS` days: no rating change, the key shown).
+challenger within :data:`patience.duel.PENDING_DAYS` days: no rating change, the key shown),
+``closed`` (open when its host was marked for fair play: never dealt again) and ``void`` (taken and
+not done when either player was marked: no rating change) — :func:`close_marked`.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, String, false, func, insert, or_, select, update
@@ -29,8 +31,12 @@ from patience.ratings import Rating
 from patience.server.storage.league import finish_match, insert_match
 from patience.server.storage.store import Base, GameRow, MatchRow, SavedGame, UserBrowserRow, UserRow, write_games
 
-__all__ = ["ApartRow", "apart_label", "complete", "expire", "find_apart", "host", "last_opponent", "mark_seen",
-           "net_of", "of_user", "open_count", "open_games", "stale_games", "take", "unfinished_of", "unseen"]
+__all__ = ["OVER", "ApartRow", "apart_label", "close_marked", "complete", "expire", "find_apart", "host",
+           "last_opponent", "mark_seen", "net_of", "of_user", "open_count", "open_games", "stale_games", "take",
+           "unfinished_of", "unseen"]
+
+
+OVER = ("done", "expired", "closed", "void")  # the states of a match that has come to its end
 
 
 class ApartRow(Base):
@@ -223,6 +229,22 @@ def complete(engine: Engine, apart_id: str, match: Match, result: MatchResult, a
     return True
 
 
+def close_marked(engine: Engine, user_id: str, now_ms: int) -> list[Apart]:
+    """An account was marked: the matches it hosts that nobody took close (``closed``: no challenger is
+    dealt them), and those taken but not done with it on either side are void (``void``: no rating
+    changes, whatever the games' ends). The matches changed now, in their new state."""
+    with engine.begin() as connection:
+        rows = connection.execute(select(_T).where(
+            or_(_T.c.host_id == user_id, _T.c.challenger_id == user_id), _T.c.state.in_(("open", "taken")))).all()
+        changed = []
+        for row in rows:
+            state = "closed" if row.state == "open" else "void"
+            if connection.execute(update(ApartRow).where(ApartRow.id == row.id, ApartRow.state == row.state).values(
+                    state=state, ended_ms=now_ms)).rowcount == 1:
+                changed.append(replace(_apart(row), state=state, ended_ms=now_ms))
+    return changed
+
+
 def expire(engine: Engine, made_before_ms: int, now_ms: int) -> list[Apart]:
     """Let the matches nobody took in time expire (no rating change); the ones expired now."""
     with engine.begin() as connection:
@@ -288,7 +310,7 @@ def unseen(engine: Engine, user_id: str) -> int:
     """Results of Play now that came in since the player last looked."""
     with engine.connect() as connection:
         return int(connection.scalar(select(func.count()).select_from(_T).where(
-            _T.c.state.in_(("done", "expired")),
+            _T.c.state.in_(OVER),
             or_((_T.c.host_id == user_id) & (_T.c.host_seen == false()),
                 (_T.c.challenger_id == user_id) & (_T.c.challenger_seen == false())))) or 0)
 
@@ -296,7 +318,7 @@ def unseen(engine: Engine, user_id: str) -> int:
 def mark_seen(engine: Engine, user_id: str) -> None:
     """The player has seen every result that came in."""
     with engine.begin() as connection:
-        connection.execute(update(ApartRow).where(ApartRow.host_id == user_id, ApartRow.state.in_(("done", "expired")))
+        connection.execute(update(ApartRow).where(ApartRow.host_id == user_id, ApartRow.state.in_(OVER))
                            .values(host_seen=True))
         connection.execute(update(ApartRow).where(ApartRow.challenger_id == user_id,
-                                                  ApartRow.state.in_(("done", "expired"))).values(challenger_seen=True))
+                                                  ApartRow.state.in_(OVER)).values(challenger_seen=True))

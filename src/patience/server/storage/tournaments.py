@@ -192,7 +192,8 @@ def list_tournaments(engine: Engine, now_ms: int, *, ended_within_ms: int = 86_4
 
 def player_tournaments(engine: Engine, user_id: str, now_ms: int, *, limit: int = 10) -> list[dict[str, Any]]:
     """The tournaments a player joined that have begun, the last joined first (at most ``limit``), each
-    with the player's place (shared places share a number), the number of players and their points."""
+    with the player's place (shared places share a number), the number of players and their points.
+    A marked account has no place in any (it left their standings): none is listed."""
     with engine.connect() as connection:
         rows = connection.execute(select(TournamentRow.__table__).join(
             TournamentPlayerRow, TournamentPlayerRow.tournament_id == TournamentRow.id)
@@ -202,7 +203,9 @@ def player_tournaments(engine: Engine, user_id: str, now_ms: int, *, limit: int 
     for row in rows:
         tournament = _tournament(row)
         table = standings(engine, tournament)
-        mine = next(line for line in table if line["id"] == user_id)
+        mine = next((line for line in table if line["id"] == user_id), None)
+        if mine is None:  # a marked account left the standings: the tournament is not one it has a place in
+            continue
         out.append({"id": tournament.id, "name": tournament.name, "format": tournament.format,
                     "starts_ms": tournament.starts_ms, "ends_ms": tournament.ends_ms,
                     "state": tournament.state(now_ms), "rank": mine["rank"], "players": len(table),

@@ -132,6 +132,8 @@ async def mod_action(request: Request) -> Response:
     if found is None:
         return _error("not_found", "no such account", 404)
     state = await anyio.to_thread.run_sync(fp.act, store.engine, user_id, action, note[:2000], moderator)
+    if state == "marked":  # its open matches close, its rematches and links too, on every process
+        await request.app.state.arena.marked(user_id)
     if action == "close" and not found["user"]["login"].startswith("~"):
         await anyio.to_thread.run_sync(close_account, store, found["user"]["login"])
     return JSONResponse({"id": user_id, "state": state}, headers=NO_STORE)
