@@ -41,8 +41,8 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from websockets.sync.client import connect
 
+from fairplay import Client, match_deal
 from loopback import serving_many
 from patience.errors import PatienceError
 from patience.games import DRAW, REDEAL
@@ -51,67 +51,39 @@ from patience.session import Session
 
 FORMAT = "reloaded/standard/300"
 GAME = "reloaded"
-PASSWORD = "ladder-benchmark-password"
 KINDS = ("farm-quit", "farm-effort", "farm-rotate", "launder", "rematch-after-mark", "mark-mid-match")
 EFFORT_MOVES, EFFORT_S = 12, 32.0  # a loser's show of an attempt before it gives up
 
 
-def address_of(number: int) -> str:
-    """The loopback address of person ``number`` (127.20.x.y and up: apart from the servers' own 127.0.0.1)."""
-    return f"127.{20 + number // 64516}.{1 + (number // 254) % 254}.{1 + number % 254}"
+LADDER_PEOPLE = 19 * 64516  # person numbers from here: addresses 127.20.x.y and up, apart from fairplay.py's
 
 
-class Person:
-    """One person: an account, an HTTP client and a websocket, from a loopback address of their own,
-    on one of the server processes."""
+class Person(Client):
+    """One person (:class:`fairplay.Client`: an account, an HTTP client and a websocket, from a loopback address
+    of their own) on one of the server processes, who also notes the refusals it is told and the end of
+    its match, and reads its rating, refunds and place from the server's APIs."""
 
     def __init__(self, base: str, number: int, login: str) -> None:
-        self.base, self.address, self.login = base, address_of(number), login
-        self.http = httpx.Client(base_url=base, timeout=20.0, transport=httpx.HTTPTransport(local_address=self.address))
-        answer = self.http.post("/account/signup", headers={"accept": "application/json"}, data={
-            "csrf": self.csrf(), "login": login, "name": login.title(), "password": PASSWORD})
-        answer.raise_for_status()
-        self.id: str = answer.json()["user"]["id"]
-        self.ws: Any = None
-        self.ack = 0
+        super().__init__(base, LADDER_PEOPLE + number, login)
         self.refusals: list[str] = []
         self.end: dict[str, Any] | None = None  # the end of the match on this page, once told
-
-    def csrf(self) -> str:
-        return str(self.http.get("/api/me").json()["csrf"])
-
-    def open(self) -> None:
-        cookie = "; ".join(f"{k}={v}" for k, v in self.http.cookies.items())
-        self.ws = connect(self.base.replace("http://", "ws://") + "/ws", additional_headers={"Cookie": cookie},
-                          source_address=(self.address, 0), open_timeout=20, max_size=2**22, ping_interval=None,
-                          max_queue=None)
 
     def close(self) -> None:
         if self.ws is not None:
             self.ws.close()
         self.http.close()
 
-    def send(self, t: str, d: dict[str, Any]) -> None:
-        self.ws.send(json.dumps({"t": t, "d": d}))
-
-    def until(self, wanted: Callable[[dict[str, Any]], bool], timeout: float = 60.0) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"{self.login}: no wanted message in {timeout:.0f} s")
-            try:
-                msg: dict[str, Any] = json.loads(self.ws.recv(timeout=left))
-            except TimeoutError:
-                continue
+    def until(self, wanted: Any, timeout: float = 60.0) -> dict[str, Any]:
+        def noted(msg: dict[str, Any]) -> bool:
             if msg["t"] == "err":
                 self.refusals.append(str(msg["d"].get("code")))
             if msg["t"] == "dev" and msg["d"].get("end") is not None:
                 self.end = msg["d"]["end"]
             if msg["t"] == "duel":
                 self.end = msg["d"].get("end")
-            if wanted(msg):
-                return msg
+            return bool(wanted(msg))
+
+        return super().until(noted, timeout)
 
     def rating(self) -> float:
         found = self.http.get(f"/api/profile/{self.id}").json()
@@ -142,22 +114,7 @@ def act(person: Person, t: str, d: dict[str, Any]) -> dict[str, Any]:
 def deal_of(database_url: str, match_id: str) -> Session:
     """The match's deal, read from the database beside the server (a cheater's engine sees the table; these
     players only need legal moves)."""
-    from sqlalchemy import create_engine, select
-
-    from patience.server.storage.store import MatchRow
-
-    engine = create_engine(database_url)
-    try:
-        with engine.connect() as connection:
-            for _ in range(200):
-                row = connection.execute(select(MatchRow.game, MatchRow.seed, MatchRow.options)
-                                         .where(MatchRow.id == match_id)).first()
-                if row is not None:
-                    return Session(row.game, row.seed, json.loads(row.options or "{}"))
-                time.sleep(0.05)
-    finally:
-        engine.dispose()
-    raise RuntimeError(f"match {match_id} never reached the database")
+    return Session(*match_deal(database_url, match_id))
 
 
 def play(person: Person, duel: dict[str, Any], database_url: str, how: str, rng: random.Random,
