@@ -365,7 +365,8 @@ def verdict(kind: str, r: dict[str, Any]) -> str:
         return f"stopped: {r['error']}"
     if kind.startswith("farm"):
         gain = r["after"] - r["before"]
-        ok = gain < 100 and (r["place"] is None or r["place"] > 10)
+        # a place among players all still at 1500 says nothing: a top-10 place counts once something was won
+        ok = gain < 100 and (gain <= 0 or r["place"] is None or r["place"] > 10)
         return f"{'held' if ok else 'BROKEN'}: +{gain:.0f} in {r['matches']} matches"
     if kind == "launder":
         owed = max(0.0, r["lost_to_b"] - r["won_from_b"])
@@ -374,9 +375,12 @@ def verdict(kind: str, r: dict[str, Any]) -> str:
     if kind == "rematch-after-mark":
         ok = not r["rematch_started"] and not r["challenge_started"]
         return f"{'held' if ok else 'BROKEN'}: rematch started {r['rematch_started']}"
-    kept = r["after"] - r["before"]
+    # the first match's loss comes back with the refund, its win stays; the second match's loss never counts
+    owed = max(r["before"], r["after_first"])
+    kept = r["after"] - owed
     ok = abs(kept) <= 1.0
-    return f"{'held' if ok else 'BROKEN'}: net {kept:+.0f} after a refund and a loss to a marked account"
+    return (f"{'held' if ok else 'BROKEN'}: {r['after']:.0f} at the end where {owed:.0f} is due "
+            f"(refunded {r['refunded']:.0f})")
 
 
 def main() -> int:
