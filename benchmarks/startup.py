@@ -49,8 +49,11 @@ def checks_seconds() -> tuple[float, float]:
     serve = (ROOT / "scripts" / "serve").read_text()
     checks = serve.split("\nexec ")[0].replace('"$PY" -m pip install -e .', "false")
     started, before = time.monotonic(), os.times()
-    subprocess.run(["bash", "-c", checks, str(ROOT / "scripts" / "serve")], cwd=ROOT, check=True, capture_output=True,
-                   env=ENV)
+    done = subprocess.run(["bash", "-c", checks, str(ROOT / "scripts" / "serve")], cwd=ROOT, capture_output=True,
+                          env=ENV)
+    if done.returncode != 0:
+        raise SystemExit("./scripts/serve would install first (this checkout was never started with it, or its "
+                         "sources changed since): start it once, then measure")
     after = os.times()
     return time.monotonic() - started, (after.children_user - before.children_user
                                         + after.children_system - before.children_system)
