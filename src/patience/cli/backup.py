@@ -218,13 +218,18 @@ def _sqlite_copy(path: Path, dest: Path) -> tuple[str, dict[str, int]]:
             raise BadInputError(f"cannot copy {path}: {exc}") from None
         finally:
             source.close()
-        with partial.open("rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(partial, dest)
+        _put_in_place(partial, dest)
     finally:
         with contextlib.suppress(FileNotFoundError):
             partial.unlink()
     return revision, counts
+
+
+def _put_in_place(made: Path, dest: Path) -> None:
+    """A finished copy made beside ``dest``: on the disk first, then in its place in one step."""
+    with made.open("rb+") as f:
+        os.fsync(f.fileno())
+    os.replace(made, dest)
 
 
 def _holder(lockfile: Path) -> tuple[int | None, set[str]]:
@@ -331,9 +336,7 @@ def _copy_by_server(path: Path, dest: Path) -> tuple[str, dict[str, int], str]:
             revision, counts = _sqlite_report(conn, path)
         finally:
             conn.close()
-        with made.open("rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(made, dest)
+        _put_in_place(made, dest)
     finally:
         with contextlib.suppress(FileNotFoundError):
             made.unlink()
