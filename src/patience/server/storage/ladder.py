@@ -146,8 +146,8 @@ def _quits(connection: Connection, user: str, since_ms: int) -> int:
 
 
 def _add_rating(connection: Connection, user: str, game: str, delta: float, dev_delta: float,
-                volatility: float | None, now_ms: int, *, count: bool = False) -> float:
-    """Add a change to a rating (a new player's: 1500 ± 350 before it); the rating after it."""
+                volatility: float | None, now_ms: int, *, count: bool = False) -> tuple[float, float]:
+    """Add a change to a rating (a new player's: 1500 ± 350 before it); the rating and its deviation after it."""
     start = DEFAULT
     row = {"user_id": user, "game": game, "rating": start.rating + delta, "deviation": start.deviation + dev_delta,
            "volatility": start.volatility if volatility is None else volatility, "matches": int(count),
@@ -160,8 +160,9 @@ def _add_rating(connection: Connection, user: str, game: str, delta: float, dev_
     if count:
         changes["matches"] = RatingRow.matches + 1
     connection.execute(upsert.on_conflict_do_update(index_elements=["user_id", "game"], set_=changes))
-    return float(connection.scalar(select(RatingRow.rating).where(RatingRow.user_id == user, RatingRow.game == game))
-                 or 0.0)
+    found = connection.execute(select(RatingRow.rating, RatingRow.deviation).where(
+        RatingRow.user_id == user, RatingRow.game == game)).first()
+    return (0.0, 0.0) if found is None else (float(found.rating), float(found.deviation))
 
 
 def efforts(match: Match) -> tuple[Effort, Effort]:
@@ -201,19 +202,17 @@ def rate(connection: Connection, match: Match, result: MatchResult, after: tuple
         dev_delta = (new.deviation - start.deviation) * change.share
         applied_dev = dev_delta if change.state == "applied" else 0.0
         volatility = new.volatility if change.state == "applied" and change.share > 0 else None
-        rating = _add_rating(connection, player.id, match.game, change.applied, applied_dev, volatility, now_ms,
-                             count=True)
+        rating, deviation = _add_rating(connection, player.id, match.game, change.applied, applied_dev, volatility,
+                                        now_ms, count=True)
         connection.execute(insert(RatingChangeRow), [{
             "match_id": match.id, "user_id": player.id, "game": match.game, "opponent_id": players[1 - side].id,
             "points": f.points[side], "expected": expected_score(start, players[1 - side].rating),
             "proposed": change.proposed, "applied": change.applied, "held": change.held,
             "dev_delta": 0.0 if change.state == "applied" else dev_delta, "state": change.state,
             "reason": change.reason, "at_ms": now_ms}])
-        deviation = connection.scalar(select(RatingRow.deviation).where(RatingRow.user_id == player.id,
-                                                                        RatingRow.game == match.game))
         connection.execute(insert(RatingHistoryRow), [{
             "user_id": player.id, "game": match.game, "match_id": match.id, "rating": rating,
-            "deviation": float(deviation or 0.0), "at_ms": now_ms}])
+            "deviation": deviation, "at_ms": now_ms}])
     return changes
 
 
