@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from patience.games import DRAW, REDEAL
+
 __all__ = [
     "DAY_CAP", "MIN_ACTIVE_MS", "MIN_DISTINCT", "MIN_MOVES", "NEW_GAIN", "NEW_RATED", "QUITS_FREE", "SERIES_EXCESS",
     "SERIES_LOSSES", "SERIES_MATCHES", "SERIES_QUITS", "WEEK_CAP", "Change", "Effort", "Facts", "SeriesMatch",
@@ -44,8 +46,9 @@ SERIES_LOSSES = 1  # ... the winner losing at most this many of them ...
 SERIES_EXCESS = 2.5  # ... and winning this many more than both ratings predicted (sum of score - expected)
 SERIES_QUITS = 3  # or this many losses with no attempt to the same account in 24 h
 
-STOCK = frozenset({"draw", "redeal"})
-"""The action texts of stock turns (``patience.games.base.DRAW``, ``REDEAL``): no real move."""
+STOCK = frozenset({str(DRAW), str(REDEAL)})
+"""The action texts of stock turns (the engine's :data:`~patience.games.DRAW` and :data:`~patience.games.REDEAL`):
+no real move."""
 
 
 @dataclass(frozen=True)
