@@ -170,7 +170,9 @@ def test_admin_works_beside_a_running_busy_server(database_url: str, tmp_path: P
         assert listed.returncode == 0 and "annadmin\tAnnadmin" in listed.stdout and "moderator" in listed.stdout
         assert wrong.returncode == 2 and len(wrong.stderr.splitlines()) == 1 and "nobody" in wrong.stderr
         assert closed.returncode == 0 and "closed brunadmin" in closed.stdout, closed.stderr
-        assert seconds < 20 and acks[0] > before, (seconds, acks[0], before)  # at once, the game going on
+        # at once, the game going on: four Python starts, well under one lock wait (32 s) each even on a loaded
+        # machine; a locked file fails the exit codes above in any case
+        assert seconds < 60 and acks[0] > before, (seconds, acks[0], before)
         assert anna.http.get("/mod").status_code == 200  # a moderator now, for the running site
         assert bruno.http.get("/api/me").json()["user"] is None  # closed: signed out
         anna.close()
