@@ -21,6 +21,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 import patience.server.storage.ladder as ladder
 from patience.fairplay import SCORE_FLAG, AccountScore, GameFigures, account_score, climb_sign, expected_agreement
+from patience.server.storage.roles import CLOSED_PREFIX
 from patience.server.storage.store import Base, RatingHistoryRow, RatingRow, UserRow
 
 __all__ = [
@@ -419,10 +420,11 @@ def queue(engine: Engine, limit: int = 100) -> list[dict[str, Any]]:
             standing = standings.get(user)
             if standing is None or (standing.state != "marked" and rows[-1].at_ms > standing.at_ms):
                 ids.add(user)
-        names = dict(connection.execute(select(UserRow.id, UserRow.name).where(UserRow.id.in_(sorted(ids)))).all())
+        names = dict(connection.execute(select(UserRow.id, UserRow.name).where(
+            UserRow.id.in_(sorted(ids)), UserRow.login.not_like(f"{CLOSED_PREFIX}%"))).all())  # not the closed
     out = []
     for user in ids:
-        if user not in names or names[user].startswith("Closed account"):
+        if user not in names:
             continue
         standing = standings.get(user)
         mine = reports.get(user, [])

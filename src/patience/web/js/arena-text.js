@@ -5,6 +5,7 @@ export const ARENA_TEXT = {
   en: {
     nav: { daily: "Deal of the day", duel: "Duel", leaderboard: "Leaderboard", matches: "Matches", profile: "Profile", account: "Account",
       games: "Solo games", playnow: "Your games" },
+    closed_account: "Closed account {id}", // a closed account's name (the server sends "<closed:ID>")
     duel: {
       title: "Duel", intro: "Two people play the same deal at the same time. The higher score wins and gets a " +
         "bonus. Never a bot: if nobody is waiting, you wait in the queue.",
@@ -219,6 +220,7 @@ export const ARENA_TEXT = {
   de: {
     nav: { daily: "Spiel des Tages", duel: "Duell", leaderboard: "Rangliste", matches: "Partien", profile: "Profil", account: "Konto",
       games: "Einzelspiele", playnow: "Deine Spiele" },
+    closed_account: "Geschlossenes Konto {id}",
     duel: {
       title: "Duell", intro: "Zwei Menschen spielen gleichzeitig dasselbe Spiel. Wer mehr Punkte hat, gewinnt und " +
         "bekommt einen Bonus. Nie ein Bot: Wartet niemand, wartest du in der Schlange.",
@@ -448,6 +450,7 @@ export const ARENA_TEXT = {
   it: {
     nav: { daily: "Partita del giorno", duel: "Sfida", leaderboard: "Classifica", matches: "Incontri", profile: "Profilo", account: "Account",
       games: "Partite da solo", playnow: "Le tue partite" },
+    closed_account: "Account chiuso {id}",
     duel: {
       title: "Sfida", intro: "Due persone giocano la stessa smazzata nello stesso momento. Vince chi fa più punti e " +
         "riceve un bonus. Mai un bot: se nessuno aspetta, aspetti tu in coda.",

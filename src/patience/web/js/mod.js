@@ -4,7 +4,7 @@
 // actions: mark as a bot, clear, close, each with a note. The server answers 404 to anyone else.
 
 import { el, gameName, openPage, postForm } from "./arena.js";
-import { lang, onLang, t } from "./i18n.js";
+import { lang, onLang, playerName, t } from "./i18n.js";
 import { $, applyText } from "./ui.js";
 
 let queue = [];
@@ -51,7 +51,7 @@ function renderQueue() {
   $("#queue-empty").hidden = queue.length > 0;
   $("#queue").hidden = !queue.length;
   $("#queue tbody").replaceChildren(...queue.map((row) => {
-    const open = el("a", { href: `/mod?id=${encodeURIComponent(row.id)}`, textContent: row.name });
+    const open = el("a", { href: `/mod?id=${encodeURIComponent(row.id)}`, textContent: playerName(row.name) });
     open.addEventListener("click", (e) => {
       e.preventDefault();
       choose(row.id);
@@ -133,7 +133,7 @@ function renderAccount() {
   if (!account) return;
   const a = account;
   $("#account").hidden = false;
-  $("#account-name").textContent = a.user.name;
+  $("#account-name").textContent = playerName(a.user.name);
   $("#account-name").tabIndex = -1;
   const profile = el("a", { href: `/profile?u=${encodeURIComponent(a.user.id)}`, textContent: t("mod.profile") });
   $("#account-facts").replaceChildren(`${a.user.login} · ${t("mod.since", { date: when(a.user.since_ms) })} · `,
@@ -150,14 +150,14 @@ function renderAccount() {
   if (!a.games.length) $("#games tbody").append(el("tr", {}, el("td", { colSpan: 10, textContent: t("mod.no_games") })));
   labelCells($("#games"));
   $("#reports").replaceChildren(...a.reports.map((r) => el("li", {},
-    el("a", { href: `/profile?u=${encodeURIComponent(r.by)}`, textContent: r.by_name }),
+    el("a", { href: `/profile?u=${encodeURIComponent(r.by)}`, textContent: playerName(r.by_name) }),
     ` · ${t(`report.cat.${r.category}`)} · ${when(r.at_ms)}${r.note ? ` · “${r.note}”` : ""}`)));
   if (!a.reports.length) $("#reports").append(el("li", { textContent: t("mod.none") }));
   $("#audit").replaceChildren(...a.audit.map((x) => el("li", {
-    textContent: `${when(x.at_ms)} · ${t(`mod.audit_actions.${x.action}`) || x.action} · ${x.by_name || t("mod.automatic")}${x.note ? ` · “${x.note}”` : ""}`,
+    textContent: `${when(x.at_ms)} · ${t(`mod.audit_actions.${x.action}`) || x.action} · ${x.by_name ? playerName(x.by_name) : t("mod.automatic")}${x.note ? ` · “${x.note}”` : ""}`,
   })));
   if (!a.audit.length) $("#audit").append(el("li", { textContent: t("mod.none") }));
-  document.title = `${a.user.name} · ${t("mod.title")} · Patience Arena`;
+  document.title = `${playerName(a.user.name)} · ${t("mod.title")} · Patience Arena`;
 }
 
 async function act(e) {
@@ -186,7 +186,7 @@ async function act(e) {
   }
   $("#act-note").value = "";
   await Promise.all([loadQueue(), loadAccount(account.user.id)]);
-  tell("mod.done", { name: account.user.name, state: stateName(answer.state) });
+  tell("mod.done", { name: playerName(account.user.name), state: stateName(answer.state) });
 }
 
 function render() {
