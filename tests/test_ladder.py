@@ -24,6 +24,7 @@ from sqlalchemy import select
 from helpers import FakeTime
 from patience.duel import Format, Match, Player
 from patience.errors import PatienceError
+from patience.fairplay import reason_text
 from patience.games import DRAW, REDEAL
 from patience.ladder import DAY_CAP, NEW_GAIN, Effort, Facts, attempted, decide
 from patience.server.solo.hints import simple_hint
@@ -292,8 +293,7 @@ def test_a_lopsided_series_goes_to_the_moderators_and_friends_do_not(store: Stor
         play(store, main, puppet, "play")
     assert state(store, main) == "review"
     view = fp.account_view(store.engine, main)
-    assert view is not None and "6 matches with one opponent" in " ".join(json.loads(
-        _reasons(store, main)))
+    assert view is not None and "6 matches with one opponent" in reason_text(json.loads(_reasons(store, main)))
     held = play(store, main, puppet, "play")  # in review now: its gains are held
     with store.engine.connect() as c:
         assert ledger.changes_of(c, main, [held.id])[held.id]["state"] == "held"

@@ -2,26 +2,34 @@
 tournament duel and a deal of the day closes the account; then the tournament's standings (and the duel's
 label there), the replay, the match history, both players' profiles and the day's board say
 "Geschlossenes Konto …" in German and "Account chiuso …" in Italian, and nowhere "Closed account" or the
-server's mark, nor the login the account had. A screenshot of the German replay at phone size."""
+server's mark, nor the login the account had. A screenshot of the German replay at phone size.
+
+The moderators' page writes the detection's reasons in its language too (the server sends them as keys
+and figures), a closed account named in one of them included."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import secrets
 import threading
+import time
 from typing import Any
 
 import pytest
 from browser_accounts import sign_up
 from playwright.sync_api import expect
 from test_browser_daily_past import finished_attempt
-from test_browser_fairplay import my_id
+from test_browser_fairplay import evidence, my_id
 from test_browser_tournament import FORMAT, scripted_opponent
 
 from arena_processes import PASSWORD, Player
 from patience.daily import DAILY, daily_commitment
+from patience.fairplay import Reason
 from patience.rng import new_deal_key
+from patience.server.storage import fairplay as fp
 from patience.server.storage.daily import choose_deal, start_attempt
+from patience.server.storage.roles import grant
 
 pytestmark = pytest.mark.slow
 
@@ -125,3 +133,44 @@ def test_a_closed_accounts_name_is_in_the_pages_language_everywhere(page: Any, b
     finally:
         phone.close()
 
+
+
+MOD_WORDS = {  # a series against a closed account (kept with the account's standing), a game at machine speed
+    "de": ("6 Duelle gegen denselben Gegner in 24 h: 6 gewonnen, 0 verloren (3 Siege mehr",
+           "Geschlossenes Konto {id}, Solitaire Reloaded", "eine ganze Partie in Maschinentempo"),
+    "it": ("6 sfide con lo stesso avversario in 24 h: 6 vinte, 0 perse (3 vittorie più",
+           "Account chiuso {id}, Solitaire Reloaded", "un’intera partita a velocità da macchina"),
+}
+
+
+def test_the_detections_reasons_are_in_the_moderators_language(browser: Any, base_url: str, server_app: Any) -> None:
+    tag = secrets.token_hex(3)
+    suspect, puppet = Player(base_url, f"sus{tag}"), Player(base_url, f"pup{tag}")
+    evidence(server_app, suspect.user_id, [110 + i % 40 for i in range(60)], "click")  # machine speed
+    series = Reason("series", {"why": Reason("series_won", {"n": 6, "won": 6, "lost": 0, "excess": 3.0}),
+                               "name": f"Pup{tag}", "game": "reloaded", "user": puppet.user_id})
+    with server_app.state.store.engine.begin() as connection:  # flagged by a series, as the detection keeps it
+        connection.execute(fp.FairPlayRow.__table__.insert(), [{
+            "user_id": suspect.user_id, "state": "review", "category": None, "score": 60,
+            "reasons": json.dumps([series.to_dict()]), "note": None, "by_id": None,
+            "at_ms": int(time.time() * 1000), "since_ms": 0}])
+    token = puppet.http.get("/api/me").json()["csrf"]
+    assert puppet.http.post("/account/close", data={"csrf": token, "password": PASSWORD},
+                            headers={"accept": "application/json"}).status_code == 200
+    context = browser.new_context(viewport={"width": 1366, "height": 850}, locale="en-US")
+    try:
+        page = context.new_page()
+        sign_up(page, base_url, f"mod{tag}", f"Moderator{tag}", then="/profile")
+        assert grant(server_app.state.store, f"mod{tag}", "moderator")
+        for lang, (why, who, machine) in MOD_WORDS.items():
+            page.goto(f"{base_url}/mod?lang={lang}")
+            row = page.locator(f'#queue tr[data-account="{suspect.user_id}"]')
+            expect(row).to_contain_text(why)
+            expect(row).to_contain_text(who.format(id=puppet.user_id[:8]))
+            row.get_by_role("link").click()
+            expect(page.locator("#reasons")).to_contain_text(machine)
+            text = page.locator("body").inner_text()
+            assert "matches with one opponent" not in text and "machine speed" not in text, text
+            assert "Closed account" not in text and "<closed:" not in text and f"pup{tag}" not in text.lower(), text
+    finally:
+        context.close()

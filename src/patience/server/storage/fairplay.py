@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,15 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Mapped, mapped_column
 
 import patience.server.storage.ladder as ladder
-from patience.fairplay import SCORE_FLAG, AccountScore, GameFigures, account_score, climb_sign, expected_agreement
+from patience.fairplay import (
+    SCORE_FLAG,
+    AccountScore,
+    GameFigures,
+    Reason,
+    account_score,
+    climb_sign,
+    expected_agreement,
+)
 from patience.server.storage.roles import CLOSED_PREFIX
 from patience.server.storage.store import Base, RatingHistoryRow, RatingRow, UserRow
 
@@ -229,7 +237,7 @@ CLIMB_GAMES = 10  # the rating climb is read over an account's last this many ra
 CLIMB_POPULATION = 5000  # ... against the climbs of others in the most recent this many rating results
 
 
-def _climb(connection: Connection, user_id: str) -> str | None:
+def _climb(connection: Connection, user_id: str) -> Reason | None:
     """The rating-climb sign (:func:`patience.fairplay.climb_sign`): the account's gain over its last
     :data:`CLIMB_GAMES` results in the game it played last (from 1500, or the rating before them),
     against other accounts' gains over their first as many results."""
@@ -284,11 +292,12 @@ def rescore(engine: Engine, user_id: str) -> tuple[AccountScore, str | None]:
 
 
 def _set(connection: Connection, user_id: str, state: str, category: str | None, score: AccountScore | None,
-         note: str, by: str | None, since_ms: int | None = None) -> None:
+         note: str, by: str | None, since_ms: int | None = None, kept: Sequence[Any] = ()) -> None:
+    """Put the account in ``state``, with the score's reasons after the ``kept`` ones (as stored)."""
     row = _standing(connection, user_id)
     values = {"state": state, "category": category, "note": note, "by_id": by, "at_ms": _ms()}
     if score is not None:
-        values.update(score=score.score, reasons=json.dumps(list(score.reasons)))
+        values.update(score=score.score, reasons=json.dumps([*kept, *(r.to_dict() for r in score.reasons)]))
     if since_ms is not None:
         values["since_ms"] = since_ms
     if row is None:
@@ -350,10 +359,10 @@ def flag_series(connection: Connection, winner: str, loser: str, game: str, now_
     if why is None:
         return
     name = connection.scalar(select(UserRow.name).where(UserRow.id == loser)) or loser
-    why = f"{why} ({name}, {game})"
-    reasons = [*(json.loads(row.reasons) if row is not None else []), why]
-    score = AccountScore(max(SCORE_FLAG, row.score if row is not None else 0), "review", tuple(reasons), 0, 0, 0)
-    _set(connection, winner, "review", None, score, f"flagged for review by the detection: {why}", None)
+    series = Reason("series", {"why": why, "name": name, "game": game, "user": loser})  # the name as it is now: queue
+    score = AccountScore(max(SCORE_FLAG, row.score if row is not None else 0), "review", (series,), 0, 0, 0)
+    _set(connection, winner, "review", None, score, f"flagged for review by the detection: {series}", None,
+         kept=json.loads(row.reasons) if row is not None else [])
 
 
 def act(engine: Engine, user_id: str, action: str, note: str, by: str) -> str:
@@ -408,6 +417,17 @@ def add_report(engine: Engine, reporter: str, user_id: str, category: str, note:
 # -- what moderators and profiles see ------------------------------------------------------------------
 
 
+def _name_series(connection: Connection, reasons: Iterable[list[Any]]) -> None:
+    """Name the other account of each series among ``reasons`` (as stored) by its name now (a closed account's:
+    its mark), not the one it had when the series was seen."""
+    series = [r["p"] for rs in reasons for r in rs if isinstance(r, dict) and "user" in r.get("p", {})]
+    if series:
+        now = dict(connection.execute(select(UserRow.id, UserRow.name).where(
+            UserRow.id.in_(sorted({p["user"] for p in series})))).all())
+        for p in series:
+            p["name"] = now.get(p["user"], p.get("name"))
+
+
 def queue(engine: Engine, limit: int = 100) -> list[dict[str, Any]]:
     """Accounts flagged for review or reported (and not marked, cleared since, or closed), highest score first."""
     with engine.connect() as connection:
@@ -422,6 +442,8 @@ def queue(engine: Engine, limit: int = 100) -> list[dict[str, Any]]:
                 ids.add(user)
         names = dict(connection.execute(select(UserRow.id, UserRow.name).where(
             UserRow.id.in_(sorted(ids)), UserRow.login.not_like(f"{CLOSED_PREFIX}%"))).all())  # not the closed
+        reasons = {u: json.loads(standing.reasons) for u, standing in standings.items() if u in names}
+        _name_series(connection, reasons.values())
     out = []
     for user in ids:
         if user not in names:
@@ -429,8 +451,7 @@ def queue(engine: Engine, limit: int = 100) -> list[dict[str, Any]]:
         standing = standings.get(user)
         mine = reports.get(user, [])
         out.append({"id": user, "name": names[user], "state": standing.state if standing else None,
-                    "score": standing.score if standing else 0,
-                    "reasons": json.loads(standing.reasons) if standing else [],
+                    "score": standing.score if standing else 0, "reasons": reasons.get(user, []),
                     "reports": len(mine), "categories": sorted({r.category for r in mine}),
                     "since_ms": min([r.at_ms for r in mine] + ([standing.at_ms] if standing else []))})
     out.sort(key=lambda e: (-e["score"], -e["reports"], e["since_ms"]))

@@ -15,6 +15,22 @@ const pct = (x) => (x == null ? "–" : `${Math.round(x * 100)} %`);
 const when = (ms) => new Date(ms).toLocaleString(lang(), { dateStyle: "short", timeStyle: "short" });
 const stateName = (state) => t(`mod.states.${state || "reported"}`);
 
+/** A reason of the detection as the server sends it ({k, p}: its key and figures, among them reasons of their
+ * own, a player's name or a game's id) in this language; a reason kept before reasons had keys: its text. */
+function reasonText(r) {
+  if (Array.isArray(r)) return r.map(reasonText).join("; ");
+  if (!r || typeof r !== "object") return String(r);
+  const figures = {};
+  for (const [name, value] of Object.entries(r.p || {})) {
+    if (name === "name") figures.name = playerName(value);
+    else if (name === "game") figures.game = gameName(value);
+    else figures[name] = typeof value === "number" ? value.toLocaleString(lang()) : reasonText(value);
+  }
+  const key = `mod.reason.${r.k}`;
+  const text = t(key, figures);
+  return text === key ? r.k : text;
+}
+
 function say(key, params = {}, bad = false) {
   const box = $("#mod-msg");
   box.textContent = t(key, params);
@@ -56,7 +72,7 @@ function renderQueue() {
       e.preventDefault();
       choose(row.id);
     });
-    const why = [...row.reasons, ...row.categories.map((c) => t(`report.cat.${c}`))].join(" · ");
+    const why = [...row.reasons.map(reasonText), ...row.categories.map((c) => t(`report.cat.${c}`))].join(" · ");
     const tr = el("tr", {}, el("td", {}, open), el("td", { textContent: String(row.score) }),
       el("td", { textContent: stateName(row.state) }), el("td", { textContent: String(row.reports) }),
       el("td", { className: "why", textContent: why || "–" }));
@@ -139,7 +155,7 @@ function renderAccount() {
   $("#account-facts").replaceChildren(`${a.user.login} · ${t("mod.since", { date: when(a.user.since_ms) })} · `,
     `${t("mod.state")}: ${stateName(a.state)}${a.category ? ` (${t(`report.cat.${a.category}`)})` : ""} · `, profile);
   $("#score-line").textContent = t("mod.score_line", { score: a.score.score, games: a.score.games });
-  $("#reasons").replaceChildren(...(a.score.reasons.length ? a.score.reasons : [t("mod.no_reason")])
+  $("#reasons").replaceChildren(...(a.score.reasons.length ? a.score.reasons.map(reasonText) : [t("mod.no_reason")])
     .map((r) => el("li", { textContent: r })));
   const share = a.score.decisions ? a.score.agreed / a.score.decisions : null;
   $("#agreement").textContent = a.score.decisions
