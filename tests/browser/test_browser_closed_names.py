@@ -143,7 +143,8 @@ MOD_WORDS = {  # a series against a closed account (kept with the account's stan
 }
 
 
-def test_the_detections_reasons_are_in_the_moderators_language(browser: Any, base_url: str, server_app: Any) -> None:
+def test_the_detections_reasons_are_in_the_moderators_language(browser: Any, base_url: str, server_app: Any,
+                                                               shot: Any) -> None:
     tag = secrets.token_hex(3)
     suspect, puppet = Player(base_url, f"sus{tag}"), Player(base_url, f"pup{tag}")
     evidence(server_app, suspect.user_id, [110 + i % 40 for i in range(60)], "click")  # machine speed
@@ -172,5 +173,6 @@ def test_the_detections_reasons_are_in_the_moderators_language(browser: Any, bas
             text = page.locator("body").inner_text()
             assert "matches with one opponent" not in text and "machine speed" not in text, text
             assert "Closed account" not in text and "<closed:" not in text and f"pup{tag}" not in text.lower(), text
+            shot(page, f"mod-reasons-{lang}")
     finally:
         context.close()
