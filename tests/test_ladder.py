@@ -257,6 +257,17 @@ def test_clear_after_mark_is_an_exact_undo(store: Store) -> None:
     assert after == pytest.approx(before, abs=1e-9)
     view = fp.account_view(store.engine, two)
     assert view is not None and [a["action"] for a in view["audit"]][:2] == ["unrefund", "refund"]
+    # the server's notes: English text, and by key with their figures for the moderators' page's language
+    unrefund, refund = view["audit"][:2]
+    points, match_id = refund["why"]["p"]["points"], refund["why"]["p"]["match"]
+    assert refund["why"] == {"k": "note_refund", "p": {"points": points, "match": match_id}} and points > 0
+    assert unrefund["why"] == {"k": "note_unrefund", "p": {"points": points, "match": match_id}}
+    assert refund["note"] == f"{points:.1f} points of match {match_id} given back"
+    assert unrefund["note"] == (f"{points:.1f} points of match {match_id} taken back: the account that took them "
+                                "was cleared")
+    marked = fp.account_view(store.engine, bot)
+    assert marked is not None and [(a["action"], a["note"], a["why"]) for a in marked["audit"]][:2] == [
+        ("clear", "a person after all", None), ("mark_bot", "a bot", None)]  # a moderator's: their text
 
 
 def test_held_changes_are_released_by_a_clear(store: Store) -> None:

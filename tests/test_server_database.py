@@ -266,8 +266,10 @@ def test_migration_0022_writes_the_mark_for_the_names_of_accounts_closed_before(
     """Accounts closed before a closed account's name was a mark (roles.closed_name) had "Closed account
     1a2B3c4D" in ``users``, in their matches' records and in a series' reason: 0022 writes the mark there,
     for closed accounts only (a live account of that name keeps it), again changes nothing, and its
-    downgrade writes the English text back."""
-    from patience.fairplay import reason_text
+    downgrade writes the English text back. The server's notes in the audit log get their keys and figures
+    (a moderator's note none)."""
+    from patience.fairplay import Reason, reason_text
+    from patience.server.storage.fairplay import Note
     from patience.server.storage.roles import closed_name
     from patience.server.storage.store import name_key
 
@@ -309,6 +311,18 @@ def test_migration_0022_writes_the_mark_for_the_names_of_accounts_closed_before(
             conn.execute(text("INSERT INTO fairplay_accounts (user_id, state, score, reasons, note, at_ms, since_ms) "
                               "VALUES (:id, 'review', 60, :reasons, 'flagged', 1, 0)"),
                          {"id": other, "reasons": json.dumps([plain, series, quits])})
+            notes = [("mark", "marked at once by the detection"), ("flag", "flagged for review by the detection"),
+                     ("flag", f"flagged for review by the detection: {series}"),
+                     ("flag", "flagged for review by the detection: 6 matches with one opponent in 24 h: 6 won, 0 "
+                              "lost (3.0 more wins than the ratings predict) (Ines, Ada, klondike)"),
+                     ("release", "-2.5 held points of match m1 applied"),
+                     ("refund", "12.0 points of match m1 given back"),
+                     ("unrefund", "12.0 points of match m1 taken back: the account that took them was cleared"),
+                     ("mark_bot", "flagged for review by the detection")]  # a moderator's, whatever it says
+            for action, note in notes:
+                conn.execute(text("INSERT INTO fairplay_audit (user_id, by_id, action, note, at_ms) "
+                                  "VALUES (:id, NULL, :action, :note, 1)"),
+                             {"id": other, "action": action, "note": note})
 
         def read() -> tuple[dict[str, tuple[str, str]], dict[str, Any], list[Any]]:
             with store.engine.connect() as conn:
@@ -331,7 +345,21 @@ def test_migration_0022_writes_the_mark_for_the_names_of_accounts_closed_before(
         assert reasons[1]["p"]["user"] == reasons[2]["p"]["user"] == closed
         assert [reason_text(r) for r in reasons[1:]] == [s.replace("Closed account AbCdEfGh", "<closed:AbCdEfGh>")
                                                           for s in (series, quits)]
+        with store.engine.connect() as conn:
+            whys = [(r[0], r[1] and json.loads(r[1])) for r in conn.execute(
+                text("SELECT note, why FROM fairplay_audit ORDER BY id"))]
+        keyed = [Note("note_mark", {}), Note("note_flag", {}), Note("note_flag_series", {"series": reasons[1]}),
+                 Note("note_flag_series", {"series": Reason("series", {
+                     "why": Reason("series_won", {"n": 6, "won": 6, "lost": 0, "excess": 3.0}),
+                     "name": "Ines, Ada", "game": "klondike"})}),  # a live name: as it was
+                 Note("note_release", {"delta": -2.5, "match": "m1"}),
+                 Note("note_refund", {"points": 12.0, "match": "m1"}),
+                 Note("note_unrefund", {"points": 12.0, "match": "m1"})]
+        assert whys == [*((note, n.to_dict()) for (_, note), n in zip(notes, keyed, strict=False)),
+                        (notes[-1][1], None)]
+        assert [str(n) for n in keyed[3:]] == [note for _, note in notes[3:-1]]  # as the server writes them now
         command.downgrade(config, "0017")
+        assert "why" not in {c["name"] for c in inspect(store.engine).get_columns("fairplay_audit")}
         after = read()
         assert after[0] == before[0] and after[2] == before[2]
         assert after[1] == {**before[1], "m2": ["Gina", "Closed account ZyXwVu98"]}  # the name it had is gone

@@ -4,8 +4,8 @@ label there), the replay, the match history, both players' profiles and the day'
 "Geschlossenes Konto …" in German and "Account chiuso …" in Italian, and nowhere "Closed account" or the
 server's mark, nor the login the account had. A screenshot of the German replay at phone size.
 
-The moderators' page writes the detection's reasons in its language too (the server sends them as keys
-and figures), a closed account named in one of them included."""
+The moderators' page writes the detection's reasons and the server's notes in the audit log in its
+language too (the server sends them as keys and figures), a closed account named in one of them included."""
 
 from __future__ import annotations
 
@@ -143,6 +143,14 @@ MOD_WORDS = {  # a series against a closed account (kept with the account's stan
 }
 
 
+AUDIT_WORDS = {  # the server's notes in the audit log
+    "de": ("von der Erkennung zur Prüfung vorgelegt: 6 Duelle gegen denselben Gegner",
+           "(Geschlossenes Konto {id}, Solitaire Reloaded)", "12,0 Punkte aus Partie m1 zurückgegeben"),
+    "it": ("segnalato per verifica dal rilevamento: 6 sfide con lo stesso avversario",
+           "(Account chiuso {id}, Solitaire Reloaded)", "12,0 punti dell’incontro m1 restituiti"),
+}
+
+
 def test_the_detections_reasons_are_in_the_moderators_language(browser: Any, base_url: str, server_app: Any,
                                                                shot: Any) -> None:
     tag = secrets.token_hex(3)
@@ -155,6 +163,8 @@ def test_the_detections_reasons_are_in_the_moderators_language(browser: Any, bas
             "user_id": suspect.user_id, "state": "review", "category": None, "score": 60,
             "reasons": json.dumps([series.to_dict()]), "note": None, "by_id": None,
             "at_ms": int(time.time() * 1000), "since_ms": 0}])
+        fp._audit(connection, suspect.user_id, None, "flag", fp.Note("note_flag_series", {"series": series}))
+        fp._audit(connection, suspect.user_id, None, "refund", fp.Note("note_refund", {"points": 12.0, "match": "m1"}))
     token = puppet.http.get("/api/me").json()["csrf"]
     assert puppet.http.post("/account/close", data={"csrf": token, "password": PASSWORD},
                             headers={"accept": "application/json"}).status_code == 200
@@ -170,8 +180,11 @@ def test_the_detections_reasons_are_in_the_moderators_language(browser: Any, bas
             expect(row).to_contain_text(who.format(id=puppet.user_id[:8]))
             row.get_by_role("link").click()
             expect(page.locator("#reasons")).to_contain_text(machine)
+            for note in AUDIT_WORDS[lang]:
+                expect(page.locator("#audit")).to_contain_text(note.format(id=puppet.user_id[:8]))
             text = page.locator("body").inner_text()
             assert "matches with one opponent" not in text and "machine speed" not in text, text
+            assert "by the detection" not in text and "given back" not in text, text
             assert "Closed account" not in text and "<closed:" not in text and f"pup{tag}" not in text.lower(), text
             shot(page, f"mod-reasons-{lang}")
     finally:

@@ -236,6 +236,12 @@ export const ARENA_TEXT = {
         series_won: "{n} matches with one opponent in 24 h: {won} won, {lost} lost ({excess} more wins than the " +
           "ratings predict)",
         series: "{why} ({name}, {game})",
+        // the server's notes in the audit log (patience.server.storage.fairplay.NOTES)
+        note_mark: "marked at once by the detection", note_flag: "flagged for review by the detection",
+        note_flag_series: "flagged for review by the detection: {series}",
+        note_release: "{delta} held points of match {match} applied",
+        note_refund: "{points} points of match {match} given back",
+        note_unrefund: "{points} points of match {match} taken back: the account that took them was cleared",
       },
       err: {
         bad_note: "Say why in the note.", bad_action: "Choose an action.", not_found: "There is no such account.",
@@ -494,6 +500,12 @@ export const ARENA_TEXT = {
         series_won: "{n} Duelle gegen denselben Gegner in 24 h: {won} gewonnen, {lost} verloren ({excess} Siege " +
           "mehr, als die Wertungen erwarten lassen)",
         series: "{why} ({name}, {game})",
+        note_mark: "von der Erkennung sofort markiert", note_flag: "von der Erkennung zur Prüfung vorgelegt",
+        note_flag_series: "von der Erkennung zur Prüfung vorgelegt: {series}",
+        note_release: "{delta} zurückgehaltene Punkte aus Partie {match} angerechnet",
+        note_refund: "{points} Punkte aus Partie {match} zurückgegeben",
+        note_unrefund: "{points} Punkte aus Partie {match} zurückgenommen: das Konto, das sie genommen hatte, wurde " +
+          "entlastet",
       },
       err: {
         bad_note: "Schreib in die Notiz, warum.", bad_action: "Wähle eine Aktion.", not_found: "Dieses Konto gibt es nicht.",
@@ -750,6 +762,11 @@ export const ARENA_TEXT = {
         series_won: "{n} sfide con lo stesso avversario in 24 h: {won} vinte, {lost} perse ({excess} vittorie più di " +
           "quante ne prevedano i punteggi)",
         series: "{why} ({name}, {game})",
+        note_mark: "contrassegnato subito dal rilevamento", note_flag: "segnalato per verifica dal rilevamento",
+        note_flag_series: "segnalato per verifica dal rilevamento: {series}",
+        note_release: "{delta} punti trattenuti dell’incontro {match} applicati",
+        note_refund: "{points} punti dell’incontro {match} restituiti",
+        note_unrefund: "{points} punti dell’incontro {match} ripresi: l’account che li aveva presi è stato scagionato",
       },
       err: {
         bad_note: "Scrivi il perché nella nota.", bad_action: "Scegli un’azione.", not_found: "Questo account non esiste.",

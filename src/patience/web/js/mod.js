@@ -15,8 +15,9 @@ const pct = (x) => (x == null ? "–" : `${Math.round(x * 100)} %`);
 const when = (ms) => new Date(ms).toLocaleString(lang(), { dateStyle: "short", timeStyle: "short" });
 const stateName = (state) => t(`mod.states.${state || "reported"}`);
 
-/** A reason of the detection as the server sends it ({k, p}: its key and figures, among them reasons of their
- * own, a player's name or a game's id) in this language; a reason kept before reasons had keys: its text. */
+/** A reason of the detection, or a note of the server's in the audit log, as the server sends it ({k, p}: its key
+ * and figures, among them reasons of their own, a player's name or a game's id) in this language; a reason kept
+ * before reasons had keys: its text. */
 function reasonText(r) {
   if (Array.isArray(r)) return r.map(reasonText).join("; ");
   if (!r || typeof r !== "object") return String(r);
@@ -24,7 +25,10 @@ function reasonText(r) {
   for (const [name, value] of Object.entries(r.p || {})) {
     if (name === "name") figures.name = playerName(value);
     else if (name === "game") figures.game = gameName(value);
-    else figures[name] = typeof value === "number" ? value.toLocaleString(lang()) : reasonText(value);
+    else if (name === "points" || name === "delta") { // rating points, one decimal (a change: with its sign)
+      figures[name] = Number(value).toLocaleString(lang(), { minimumFractionDigits: 1, maximumFractionDigits: 1,
+        signDisplay: name === "delta" ? "exceptZero" : "auto" });
+    } else figures[name] = typeof value === "number" ? value.toLocaleString(lang()) : reasonText(value);
   }
   const key = `mod.reason.${r.k}`;
   const text = t(key, figures);
@@ -170,7 +174,7 @@ function renderAccount() {
     ` · ${t(`report.cat.${r.category}`)} · ${when(r.at_ms)}${r.note ? ` · “${r.note}”` : ""}`)));
   if (!a.reports.length) $("#reports").append(el("li", { textContent: t("mod.none") }));
   $("#audit").replaceChildren(...a.audit.map((x) => el("li", {
-    textContent: `${when(x.at_ms)} · ${t(`mod.audit_actions.${x.action}`) || x.action} · ${x.by_name ? playerName(x.by_name) : t("mod.automatic")}${x.note ? ` · “${x.note}”` : ""}`,
+    textContent: `${when(x.at_ms)} · ${t(`mod.audit_actions.${x.action}`) || x.action} · ${x.by_name ? playerName(x.by_name) : t("mod.automatic")}${x.why ? ` · ${reasonText(x.why)}` : x.note ? ` · “${x.note}”` : ""}`,
   })));
   if (!a.audit.length) $("#audit").append(el("li", { textContent: t("mod.none") }));
   document.title = `${playerName(a.user.name)} · ${t("mod.title")} · Patience Arena`;

@@ -12,8 +12,14 @@ accounts whose login marks them closed (``~`` and the id) and no other:
   account's id), so the moderators' page writes it in its language.
 
 Tournament standings, boards of the day, Play now and the queue read names from ``users`` as they are.
-The audit log's notes stay English text as written. Running it again changes nothing. The downgrade
-writes the English text back (a name another account has taken meanwhile stays the mark).
+
+The audit log keeps the server's own notes by key too (``fairplay_audit.why``, JSON ``{"k", "p"}``, beside
+the English ``note``; storage.fairplay.NOTES), for the moderators' page to write them in its language:
+this adds the column and reads the keys and figures of the notes written before out of their English
+text (a moderator's note has none).
+
+Running it again changes nothing. The downgrade writes the English text back (a name another account
+has taken meanwhile stays the mark) and drops ``why`` (the English notes are all there).
 
 Revision ID: 0022
 Revises: 0017
@@ -46,16 +52,33 @@ CHUNK = 400
 SERIES_QUITS = "{n} matches with one opponent in 24 h: the opponent made no real attempt in {quits}"
 SERIES_WON = ("{n} matches with one opponent in 24 h: {won} won, {lost} lost ({excess:.1f} more wins than the "
               "ratings predict)")
-OLD_SERIES = re.compile(
-    r"(?P<n>\d+) matches with one opponent in 24 h: (?:the opponent made no real attempt in (?P<quits>\d+)|"
-    r"(?P<won>\d+) won, (?P<lost>\d+) lost \((?P<excess>-?\d+\.\d) more wins than the ratings predict\)) "
-    r"\(Closed account (?P<id>[A-Za-z0-9_-]{1,24}), (?P<game>[a-z0-9_]+)\)")
 
 users = sa.table("users", sa.column("id", sa.String), sa.column("login", sa.String), sa.column("name", sa.String),
                  sa.column("name_key", sa.String))
 matches = sa.table("matches", sa.column("id", sa.String), sa.column("player_a", sa.String),
                    sa.column("player_b", sa.String), sa.column("record", sa.Text))
 standings = sa.table("fairplay_accounts", sa.column("user_id", sa.String), sa.column("reasons", sa.Text))
+audit = sa.table("fairplay_audit", sa.column("id", sa.Integer), sa.column("action", sa.String),
+                 sa.column("note", sa.Text), sa.column("why", sa.Text))
+
+# the server's notes in the audit log, as storage.fairplay wrote them before they had keys (frozen here)
+NUMBER = r"[+-]?\d+\.\d"
+OLD_NOTES = {
+    "note_mark": re.compile(r"marked at once by the detection"),
+    "note_flag": re.compile(r"flagged for review by the detection"),
+    "note_flag_series": re.compile(r"flagged for review by the detection: (?P<series>.+)", re.S),
+    "note_release": re.compile(rf"(?P<delta>{NUMBER}) held points of match (?P<match>\S+) applied"),
+    "note_refund": re.compile(rf"(?P<points>{NUMBER}) points of match (?P<match>\S+) given back"),
+    "note_unrefund": re.compile(rf"(?P<points>{NUMBER}) points of match (?P<match>\S+) taken back: the account "
+                                r"that took them was cleared"),
+}
+NOTE_ACTIONS = {"mark": ("note_mark",), "flag": ("note_flag", "note_flag_series"), "release": ("note_release",),
+                "refund": ("note_refund",), "unrefund": ("note_unrefund",)}  # the others: a moderator's text
+ANY_SERIES = re.compile(
+    r"(?P<n>\d+) matches with one opponent in 24 h: (?:the opponent made no real attempt in (?P<quits>\d+)|"
+    r"(?P<won>\d+) won, (?P<lost>\d+) lost \((?P<excess>-?\d+\.\d) more wins than the ratings predict\)) "
+    r"\((?P<name>.+), (?P<game>[a-z0-9_]+)\)", re.S)
+CLOSED_NAMES = re.compile(r"Closed account (?P<id>[A-Za-z0-9_-]{1,24})|<closed:(?P<mark>[A-Za-z0-9_-]{1,24})>")
 
 
 def _key(name: str) -> str:
@@ -121,27 +144,60 @@ def _reasons(connection: sa.Connection, change: Any) -> None:
                                .values(reasons=json.dumps(kept)))
 
 
+def _closed_id(name: str, by_prefix: dict[str, list[str]]) -> tuple[str, str] | None:
+    """The mark and the id of the closed account a name in an English text is, if it says which one."""
+    found = CLOSED_NAMES.fullmatch(name)
+    prefix = found and (found["id"] or found["mark"])
+    ids = by_prefix.get(prefix, []) if prefix else []
+    return (MARK.format(id=prefix), ids[0]) if len(ids) == 1 else None
+
+
+def _series(found: re.Match[str], name: str, user: str | None) -> dict[str, Any]:
+    """A series reason by key, from its English text as matched by ANY_SERIES."""
+    n = int(found["n"])
+    why = ({"k": "series_quits", "p": {"n": n, "quits": int(found["quits"])}} if found["quits"] is not None else
+           {"k": "series_won", "p": {"n": n, "won": int(found["won"]), "lost": int(found["lost"]),
+                                     "excess": round(float(found["excess"]), 1)}})
+    return {"k": "series", "p": {"why": why, "name": name, "game": found["game"], **({"user": user} if user else {})}}
+
+
+def _notes(connection: sa.Connection, by_prefix: dict[str, list[str]]) -> None:
+    """The key and figures of each note the server wrote in the audit log, read out of its English text."""
+    for row_id, action, note in connection.execute(sa.select(audit.c.id, audit.c.action, audit.c.note).where(
+            audit.c.action.in_(sorted(NOTE_ACTIONS)), audit.c.why.is_(None))).all():
+        for key in NOTE_ACTIONS[action]:
+            found = OLD_NOTES[key].fullmatch(note or "")
+            if found is None:
+                continue
+            p: dict[str, Any] = {}
+            for name, value in found.groupdict().items():
+                p[name] = value if name in ("match", "series") else round(float(value), 1)
+            if key == "note_flag_series":
+                series = ANY_SERIES.fullmatch(p["series"])
+                if series is not None:  # the other account by its id, if the name says which closed one it is
+                    other = _closed_id(series["name"], by_prefix)
+                    p["series"] = _series(series, *(other or (series["name"], None)))
+            connection.execute(sa.update(audit).where(audit.c.id == row_id).values(why=json.dumps({"k": key, "p": p})))
+            break
+
+
 def upgrade() -> None:
+    op.add_column("fairplay_audit", sa.Column("why", sa.Text(), nullable=True))
     connection = op.get_bind()
     closed = _closed(connection)
+    by_prefix: dict[str, list[str]] = {}
+    for user_id in closed:
+        by_prefix.setdefault(user_id[:8], []).append(user_id)
+    _notes(connection, by_prefix)
     if not closed:
         return
     _names(connection, closed, ENGLISH, MARK)
     _records(connection, closed, MARK, None)
-    by_prefix: dict[str, list[str]] = {}
-    for user_id in closed:
-        by_prefix.setdefault(user_id[:8], []).append(user_id)
 
     def keyed(reason: Any) -> dict[str, Any] | None:
-        found = OLD_SERIES.fullmatch(reason) if isinstance(reason, str) else None
-        if found is None or len(by_prefix.get(found["id"], [])) != 1:
-            return None
-        n = int(found["n"])
-        why = ({"k": "series_quits", "p": {"n": n, "quits": int(found["quits"])}} if found["quits"] is not None else
-               {"k": "series_won", "p": {"n": n, "won": int(found["won"]), "lost": int(found["lost"]),
-                                         "excess": round(float(found["excess"]), 1)}})
-        return {"k": "series", "p": {"why": why, "name": MARK.format(id=found["id"]), "game": found["game"],
-                                     "user": by_prefix[found["id"]][0]}}
+        found = ANY_SERIES.fullmatch(reason) if isinstance(reason, str) else None
+        other = _closed_id(found["name"], by_prefix) if found is not None else None
+        return _series(found, *other) if found is not None and other is not None else None
 
     _reasons(connection, keyed)
 
@@ -158,6 +214,8 @@ def _english_why(why: Any) -> str | None:
 
 
 def downgrade() -> None:
+    # ALTER TABLE … DROP COLUMN in place (SQLite ≥ 3.35 too): no copy of the table (see 0006)
+    op.drop_column("fairplay_audit", "why")
     connection = op.get_bind()
     closed = _closed(connection)
     if not closed:
