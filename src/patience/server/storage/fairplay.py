@@ -42,6 +42,7 @@ __all__ = [
     "Evidence",
     "EvidenceRow",
     "FairPlayRow",
+    "Note",
     "RefundRow",
     "ReportRow",
     "account_view",
