@@ -147,8 +147,8 @@ def _reasons(connection: sa.Connection, change: Any) -> None:
 def _closed_id(name: str, by_prefix: dict[str, list[str]]) -> tuple[str, str] | None:
     """The mark and the id of the closed account a name in an English text is, if it says which one."""
     found = CLOSED_NAMES.fullmatch(name)
-    prefix = found and (found["id"] or found["mark"])
-    ids = by_prefix.get(prefix, []) if prefix else []
+    prefix = (found["id"] or found["mark"]) if found is not None else ""
+    ids = by_prefix.get(prefix, [])
     return (MARK.format(id=prefix), ids[0]) if len(ids) == 1 else None
 
 
