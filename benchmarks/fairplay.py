@@ -63,6 +63,7 @@ from patience.fairplay import (
     climb_sign,
     difficulty,
     game_figures,
+    reason_text,
     tail_at_least,
     verdict,
 )
@@ -648,7 +649,7 @@ def server_phase(bots: list[str], rounds: int, redis_url: str, seed: int, databa
             if not view:
                 continue
             verdicts = ",".join(str(g["verdict"]) for g in view["games"])
-            reasons = "; ".join(view["score"]["reasons"])[:90]
+            reasons = reason_text(view["score"]["reasons"])[:90]
             flagged, marked = entry["flagged"] or "-", entry["marked"] or "-"
             print(f"{entry['kind']:<10} {len(view['games']):>5} {flagged!s:>10} {marked!s:>9} "
                   f"{view['score']['score']:>5}  {verdicts} · {reasons}")

@@ -22,6 +22,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from helpers import FakeTime, TestClient
+from patience.server.storage.roles import closed_name
 from patience.server.storage.store import AuthSessionRow, MatchRow, PasswordResetRow, RatingRow, UserNameRow, UserRow
 from patience.server.web.identity import SESSION_COOKIE
 from test_server_duel import FAST_HASH, PASSWORD, browser, csrf, person, post, running
@@ -254,7 +255,8 @@ def test_closing_an_account_keeps_its_matches_under_a_neutral_name_and_leaves_th
             "id": "m-close", "game": "reloaded", "variant": "standard", "limit_s": 300, "options": "{}",
             "seed": "f" * 64, "nonce": "", "commitment": "c" * 64, "proved": True, "player_a": row.id,
             "player_b": them.id, "rating_a": "1500 350 0.06", "rating_b": "1500 350 0.06", "state": "over",
-            "created_ms": 1, "ended_ms": 2, "winner": 0, "record": json.dumps(record)}])
+            "created_ms": 1, "ended_ms": 2, "winner": 0, "score_a": 900, "score_b": 400, "final_a": 990,
+            "final_b": 400, "record": json.dumps(record)}])
         db.execute(insert(RatingRow), [{"user_id": who, "game": "reloaded", "rating": rating, "deviation": 80,
                                         "volatility": 0.06, "matches": 1, "updated_ms": 2}
                                        for who, rating in ((row.id, 1520.0), (them.id, 1480.0))])
@@ -274,7 +276,7 @@ def test_closing_an_account_keeps_its_matches_under_a_neutral_name_and_leaves_th
         match = db.get_one(MatchRow, "m-close")
         names = [n.name for n in db.scalars(select(UserNameRow).where(UserNameRow.user_id == row.id))]
     assert closed.login.startswith("~") and closed.password_hash == "" and closed.email is None
-    assert closed.name.startswith("Closed account")
+    assert closed.name == closed_name(row.id) == f"<closed:{row.id[:8]}>"  # a mark, in no language
     assert names == ["Gina"]  # for moderators
     players = json.loads(match.record)["players"]
     assert players[0]["name"] == closed.name and players[1]["name"] == "Gustav"
@@ -282,6 +284,19 @@ def test_closing_an_account_keeps_its_matches_under_a_neutral_name_and_leaves_th
     # the opponent's history still has the match, under the neutral name
     view = opponent.get("/api/matches/m-close").json()
     assert "Gina" not in json.dumps(view) and closed.name in json.dumps(view)
+    # every answer naming the player sends the mark, which the pages write in their language, never English
+    # words (nor the login, old or closed)
+    answers = [opponent.get(f"/api/profile/{row.id}").text, opponent.get(f"/api/profile/{them.id}").text,
+               opponent.get(f"/api/matches?user={them.id}").text, opponent.get("/api/matches/m-close").text,
+               opponent.get(f"/matches?player={row.id}").text, opponent.get(f"/matches?player={them.id}").text]
+    for text in answers:
+        assert "Closed account" not in text and "gina" not in text.lower() and "~" not in text, text
+    assert json.loads(answers[0])["user"]["name"] == closed.name
+    assert [p["name"] for p in json.loads(answers[2])["matches"][0]["players"]] == [closed.name, "Gustav"]
+    # the history the server renders: the mark for the page's script (its words in English until it runs)
+    history = answers[5]
+    assert f'<a href="/profile?u={row.id}" data-player="&lt;closed:{row.id[:8]}&gt;">' in history
+    assert f'value="{row.id}"' in answers[4]  # the search box keeps the id: a closed account's name is no text
     # the old login and a wrong password: the usual answer
     refused = sign_in(app, "gina", "not her password")[1]
     assert refused.status_code == 401 and refused.json()["error"] == "wrong_password"
@@ -400,7 +415,7 @@ def test_moderators_find_an_account_by_a_name_it_gave_up(app: Any, database_url:
     assert post(client, "/account/close", password=PASSWORD).status_code == 200
     assert main(["admin", "--database-url", database_url, "names", "rude name"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == f"~{row.id}\tClosed account {row.id[:8]}\t(now)"
+    assert out[0] == f"~{row.id}\tClosed account {row.id[:8]}\t(now)"  # patience admin speaks English
     assert [line.split("\t")[1] for line in out[1:]] == ["Jonas", "Rude Name"]
     assert main(["admin", "--database-url", database_url, "names", "nobody at all"]) == 0
     assert "no account" in capsys.readouterr().out

@@ -24,6 +24,7 @@ from sqlalchemy import select
 from helpers import FakeTime
 from patience.duel import Format, Match, Player
 from patience.errors import PatienceError
+from patience.fairplay import reason_text
 from patience.games import DRAW, REDEAL
 from patience.ladder import DAY_CAP, NEW_GAIN, Effort, Facts, attempted, decide
 from patience.server.solo.hints import simple_hint
@@ -256,6 +257,17 @@ def test_clear_after_mark_is_an_exact_undo(store: Store) -> None:
     assert after == pytest.approx(before, abs=1e-9)
     view = fp.account_view(store.engine, two)
     assert view is not None and [a["action"] for a in view["audit"]][:2] == ["unrefund", "refund"]
+    # the server's notes: English text, and by key with their figures for the moderators' page's language
+    unrefund, refund = view["audit"][:2]
+    points, match_id = refund["why"]["p"]["points"], refund["why"]["p"]["match"]
+    assert refund["why"] == {"k": "note_refund", "p": {"points": points, "match": match_id}} and points > 0
+    assert unrefund["why"] == {"k": "note_unrefund", "p": {"points": points, "match": match_id}}
+    assert refund["note"] == f"{points:.1f} points of match {match_id} given back"
+    assert unrefund["note"] == (f"{points:.1f} points of match {match_id} taken back: the account that took them "
+                                "was cleared")
+    marked = fp.account_view(store.engine, bot)
+    assert marked is not None and [(a["action"], a["note"], a["why"]) for a in marked["audit"]][:2] == [
+        ("clear", "a person after all", None), ("mark_bot", "a bot", None)]  # a moderator's: their text
 
 
 def test_held_changes_are_released_by_a_clear(store: Store) -> None:
@@ -292,8 +304,7 @@ def test_a_lopsided_series_goes_to_the_moderators_and_friends_do_not(store: Stor
         play(store, main, puppet, "play")
     assert state(store, main) == "review"
     view = fp.account_view(store.engine, main)
-    assert view is not None and "6 matches with one opponent" in " ".join(json.loads(
-        _reasons(store, main)))
+    assert view is not None and "6 matches with one opponent" in reason_text(json.loads(_reasons(store, main)))
     held = play(store, main, puppet, "play")  # in review now: its gains are held
     with store.engine.connect() as c:
         assert ledger.changes_of(c, main, [held.id])[held.id]["state"] == "held"

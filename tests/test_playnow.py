@@ -18,6 +18,7 @@ from patience.duel import PENDING_DAYS, Format, Pending, take_pending, verify_co
 from patience.rng import is_deal_key
 from patience.server.arena.apart import PENDING_MOST
 from patience.server.storage import apart as db
+from patience.server.storage.roles import closed_name
 from patience.server.storage.store import SavedGame
 from patience.session import ManualClock, Session
 from test_server_app import reply_to, send
@@ -302,3 +303,19 @@ def test_take_pending_is_the_closest_in_reach_and_never_an_excluded_or_old_one()
     waiting = [Pending("old", "h1", 1500, 0), Pending("near", "h2", 1520, 7 * day - 100),
                Pending("far", "h3", 2500, 7 * day - 10), Pending("mine", "me", 1500, 7 * day - 5)]
     assert [p.id for p in take_pending(1500, waiting, 7 * day, exclude={"me"})] == ["near"]
+
+
+def test_your_games_name_a_closed_opponent_by_the_mark_the_page_writes_in_its_language(app: Any) -> None:
+    ada, leaver = player(app, "ada", "10.0.0.1"), player(app, "quitterwho", "10.0.0.2")
+    host = play_now(ada).json()
+    play_and_give_up(ada, host["game_id"])
+    taken = play_now(leaver).json()
+    assert taken["id"] == host["id"]
+    play_and_give_up(leaver, taken["game_id"])
+    settle(app)
+    leaver_id = leaver.get("/api/me").json()["user"]["id"]
+    assert post(leaver, "/account/close", password=PASSWORD).status_code == 200
+    answer = ada.get("/api/playnow")
+    (game,) = answer.json()["games"]
+    assert game["state"] == "done" and game["opponent"] == {"id": leaver_id, "name": closed_name(leaver_id)}
+    assert "Closed account" not in answer.text and "quitterwho" not in answer.text.lower()  # nor its login

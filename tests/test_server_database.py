@@ -260,3 +260,112 @@ def test_no_commit_waits_for_a_checkpoint_the_server_runs_them_beside(tmp_path: 
         assert path.stat().st_size > size + 1_000_000
     finally:
         store.close()
+
+
+def test_migration_0022_writes_the_mark_for_the_names_of_accounts_closed_before(database_url: str) -> None:
+    """Accounts closed before a closed account's name was a mark (roles.closed_name) had "Closed account
+    1a2B3c4D" in ``users``, in their matches' records and in a series' reason: 0022 writes the mark there,
+    for closed accounts only (a live account of that name keeps it), again changes nothing, and its
+    downgrade writes the English text back. The server's notes in the audit log get their keys and figures
+    (a moderator's note none)."""
+    from patience.fairplay import Reason, reason_text
+    from patience.server.storage.fairplay import Note
+    from patience.server.storage.roles import closed_name
+    from patience.server.storage.store import name_key
+
+    config = alembic_config(database_url)
+    command.upgrade(config, "0017")
+    closed, early, live, other = "AbCdEfGh12345678", "ZyXwVu9876543210", "LiveOne_12345678", "Gina-00000000000"
+    series = ("6 matches with one opponent in 24 h: 6 won, 0 lost (3.0 more wins than the ratings predict) "
+              "(Closed account AbCdEfGh, klondike)")
+    quits = ("3 matches with one opponent in 24 h: the opponent made no real attempt in 3 "
+             "(Closed account AbCdEfGh, wasp)")
+    plain = "4 games scoring over 400 points a minute"
+    match = {"game": "klondike", "variant": "draw3", "limit_s": 300, "options": "{}", "seed": "7", "nonce": "ab",
+             "commitment": "c" * 64, "rating": "1500.0 350.0 0.06", "t": 1}
+
+    def record(a: tuple[str, str], b: tuple[str, str]) -> str:
+        return json.dumps({"format": "patience-match", "players": [{"id": a[0], "name": a[1], "rating": 1500.0},
+                                                                  {"id": b[0], "name": b[1], "rating": 1500.0}]})
+
+    store = Store(database_url)
+    try:
+        with store.engine.begin() as conn:  # as the code before the mark wrote them
+            for user_id, login, name in ((closed, f"~{closed}", "Closed account AbCdEfGh"),
+                                         (early, f"~{early}", "Closed account ZyXwVu98"),
+                                         (live, "liveone", "Closed account LiveOne_"),  # a live account so named
+                                         (other, "gina", "Gina")):
+                conn.execute(text("INSERT INTO users (id, login, name, name_key, password_hash, created_ms) "
+                                  "VALUES (:id, :login, :name, :key, 'x', 1)"),
+                             {"id": user_id, "login": login, "name": name, "key": name_key(name)})
+            for match_id, a, b, kept in (
+                    ("m1", closed, other, record((closed, "Closed account AbCdEfGh"), (other, "Gina"))),
+                    ("m2", other, early, record((other, "Gina"), (early, "Ines"))),  # closed before records were
+                    ("m3", live, other, record((live, "Closed account LiveOne_"), (other, "Gina"))),
+                    ("m4", closed, live, None)):  # not over
+                conn.execute(text(
+                    "INSERT INTO matches (id, game, variant, limit_s, options, seed, nonce, commitment, player_a, "
+                    "player_b, rating_a, rating_b, state, created_ms, record) VALUES (:id, :game, :variant, "
+                    ":limit_s, :options, :seed, :nonce, :commitment, :a, :b, :rating, :rating, :state, :t, :record)"),
+                    {**match, "id": match_id, "a": a, "b": b, "state": "over" if kept else "live", "record": kept})
+            conn.execute(text("INSERT INTO fairplay_accounts (user_id, state, score, reasons, note, at_ms, since_ms) "
+                              "VALUES (:id, 'review', 60, :reasons, 'flagged', 1, 0)"),
+                         {"id": other, "reasons": json.dumps([plain, series, quits])})
+            notes = [("mark", "marked at once by the detection"), ("flag", "flagged for review by the detection"),
+                     ("flag", f"flagged for review by the detection: {series}"),
+                     ("flag", "flagged for review by the detection: 6 matches with one opponent in 24 h: 6 won, 0 "
+                              "lost (3.0 more wins than the ratings predict) (Ines, Ada, klondike)"),
+                     ("release", "-2.5 held points of match m1 applied"),
+                     ("refund", "12.0 points of match m1 given back"),
+                     ("unrefund", "12.0 points of match m1 taken back: the account that took them was cleared"),
+                     ("mark_bot", "flagged for review by the detection")]  # a moderator's, whatever it says
+            for action, note in notes:
+                conn.execute(text("INSERT INTO fairplay_audit (user_id, by_id, action, note, at_ms) "
+                                  "VALUES (:id, NULL, :action, :note, 1)"),
+                             {"id": other, "action": action, "note": note})
+
+        def read() -> tuple[dict[str, tuple[str, str]], dict[str, Any], list[Any]]:
+            with store.engine.connect() as conn:
+                names = {r[0]: (r[1], r[2]) for r in conn.execute(text("SELECT id, name, name_key FROM users"))}
+                records = {r[0]: r[1] and [p["name"] for p in json.loads(r[1])["players"]]
+                           for r in conn.execute(text("SELECT id, record FROM matches"))}
+                reasons = json.loads(conn.execute(text("SELECT reasons FROM fairplay_accounts")).scalar_one())
+            return names, records, reasons
+
+        before = read()
+        command.upgrade(config, "head")
+        names, records, reasons = read()
+        assert names == {closed: (closed_name(closed), name_key(closed_name(closed))),
+                         early: (closed_name(early), name_key(closed_name(early))),
+                         live: ("Closed account LiveOne_", name_key("Closed account LiveOne_")),
+                         other: ("Gina", "gina")}
+        assert records == {"m1": ["<closed:AbCdEfGh>", "Gina"], "m2": ["Gina", "<closed:ZyXwVu98>"],
+                           "m3": ["Closed account LiveOne_", "Gina"], "m4": None}
+        assert reasons[0] == plain and reasons[1]["k"] == reasons[2]["k"] == "series"
+        assert reasons[1]["p"]["user"] == reasons[2]["p"]["user"] == closed
+        assert [reason_text(r) for r in reasons[1:]] == [s.replace("Closed account AbCdEfGh", "<closed:AbCdEfGh>")
+                                                          for s in (series, quits)]
+        with store.engine.connect() as conn:
+            whys = [(r[0], r[1] and json.loads(r[1])) for r in conn.execute(
+                text("SELECT note, why FROM fairplay_audit ORDER BY id"))]
+        keyed = [Note("note_mark", {}), Note("note_flag", {}), Note("note_flag_series", {"series": reasons[1]}),
+                 Note("note_flag_series", {"series": Reason("series", {
+                     "why": Reason("series_won", {"n": 6, "won": 6, "lost": 0, "excess": 3.0}),
+                     "name": "Ines, Ada", "game": "klondike"})}),  # a live name: as it was
+                 Note("note_release", {"delta": -2.5, "match": "m1"}),
+                 Note("note_refund", {"points": 12.0, "match": "m1"}),
+                 Note("note_unrefund", {"points": 12.0, "match": "m1"})]
+        assert whys == [*((note, n.to_dict()) for (_, note), n in zip(notes, keyed, strict=False)),
+                        (notes[-1][1], None)]
+        assert [str(n) for n in keyed[3:]] == [note for _, note in notes[3:-1]]  # as the server writes them now
+        command.downgrade(config, "0017")
+        assert "why" not in {c["name"] for c in inspect(store.engine).get_columns("fairplay_audit")}
+        after = read()
+        assert after[0] == before[0] and after[2] == before[2]
+        assert after[1] == {**before[1], "m2": ["Gina", "Closed account ZyXwVu98"]}  # the name it had is gone
+        command.upgrade(config, "head")
+        command.downgrade(config, "0017")
+        command.upgrade(config, "head")
+        assert read() == (names, records, reasons)
+    finally:
+        store.close()

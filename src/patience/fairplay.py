@@ -25,14 +25,101 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 __all__ = [
-    "AGREE_EXCESS", "AGREE_MIN_DECISIONS", "AGREE_Z", "BURST_MPS", "CLAIRVOYANT_P", "HOW", "MACHINE_FAST_SHARE",
-    "MACHINE_MEDIAN_MS", "MACHINE_MIN_STEPS", "REGULAR_CV", "AccountScore", "GameFigures", "Step", "Verdict",
-    "account_score", "climb_sign", "difficulty", "expected_agreement", "expected_nonobvious", "game_figures",
-    "pace_association", "tail_at_least", "verdict",
+    "AGREE_EXCESS",
+    "AGREE_MIN_DECISIONS",
+    "AGREE_Z",
+    "BURST_MPS",
+    "CLAIRVOYANT_P",
+    "HOW",
+    "MACHINE_FAST_SHARE",
+    "MACHINE_MEDIAN_MS",
+    "MACHINE_MIN_STEPS",
+    "REASONS",
+    "REGULAR_CV",
+    "AccountScore",
+    "GameFigures",
+    "Reason",
+    "Step",
+    "Verdict",
+    "account_score",
+    "climb_sign",
+    "difficulty",
+    "expected_agreement",
+    "expected_nonobvious",
+    "game_figures",
+    "pace_association",
+    "reason_text",
+    "tail_at_least",
+    "verdict",
 ]
 
 HOW = {"drag": "d", "click": "c", "key": "k", "dbl": "2"}
 """How the page says a move was made, as kept in the evidence (``-``: the page did not say)."""
+
+# -- reasons ----------------------------------------------------------------------------------------
+
+REASONS: dict[str, str] = {
+    "machine": "a whole game at machine speed: median think {median_ms} ms, {fast}% of {steps} actions under "
+               "{under_ms} ms",
+    "clairvoyant": "right at {hits} of {n} decisions only the hidden cards decide (a player who sees the table: "
+                   "about {expected}; chance {chance})",
+    "burst": "{burst} actions within one second",
+    "regular": "think times too regular (CV {cv} over {steps} actions)",
+    "clairvoyant_games": "{games} game(s) clairvoyant: {first}",
+    "clairvoyant_account": "right at {hits} of {n} decisions only the hidden cards decide, over {games} games (a "
+                           "player who sees the table: about {expected}; chance {chance})",
+    "agreement": "plays the hint's move at {share}% of {n} open decisions (players rated {rating}: about "
+                 "{expected}%; z = {z})",
+    "agreement_hard": "plays the hint's move at {share}% of {n} decisions where it is not the greedy move (players "
+                      "rated {rating}: about {expected}%; z = {z})",
+    "flat_pace": "think time does not follow the decisions' difficulty over {n} actions (rank association z = {z}; "
+                 "people slow down with more choices and after a new card)",
+    "flat_pace_agreement": "{flat}, and plays the hint's move at {share}% of {n} decisions where it is not the "
+                           "greedy move (about {expected}% expected)",
+    "suspect_games": "{games} game(s): {reasons}",
+    "fast_scoring": "{games} games scoring over 400 points a minute",
+    "climb": "rating up {gain} points over its recent games (others: at most {bar} in 19 of 20)",
+    "series_quits": "{n} matches with one opponent in 24 h: the opponent made no real attempt in {quits}",
+    "series_won": "{n} matches with one opponent in 24 h: {won} won, {lost} lost ({excess} more wins than the "
+                  "ratings predict)",
+    "series": "{why} ({name}, {game})",
+}
+"""The reasons of verdicts and scores in English, by key; the moderators' page has them in German,
+English and Italian (``mod.reason`` in ``web/js/arena-text.js``)."""
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a game or an account looks as it does: a key of :data:`REASONS` and its figures (a figure may
+    be a reason itself, or a list of them). ``str()`` is its English text (logs, the audit's notes);
+    the server keeps and sends ``{"k", "p"}`` (:meth:`to_dict`), which the moderators' page writes in
+    its language.
+
+    >>> why = Reason("suspect_games", {"games": 2, "reasons": [Reason("burst", {"burst": 9})]})
+    >>> str(why), why.to_dict()
+    ('2 game(s): 9 actions within one second', {'k': 'suspect_games', 'p': {'games': 2, 'reasons': [{'k': 'burst', \
+'p': {'burst': 9}}]}})
+    """
+
+    k: str
+    p: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return reason_text(self.to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def reason_text(data: Any) -> str:
+    """The English text of a reason as the server keeps and sends it (``{"k", "p"}``; a list: each, with
+    "; " between; a row of before reasons had keys: its text as it is)."""
+    if isinstance(data, dict) and data.get("k") in REASONS:
+        return REASONS[data["k"]].format(**{name: reason_text(v) for name, v in (data.get("p") or {}).items()})
+    if isinstance(data, list | tuple):
+        return "; ".join(reason_text(v) for v in data)
+    return str(data)
+
 
 # -- thresholds (docs/fairplay.md says why each is where it is) -------------------------------------
 
@@ -224,26 +311,27 @@ class Verdict:
     ``clear``."""
 
     kind: str
-    reasons: tuple[str, ...] = ()
+    reasons: tuple[Reason, ...] = ()
 
 
 def verdict(fig: GameFigures) -> Verdict:
     """A game at machine speed from start to end is marked at once; a burst or clockwork timing is
     flagged for review; anything else is clear on its own (the account's score looks further)."""
     if fig.steps >= MACHINE_MIN_STEPS and fig.median_ms < MACHINE_MEDIAN_MS and fig.fast_share >= MACHINE_FAST_SHARE:
-        return Verdict("machine", (f"a whole game at machine speed: median think {fig.median_ms:.0f} ms, "
-                                   f"{fig.fast_share:.0%} of {fig.steps} actions under {MACHINE_FAST_MS} ms",))
+        return Verdict("machine", (Reason("machine", {"median_ms": round(fig.median_ms), "steps": fig.steps,
+                                                      "fast": round(100 * fig.fast_share),
+                                                      "under_ms": MACHINE_FAST_MS}),))
     if len(fig.hidden) >= CLAIRVOYANT_MIN:
         p = tail_at_least(fig.hidden, fig.hidden_hits)
         if p <= CLAIRVOYANT_P:
-            return Verdict("clairvoyant", (f"right at {fig.hidden_hits} of {len(fig.hidden)} decisions only the hidden "
-                                           f"cards decide (a player who sees the table: about "
-                                           f"{sum(fig.hidden):.1f}; chance {p:.1e})",))
+            return Verdict("clairvoyant", (Reason("clairvoyant", {
+                "hits": fig.hidden_hits, "n": len(fig.hidden), "expected": round(sum(fig.hidden), 1),
+                "chance": f"{p:.1e}"}),))
     reasons = []
     if fig.burst >= BURST_MPS:
-        reasons.append(f"{fig.burst:.0f} actions within one second")
+        reasons.append(Reason("burst", {"burst": round(fig.burst)}))
     if fig.steps >= REGULAR_MIN_STEPS and fig.cv < REGULAR_CV:
-        reasons.append(f"think times too regular (CV {fig.cv:.2f} over {fig.steps} actions)")
+        reasons.append(Reason("regular", {"cv": round(fig.cv, 2), "steps": fig.steps}))
     return Verdict("suspect", tuple(reasons)) if reasons else Verdict("clear")
 
 
@@ -257,7 +345,7 @@ def expected_nonobvious(rating: float) -> float:
     return NONOBVIOUS_BASE + AGREE_SLOPE * max(-1.0, min(1.0, (rating - 1500.0) / 500.0))
 
 
-def climb_sign(own: float | None, population: Sequence[float]) -> str | None:
+def climb_sign(own: float | None, population: Sequence[float]) -> Reason | None:
     """A rating climb far faster than the population's: ``own`` is the account's rating gain over its
     recent rated games, ``population`` the same gain of other accounts over as many games; a sign
     when it is at least :data:`CLIMB_POINTS` and above the population's 95th percentile (with fewer
@@ -268,7 +356,7 @@ def climb_sign(own: float | None, population: Sequence[float]) -> str | None:
     bar = ranked[int(0.95 * (len(ranked) - 1))] if len(ranked) >= 20 else (ranked[-1] if ranked else 0.0)
     if own <= bar:
         return None
-    return f"rating up {own:.0f} points over its recent games (others: at most {bar:.0f} in 19 of 20)"
+    return Reason("climb", {"gain": round(own), "bar": round(bar)})
 
 
 def _binomial_z(share: float, p0: float, n: int) -> float:
@@ -282,7 +370,7 @@ class AccountScore:
 
     score: int
     state: str
-    reasons: tuple[str, ...]
+    reasons: tuple[Reason, ...]
     games: int
     decisions: int
     agreed: int
@@ -295,7 +383,7 @@ class AccountScore:
         return asdict(self)
 
 
-def account_score(games: Iterable[GameFigures], rating: float = 1500.0, climb: str | None = None) -> AccountScore:
+def account_score(games: Iterable[GameFigures], rating: float = 1500.0, climb: Reason | None = None) -> AccountScore:
     """The score over an account's recent rated games (newest first; :data:`RECENT_GAMES` read).
 
     The signs, the strongest counts: a game at machine speed (100, marked); a clairvoyant game (70);
@@ -309,7 +397,7 @@ def account_score(games: Iterable[GameFigures], rating: float = 1500.0, climb: s
     verdicts = [verdict(g) for g in recent]
     decisions = sum(g.decisions for g in recent)
     agreed = sum(g.agreed for g in recent)
-    reasons: list[str] = []
+    reasons: list[Reason] = []
     score = 0
     machine = [v for v in verdicts if v.kind == "machine"]
     if machine:
@@ -319,20 +407,20 @@ def account_score(games: Iterable[GameFigures], rating: float = 1500.0, climb: s
     hits = sum(g.hidden_hits for g in recent)
     if seer:
         score = 70
-        reasons.append(f"{len(seer)} game(s) clairvoyant: {seer[0].reasons[0]}")
+        reasons.append(Reason("clairvoyant_games", {"games": len(seer), "first": seer[0].reasons[0]}))
     elif len(chances) >= CLAIRVOYANT_MIN and tail_at_least(chances, hits) <= CLAIRVOYANT_ACCOUNT_P:
         score = 70
-        reasons.append(f"right at {hits} of {len(chances)} decisions only the hidden cards decide, over "
-                       f"{len(recent)} games (a player who sees the table: about {sum(chances):.1f}; "
-                       f"chance {tail_at_least(chances, hits):.1e})")
+        reasons.append(Reason("clairvoyant_account", {
+            "hits": hits, "n": len(chances), "games": len(recent), "expected": round(sum(chances), 1),
+            "chance": f"{tail_at_least(chances, hits):.1e}"}))
     if decisions >= AGREE_MIN_DECISIONS:
         p0 = expected_agreement(rating)
         share = agreed / decisions
         z = _binomial_z(share, p0, decisions)
         if share - p0 >= AGREE_EXCESS and z >= AGREE_Z:
             score = max(score, min(95, 60 + round(4 * (z - AGREE_Z))))
-            reasons.append(f"plays the hint's move at {share:.0%} of {decisions} open decisions "
-                           f"(players rated {rating:.0f}: about {p0:.0%}; z = {z:.1f})")
+            reasons.append(Reason("agreement", {"share": round(100 * share), "n": decisions, "rating": round(rating),
+                                                "expected": round(100 * p0), "z": round(z, 1)}))
     hard = sum(g.nonobvious for g in recent)
     hard_agreed = sum(g.nonobvious_agreed for g in recent)
     hard_z, hard_excess = 0.0, 0.0
@@ -342,29 +430,31 @@ def account_score(games: Iterable[GameFigures], rating: float = 1500.0, climb: s
         hard_z = _binomial_z(hard_agreed / hard, p0, hard)
         if hard_excess >= NONOBVIOUS_EXCESS and hard_z >= AGREE_Z:
             score = max(score, min(95, 60 + round(4 * (hard_z - AGREE_Z))))
-            reasons.append(f"plays the hint's move at {hard_agreed / hard:.0%} of {hard} decisions where it is not "
-                           f"the greedy move (players rated {rating:.0f}: about {p0:.0%}; z = {hard_z:.1f})")
+            reasons.append(Reason("agreement_hard", {"share": round(100 * hard_agreed / hard), "n": hard,
+                                                     "rating": round(rating), "expected": round(100 * p0),
+                                                     "z": round(hard_z, 1)}))
     paced = sum(g.paced for g in recent)
     pace_var = sum(g.pace_var for g in recent)
     pace_z = sum(g.pace_s for g in recent) / math.sqrt(pace_var) if pace_var > 0 else None
     if paced >= PACE_MIN_STEPS and pace_z is not None and pace_z < min(PACE_FLAT_Z, PACE_FLAT_RHO * math.sqrt(paced)):
-        flat = (f"think time does not follow the decisions' difficulty over {paced} actions (rank association "
-                f"z = {pace_z:.1f}; people slow down with more choices and after a new card)")
+        flat = Reason("flat_pace", {"n": paced, "z": round(pace_z, 1)})
         if hard >= NONOBVIOUS_MIN and hard_excess >= PACE_AGREE_EXCESS and hard_z >= PACE_AGREE_Z:
             score = max(score, 65)
-            reasons.append(f"{flat}, and plays the hint's move at {hard_agreed / hard:.0%} of {hard} decisions "
-                           f"where it is not the greedy move (about {expected_nonobvious(rating):.0%} expected)")
+            reasons.append(Reason("flat_pace_agreement", {
+                "flat": flat, "share": round(100 * hard_agreed / hard), "n": hard,
+                "expected": round(100 * expected_nonobvious(rating))}))
         else:
             score = max(score, 35)
             reasons.append(flat)
     suspects = [v for v in verdicts if v.kind == "suspect"]
     if suspects:
         score = max(score, 60 if len(suspects) >= 2 else 30)
-        reasons.append(f"{len(suspects)} game(s): " + "; ".join(sorted({r for v in suspects for r in v.reasons})))
+        seen = {str(r): r for v in suspects for r in v.reasons}  # each once
+        reasons.append(Reason("suspect_games", {"games": len(suspects), "reasons": [seen[t] for t in sorted(seen)]}))
     fast_scoring = [g for g in recent if g.score_per_min is not None and g.score_per_min > 400]
     if len(fast_scoring) >= 3:
         score = max(score, 30)
-        reasons.append(f"{len(fast_scoring)} games scoring over 400 points a minute")
+        reasons.append(Reason("fast_scoring", {"games": len(fast_scoring)}))
     if climb is not None and score >= 30:
         score = min(95, score + 15)
         reasons.append(climb)

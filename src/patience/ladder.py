@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from patience.fairplay import Reason
 from patience.games import DRAW, REDEAL
 
 __all__ = [
@@ -228,16 +229,16 @@ class SeriesMatch:
     quit: bool = False
 
 
-def series_reason(matches: Sequence[SeriesMatch] | Iterable[SeriesMatch]) -> str | None:
+def series_reason(matches: Sequence[SeriesMatch] | Iterable[SeriesMatch]) -> Reason | None:
     """Why a series between two accounts in 24 h goes to the moderators (None: it does not): at least
     :data:`SERIES_MATCHES` matches, all won but :data:`SERIES_LOSSES`, :data:`SERIES_EXCESS` wins more
     than the ratings predicted; or :data:`SERIES_QUITS` losses of the other side with no attempt.
 
-    >>> series_reason([SeriesMatch(1.0, 0.5)] * 6)
+    >>> str(series_reason([SeriesMatch(1.0, 0.5)] * 6))
     '6 matches with one opponent in 24 h: 6 won, 0 lost (3.0 more wins than the ratings predict)'
     >>> series_reason([SeriesMatch(1.0, 0.9)] * 6) is None  # a strong friend beating a weaker one
     True
-    >>> series_reason([SeriesMatch(1.0, 0.5, quit=True)] * 3)
+    >>> str(series_reason([SeriesMatch(1.0, 0.5, quit=True)] * 3))
     '3 matches with one opponent in 24 h: the opponent made no real attempt in 3'
     >>> series_reason([SeriesMatch(1.0, 0.5), SeriesMatch(0.0, 0.5)] * 4) is None  # friends trading wins
     True
@@ -245,11 +246,10 @@ def series_reason(matches: Sequence[SeriesMatch] | Iterable[SeriesMatch]) -> str
     matches = list(matches)
     quits = sum(1 for m in matches if m.quit)
     if quits >= SERIES_QUITS:
-        return f"{len(matches)} matches with one opponent in 24 h: the opponent made no real attempt in {quits}"
+        return Reason("series_quits", {"n": len(matches), "quits": quits})
     won = sum(1 for m in matches if m.points == 1.0)
     lost = sum(1 for m in matches if m.points == 0.0)
     excess = sum(m.points - m.expected for m in matches)
     if len(matches) >= SERIES_MATCHES and lost <= SERIES_LOSSES and excess >= SERIES_EXCESS:
-        return (f"{len(matches)} matches with one opponent in 24 h: {won} won, {lost} lost "
-                f"({excess:.1f} more wins than the ratings predict)")
+        return Reason("series_won", {"n": len(matches), "won": won, "lost": lost, "excess": round(excess, 1)})
     return None

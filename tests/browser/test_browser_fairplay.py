@@ -168,12 +168,13 @@ def test_the_moderation_page_at_phone_size(browser: Any, base_url: str, server_a
         # nothing cut off at the panel's edge
         expect(page.locator(f'#queue tr[data-account="{my_id(page)}"]')).to_be_visible()
         expect(page.locator("#games tbody tr")).to_have_count(1)
-        cells = page.evaluate("""() => [...document.querySelectorAll("#queue tbody td, #games tbody td")].map((td) => {
+        cells = page.evaluate("""(id) => [...document.querySelectorAll(  // its own row (other tests' may be queued)
+            `#queue tbody tr[data-account="${id}"] td, #games tbody td`)].map((td) => {
             const r = td.getBoundingClientRect();
             const box = td.closest(".table-scroll").getBoundingClientRect();
             return {text: td.textContent, label: td.dataset.label || "", left: r.left, right: r.right,
                     boxLeft: box.left, boxRight: box.right};
-        })""")
+        })""", my_id(page))
         assert len(cells) == 15
         cut = [c for c in cells if c["right"] > c["boxRight"] + 1 or c["left"] < c["boxLeft"] - 1]
         assert not cut, cut

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,18 +20,29 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Mapped, mapped_column
 
 import patience.server.storage.ladder as ladder
-from patience.fairplay import SCORE_FLAG, AccountScore, GameFigures, account_score, climb_sign, expected_agreement
+from patience.fairplay import (
+    SCORE_FLAG,
+    AccountScore,
+    GameFigures,
+    Reason,
+    account_score,
+    climb_sign,
+    expected_agreement,
+)
+from patience.server.storage.roles import CLOSED_PREFIX
 from patience.server.storage.store import Base, RatingHistoryRow, RatingRow, UserRow
 
 __all__ = [
     "CATEGORIES",
     "HELD_VERDICTS",
     "MARK_DAYS",
+    "NOTES",
     "REPORT_CATEGORIES",
     "AuditRow",
     "Evidence",
     "EvidenceRow",
     "FairPlayRow",
+    "Note",
     "RefundRow",
     "ReportRow",
     "account_view",
@@ -122,8 +133,9 @@ class AuditRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     by_id: Mapped[str | None] = mapped_column(String(24))
-    action: Mapped[str] = mapped_column(String(16))  # flag, mark_bot, clear, close, refund
-    note: Mapped[str] = mapped_column(Text)
+    action: Mapped[str] = mapped_column(String(16))  # flag, mark, mark_bot, clear, close, refund, unrefund, release
+    note: Mapped[str] = mapped_column(Text)  # a moderator's text, or the server's in English (NOTES)
+    why: Mapped[str | None] = mapped_column(Text)  # JSON {"k", "p"}: the server's note by key (0022); None: a person's
     at_ms: Mapped[int] = mapped_column(BigInteger)
 
     __table_args__ = (Index("ix_fairplay_audit_user", "user_id", "id"),)
@@ -219,16 +231,43 @@ def _standing(connection: Connection, user_id: str) -> Any:
     return connection.execute(select(FairPlayRow.__table__).where(FairPlayRow.user_id == user_id)).first()
 
 
-def _audit(connection: Connection, user_id: str, by: str | None, action: str, note: str) -> None:
-    connection.execute(insert(AuditRow), [{"user_id": user_id, "by_id": by, "action": action, "note": note[:2000],
-                                           "at_ms": _ms()}])
+NOTES = {
+    "note_mark": "marked at once by the detection",
+    "note_flag": "flagged for review by the detection",
+    "note_flag_series": "flagged for review by the detection: {series}",
+    "note_release": "{delta:+.1f} held points of match {match} applied",
+    "note_refund": "{points:.1f} points of match {match} given back",
+    "note_unrefund": "{points:.1f} points of match {match} taken back: the account that took them was cleared",
+}
+"""The notes the server writes in the audit log, in English by key; the log keeps the English text and the key
+with its figures, which the moderators' page writes in its language (``mod.reason`` in ``web/js/arena-text.js``)."""
+
+
+@dataclass(frozen=True)
+class Note:
+    """A note of the server's: a key of :data:`NOTES` and its figures (a figure may be a :class:`Reason`)."""
+
+    k: str
+    p: dict[str, Any]
+
+    def __str__(self) -> str:
+        return NOTES[self.k].format(**self.p)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"k": self.k, "p": {n: v.to_dict() if isinstance(v, Reason) else v for n, v in self.p.items()}}
+
+
+def _audit(connection: Connection, user_id: str, by: str | None, action: str, note: str | Note) -> None:
+    why = json.dumps(note.to_dict()) if isinstance(note, Note) else None
+    connection.execute(insert(AuditRow), [{"user_id": user_id, "by_id": by, "action": action,
+                                           "note": str(note)[:2000], "why": why, "at_ms": _ms()}])
 
 
 CLIMB_GAMES = 10  # the rating climb is read over an account's last this many rated results in one game
 CLIMB_POPULATION = 5000  # ... against the climbs of others in the most recent this many rating results
 
 
-def _climb(connection: Connection, user_id: str) -> str | None:
+def _climb(connection: Connection, user_id: str) -> Reason | None:
     """The rating-climb sign (:func:`patience.fairplay.climb_sign`): the account's gain over its last
     :data:`CLIMB_GAMES` results in the game it played last (from 1500, or the rating before them),
     against other accounts' gains over their first as many results."""
@@ -270,11 +309,11 @@ def rescore(engine: Engine, user_id: str) -> tuple[AccountScore, str | None]:
         since = row.since_ms if row is not None else 0
         score = _score_of(connection, user_id, since)
         if score.state == "mark":
-            _set(connection, user_id, "marked", "bot", score, "marked at once by the detection", None)
+            _set(connection, user_id, "marked", "bot", score, Note("note_mark", {}), None)
             _refund(connection, user_id)
             return score, "marked"
         if score.state == "review" and (row is None or row.state != "review" or row.score != score.score):
-            _set(connection, user_id, "review", None, score, "flagged for review by the detection", None)
+            _set(connection, user_id, "review", None, score, Note("note_flag", {}), None)
             return score, "review"
         if row is not None and row.state == "review":
             connection.execute(update(FairPlayRow).where(FairPlayRow.user_id == user_id).values(
@@ -283,11 +322,12 @@ def rescore(engine: Engine, user_id: str) -> tuple[AccountScore, str | None]:
 
 
 def _set(connection: Connection, user_id: str, state: str, category: str | None, score: AccountScore | None,
-         note: str, by: str | None, since_ms: int | None = None) -> None:
+         note: str | Note, by: str | None, since_ms: int | None = None, kept: Sequence[Any] = ()) -> None:
+    """Put the account in ``state``, with the score's reasons after the ``kept`` ones (as stored)."""
     row = _standing(connection, user_id)
-    values = {"state": state, "category": category, "note": note, "by_id": by, "at_ms": _ms()}
+    values = {"state": state, "category": category, "note": str(note), "by_id": by, "at_ms": _ms()}
     if score is not None:
-        values.update(score=score.score, reasons=json.dumps(list(score.reasons)))
+        values.update(score=score.score, reasons=json.dumps([*kept, *(r.to_dict() for r in score.reasons)]))
     if since_ms is not None:
         values["since_ms"] = since_ms
     if row is None:
@@ -307,7 +347,7 @@ def _refund(connection: Connection, marked: str) -> None:
     moderators' audit log."""
     now = _ms()
     for r in ladder.mark_changes(connection, marked, now):
-        _audit(connection, r.user_id, None, "release", f"{r.points:+.1f} held points of match {r.match_id} applied")
+        _audit(connection, r.user_id, None, "release", Note("note_release", {"delta": r.points, "match": r.match_id}))
     given: dict[tuple[str, str], float] = {}
     for user, game, points in connection.execute(select(RefundRow.user_id, RefundRow.game, RefundRow.points)
                                                  .where(RefundRow.from_id == marked)).all():
@@ -319,7 +359,7 @@ def _refund(connection: Connection, marked: str) -> None:
         connection.execute(insert(RefundRow), [{"user_id": r.user_id, "match_id": r.match_id, "game": r.game,
                                                 "from_id": marked, "points": r.points, "at_ms": now}])
         ladder.add_points(connection, r.user_id, r.game, r.points, now)
-        _audit(connection, r.user_id, None, "refund", f"{r.points:.1f} points of match {r.match_id} given back")
+        _audit(connection, r.user_id, None, "refund", Note("note_refund", {"points": r.points, "match": r.match_id}))
 
 
 def _unrefund(connection: Connection, cleared: str, by: str) -> None:
@@ -331,11 +371,10 @@ def _unrefund(connection: Connection, cleared: str, by: str) -> None:
             select(RefundRow.user_id, RefundRow.match_id, RefundRow.game, RefundRow.points)
             .where(RefundRow.from_id == cleared)).all():
         ladder.add_points(connection, user, game, -points, now)
-        _audit(connection, user, by, "unrefund", f"{points:.1f} points of match {match_id} taken back: "
-                                                  "the account that took them was cleared")
+        _audit(connection, user, by, "unrefund", Note("note_unrefund", {"points": points, "match": match_id}))
     connection.execute(delete(RefundRow).where(RefundRow.from_id == cleared))
     for r in ladder.clear_changes(connection, cleared, now):
-        _audit(connection, r.user_id, by, "release", f"{r.points:+.1f} held points of match {r.match_id} applied")
+        _audit(connection, r.user_id, by, "release", Note("note_release", {"delta": r.points, "match": r.match_id}))
 
 
 def flag_series(connection: Connection, winner: str, loser: str, game: str, now_ms: int) -> None:
@@ -349,10 +388,10 @@ def flag_series(connection: Connection, winner: str, loser: str, game: str, now_
     if why is None:
         return
     name = connection.scalar(select(UserRow.name).where(UserRow.id == loser)) or loser
-    why = f"{why} ({name}, {game})"
-    reasons = [*(json.loads(row.reasons) if row is not None else []), why]
-    score = AccountScore(max(SCORE_FLAG, row.score if row is not None else 0), "review", tuple(reasons), 0, 0, 0)
-    _set(connection, winner, "review", None, score, f"flagged for review by the detection: {why}", None)
+    series = Reason("series", {"why": why, "name": name, "game": game, "user": loser})  # the name as it is now: queue
+    score = AccountScore(max(SCORE_FLAG, row.score if row is not None else 0), "review", (series,), 0, 0, 0)
+    _set(connection, winner, "review", None, score, Note("note_flag_series", {"series": series}), None,
+         kept=json.loads(row.reasons) if row is not None else [])
 
 
 def act(engine: Engine, user_id: str, action: str, note: str, by: str) -> str:
@@ -407,6 +446,17 @@ def add_report(engine: Engine, reporter: str, user_id: str, category: str, note:
 # -- what moderators and profiles see ------------------------------------------------------------------
 
 
+def _name_series(connection: Connection, reasons: Iterable[list[Any]]) -> None:
+    """Name the other account of each series among ``reasons`` (as stored) by its name now (a closed account's:
+    its mark), not the one it had when the series was seen."""
+    series = [r["p"] for rs in reasons for r in rs if isinstance(r, dict) and "user" in r.get("p", {})]
+    if series:
+        now = dict(connection.execute(select(UserRow.id, UserRow.name).where(
+            UserRow.id.in_(sorted({p["user"] for p in series})))).all())
+        for p in series:
+            p["name"] = now.get(p["user"], p.get("name"))
+
+
 def queue(engine: Engine, limit: int = 100) -> list[dict[str, Any]]:
     """Accounts flagged for review or reported (and not marked, cleared since, or closed), highest score first."""
     with engine.connect() as connection:
@@ -419,16 +469,18 @@ def queue(engine: Engine, limit: int = 100) -> list[dict[str, Any]]:
             standing = standings.get(user)
             if standing is None or (standing.state != "marked" and rows[-1].at_ms > standing.at_ms):
                 ids.add(user)
-        names = dict(connection.execute(select(UserRow.id, UserRow.name).where(UserRow.id.in_(sorted(ids)))).all())
+        names = dict(connection.execute(select(UserRow.id, UserRow.name).where(
+            UserRow.id.in_(sorted(ids)), UserRow.login.not_like(f"{CLOSED_PREFIX}%"))).all())  # not the closed
+        reasons = {u: json.loads(standing.reasons) for u, standing in standings.items() if u in names}
+        _name_series(connection, reasons.values())
     out = []
     for user in ids:
-        if user not in names or names[user].startswith("Closed account"):
+        if user not in names:
             continue
         standing = standings.get(user)
         mine = reports.get(user, [])
         out.append({"id": user, "name": names[user], "state": standing.state if standing else None,
-                    "score": standing.score if standing else 0,
-                    "reasons": json.loads(standing.reasons) if standing else [],
+                    "score": standing.score if standing else 0, "reasons": reasons.get(user, []),
                     "reports": len(mine), "categories": sorted({r.category for r in mine}),
                     "since_ms": min([r.at_ms for r in mine] + ([standing.at_ms] if standing else []))})
     out.sort(key=lambda e: (-e["score"], -e["reports"], e["since_ms"]))
@@ -477,9 +529,10 @@ def account_view(engine: Engine, user_id: str) -> dict[str, Any] | None:
                    for r in connection.execute(select(ReportRow.__table__).where(ReportRow.user_id == user_id)
                                                .order_by(ReportRow.id.desc())).all()]
         audit = [{"action": a.action, "by": a.by_id, "by_name": names.get(a.by_id) if a.by_id else None,
-                  "note": a.note, "at_ms": a.at_ms}
+                  "note": a.note, "why": json.loads(a.why) if a.why else None, "at_ms": a.at_ms}
                  for a in connection.execute(select(AuditRow.__table__).where(AuditRow.user_id == user_id)
                                              .order_by(AuditRow.id.desc())).all()]
+        _name_series(connection, [[a["why"]["p"]["series"]] for a in audit if a["why"] and "series" in a["why"]["p"]])
     return {"user": {"id": user.id, "name": user.name, "login": user.login, "since_ms": user.created_ms},
             "state": standing.state if standing else None, "category": standing.category if standing else None,
             "score": score.to_dict(), "games": games, "reports": reports, "audit": audit, "think": think,

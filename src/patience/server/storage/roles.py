@@ -15,6 +15,7 @@ closed is not reopened.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from sqlalchemy import BigInteger, ForeignKey, Index, String, delete, func, or_, select, update
@@ -36,8 +37,8 @@ from patience.server.storage.store import (
 )
 
 __all__ = ["ADMIN_ACTIONS", "RESERVED_DAYS", "ROLES", "Account", "AdminError", "ClosedLoginRow", "RoleRow",
-           "close_account", "close_user", "closed_name",
-           "find_accounts", "grant", "name_history", "revoke", "run_admin", "schema_version", "stock"]
+           "close_account", "close_user", "closed_name", "find_accounts", "grant", "is_closed_name",
+           "name_history", "revoke", "run_admin", "schema_version", "shown_name", "stock"]
 
 ROLES = ("moderator", "admin")
 CLOSED_PREFIX = "~"  # a login name that begins so cannot be typed at sign-in (accounts.LOGIN)
@@ -142,9 +143,35 @@ def revoke(store: Store, login: str, role: str) -> bool:
         return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
+_CLOSED_NAME = re.compile(r"<closed:([A-Za-z0-9_-]{1,24})>")
+
+
 def closed_name(user_id: str) -> str:
-    """The neutral display name of a closed account."""
-    return f"Closed account {user_id[:8]}"
+    """The neutral display name of a closed account: a mark in no language, ``<closed:`` and the first 8
+    characters of its id and ``>`` (no display name can be one: a name has no ``<`` or ``>``). It goes out
+    as it is, in every answer that names players; the pages write it in their language (``playerName`` in
+    ``web/js/i18n.js``: "Geschlossenes Konto 1a2B3c4D"), ``patience admin`` in English (:func:`shown_name`).
+
+    >>> closed_name("1a2B3c4D5e6F7g8H"), is_closed_name("<closed:1a2B3c4D>"), is_closed_name("Closed")
+    ('<closed:1a2B3c4D>', True, False)
+    """
+    return f"<closed:{user_id[:8]}>"
+
+
+def is_closed_name(name: str) -> bool:
+    """Whether ``name`` is a closed account's neutral name (:func:`closed_name`)."""
+    return _CLOSED_NAME.fullmatch(name) is not None
+
+
+def shown_name(name: str) -> str:
+    """A display name as English text shows it (``patience admin``): a closed account's as "Closed account
+    1a2B3c4D".
+
+    >>> shown_name("<closed:1a2B3c4D>"), shown_name("Gina")
+    ('Closed account 1a2B3c4D', 'Gina')
+    """
+    found = _CLOSED_NAME.fullmatch(name)
+    return f"Closed account {found.group(1)}" if found else name
 
 
 def close_user(db: Session, user: UserRow, *, reopenable: bool = False, at_ms: int | None = None) -> list[str]:
@@ -244,7 +271,8 @@ def run_admin(store: Store, action: str, args: dict[str, str | None]) -> list[st
         found = find_accounts(store, args["find"])
         for account in found:
             created = datetime.datetime.fromtimestamp(account.created_ms / 1000, datetime.UTC)
-            out.append(f"{account.login}\t{account.name}\t{created:%Y-%m-%d %H:%M}Z\t{','.join(account.roles) or '-'}")
+            out.append(f"{account.login}\t{shown_name(account.name)}\t{created:%Y-%m-%d %H:%M}Z\t"
+                       f"{','.join(account.roles) or '-'}")
         if not found:
             out.append("no account" + (f" matches {args['find']!r}" if args["find"] else ""))
     elif action in ("grant", "revoke"):
@@ -257,11 +285,11 @@ def run_admin(store: Store, action: str, args: dict[str, str | None]) -> list[st
             out.append(f"{login} is no longer {role}" if changed else f"{login} was not {role}")
     elif action == "close":
         account = close_account(store, str(args["login"]))
-        out.append(f"closed {str(args['login']).strip().lower()}: now {account.name!r}, it cannot sign in")
+        out.append(f"closed {str(args['login']).strip().lower()}: now {shown_name(account.name)!r}, it cannot sign in")
     elif action == "names":
         history_of = name_history(store, str(args["name"]))
         for account, history in history_of:
-            out.append(f"{account.login}\t{account.name}\t(now)")
+            out.append(f"{account.login}\t{shown_name(account.name)}\t(now)")
             for name, until_ms in history:
                 until = datetime.datetime.fromtimestamp(until_ms / 1000, datetime.UTC)
                 out.append(f"{account.login}\t{name}\tuntil {until:%Y-%m-%d %H:%M}Z")

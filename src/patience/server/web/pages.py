@@ -31,6 +31,7 @@ from patience.duel import FORMATS
 from patience.errors import PatienceError
 from patience.games import get_game
 from patience.server.storage.league import HISTORY_PAGE, History, find_players, match_history
+from patience.server.storage.roles import is_closed_name
 from patience.server.web.identity import browser_id, with_cookie
 
 __all__ = ["CSP", "PAGES", "WEB_DIR", "Page", "matches_page", "not_found_page", "page_of", "play_page", "shell",
@@ -209,11 +210,17 @@ def _when(ms: int | None) -> str:
     return f'<time datetime="{iso}">{time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ms / 1000))}</time>'
 
 
+def _name(name: str) -> str:
+    """The rest of a link's start tag and its text for a player's name; a closed account's mark (in no
+    language) is in ``data-player`` too, for the script to write it in the page's language."""
+    return f' data-player="{_e(name)}">{_e(name)}' if is_closed_name(name) else f">{_e(name)}"
+
+
 def _side(match: Mapping[str, Any], side: int) -> str:
     player = match["players"][side]
     outcome = (match.get("outcomes") or [None, None])[side]
     won = match["winner"] == side
-    parts = [f'<a href="/profile?u={_e(player["id"])}">{_e(player["name"])}</a>',
+    parts = [f'<a href="/profile?u={_e(player["id"])}"{_name(player["name"])}</a>',
              f'<strong class="final">{_e(_points(match["finals"][side]))}</strong>']
     if won:
         parts.append('<span class="winner" data-t="matches.winner">winner</span>')
@@ -297,7 +304,8 @@ async def matches_page(request: Request) -> Response:
             if not found:
                 raise _BadRequest(404, "no_player", f"no player {player!r}", {"player": player})
             ids = [user_id for user_id, _ in found]
-            if found[0][0] == player:  # an account's id (the profile's link): the form shows its name
+            if found[0][0] == player and not is_closed_name(found[0][1]):  # an account's id (the profile's
+                # link): the form shows its name (a closed account's stays its id, the name is no text to search)
                 player = found[0][1]
         history = await anyio.to_thread.run_sync(
             lambda: match_history(engine, player_ids=ids, game=game, page=number, per_page=HISTORY_PAGE))

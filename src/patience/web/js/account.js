@@ -5,7 +5,7 @@
 // went wrong.
 
 import { fetchMe, navBar, postForm } from "./arena.js";
-import { lang, onLang, setLang, t } from "./i18n.js";
+import { lang, onLang, playerName, setLang, t } from "./i18n.js";
 import { $, applyText } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
@@ -88,8 +88,8 @@ async function render() {
   if (resetToken) $("#reset-form").elements.token.value = resetToken;
   $("#forgot-form").elements.lang.value = lang();
   if (user) {
-    $("#who").textContent = t("account.signed_in_as", { name: user.name });
-    $("#name-form").name.value = user.name;
+    $("#who").textContent = t("account.signed_in_as", { name: playerName(user.name) });
+    $("#name-form").name.value = playerName(user.name) === user.name ? user.name : ""; // not a closed account's mark
     $("#password-form").elements.username.value = user.login;
     const response = await fetch("/api/account", { credentials: "same-origin", cache: "no-store" });
     if (response.ok) {

@@ -5,6 +5,7 @@ export const ARENA_TEXT = {
   en: {
     nav: { daily: "Deal of the day", duel: "Duel", leaderboard: "Leaderboard", matches: "Matches", profile: "Profile", account: "Account",
       games: "Solo games", playnow: "Your games" },
+    closed_account: "Closed account {id}", // a closed account's name (the server sends "<closed:ID>")
     duel: {
       title: "Duel", intro: "Two people play the same deal at the same time. The higher score wins and gets a " +
         "bonus. Never a bot: if nobody is waiting, you wait in the queue.",
@@ -210,6 +211,38 @@ export const ARENA_TEXT = {
       actions: { mark_bot: "Mark as a bot (gives the opponents' points back)", clear: "Clear (out of the queue)",
         close: "Close the account" },
       note: "Note (required: why)", do: "Do it", done: "Done: {name} is now {state}.",
+      reason: { // the detection's reasons (patience.fairplay.REASONS)
+        machine: "a whole game at machine speed: median think {median_ms} ms, {fast}% of {steps} actions under " +
+          "{under_ms} ms",
+        clairvoyant: "right at {hits} of {n} decisions only the hidden cards decide (a player who sees the table: " +
+          "about {expected}; chance {chance})",
+        burst: "{burst} actions within one second",
+        regular: "think times too regular (CV {cv} over {steps} actions)",
+        clairvoyant_games: "{games} game(s) clairvoyant: {first}",
+        clairvoyant_account: "right at {hits} of {n} decisions only the hidden cards decide, over {games} games (a player who " +
+          "sees the table: about {expected}; chance {chance})",
+        agreement: "plays the hint's move at {share}% of {n} open decisions (players rated {rating}: about " +
+          "{expected}%; z = {z})",
+        agreement_hard: "plays the hint's move at {share}% of {n} decisions where it is not the greedy move (players " +
+          "rated {rating}: about {expected}%; z = {z})",
+        flat_pace: "think time does not follow the decisions' difficulty over {n} actions (rank association z = " +
+          "{z}; people slow down with more choices and after a new card)",
+        flat_pace_agreement: "{flat}, and plays the hint's move at {share}% of {n} decisions where it is not the greedy move " +
+          "(about {expected}% expected)",
+        suspect_games: "{games} game(s): {reasons}",
+        fast_scoring: "{games} games scoring over 400 points a minute",
+        climb: "rating up {gain} points over its recent games (others: at most {bar} in 19 of 20)",
+        series_quits: "{n} matches with one opponent in 24 h: the opponent made no real attempt in {quits}",
+        series_won: "{n} matches with one opponent in 24 h: {won} won, {lost} lost ({excess} more wins than the " +
+          "ratings predict)",
+        series: "{why} ({name}, {game})",
+        // the server's notes in the audit log (patience.server.storage.fairplay.NOTES)
+        note_mark: "marked at once by the detection", note_flag: "flagged for review by the detection",
+        note_flag_series: "flagged for review by the detection: {series}",
+        note_release: "{delta} held points of match {match} applied",
+        note_refund: "{points} points of match {match} given back",
+        note_unrefund: "{points} points of match {match} taken back: the account that took them was cleared",
+      },
       err: {
         bad_note: "Say why in the note.", bad_action: "Choose an action.", not_found: "There is no such account.",
         no_account: "That account could not be loaded.", failed: "That did not work: try again.",
@@ -219,6 +252,7 @@ export const ARENA_TEXT = {
   de: {
     nav: { daily: "Spiel des Tages", duel: "Duell", leaderboard: "Rangliste", matches: "Partien", profile: "Profil", account: "Konto",
       games: "Einzelspiele", playnow: "Deine Spiele" },
+    closed_account: "Geschlossenes Konto {id}",
     duel: {
       title: "Duell", intro: "Zwei Menschen spielen gleichzeitig dasselbe Spiel. Wer mehr Punkte hat, gewinnt und " +
         "bekommt einen Bonus. Nie ein Bot: Wartet niemand, wartest du in der Schlange.",
@@ -439,6 +473,40 @@ export const ARENA_TEXT = {
       actions: { mark_bot: "Als Bot markieren (die Gegner bekommen ihre Punkte zurück)",
         clear: "Entlasten (aus der Warteschlange)", close: "Konto schließen" },
       note: "Notiz (Pflicht: warum)", do: "Ausführen", done: "Erledigt: {name} ist jetzt {state}.",
+      reason: {
+        machine: "eine ganze Partie in Maschinentempo: Median der Bedenkzeit {median_ms} ms, {fast} % von {steps} " +
+          "Aktionen unter {under_ms} ms",
+        clairvoyant: "richtig bei {hits} von {n} Entscheidungen, die allein die verdeckten Karten entscheiden (wer " +
+          "den Tisch sieht: etwa {expected}; Zufall {chance})",
+        burst: "{burst} Aktionen in einer Sekunde",
+        regular: "zu gleichmäßige Bedenkzeiten (VK {cv} über {steps} Aktionen)",
+        clairvoyant_games: "{games} Partie(n) hellseherisch: {first}",
+        clairvoyant_account: "richtig bei {hits} von {n} Entscheidungen, die allein die verdeckten Karten entscheiden, über " +
+          "{games} Partien (wer den Tisch sieht: etwa {expected}; Zufall {chance})",
+        agreement: "spielt den Zug des Tipps bei {share} % von {n} offenen Entscheidungen (Spieler mit Wertung " +
+          "{rating}: etwa {expected} %; z = {z})",
+        agreement_hard: "spielt den Zug des Tipps bei {share} % von {n} Entscheidungen, bei denen er nicht der " +
+          "naheliegende Zug ist (Spieler mit Wertung {rating}: etwa {expected} %; z = {z})",
+        flat_pace: "die Bedenkzeit folgt über {n} Aktionen nicht der Schwierigkeit der Entscheidungen " +
+          "(Rangzusammenhang z = {z}; Menschen werden bei mehr Wahl und nach einer neuen Karte langsamer)",
+        flat_pace_agreement: "{flat}, und spielt den Zug des Tipps bei {share} % von {n} Entscheidungen, bei denen er nicht " +
+          "der naheliegende Zug ist (erwartet: etwa {expected} %)",
+        suspect_games: "{games} Partie(n): {reasons}",
+        fast_scoring: "{games} Partien mit über 400 Punkten in der Minute",
+        climb: "Wertung in den letzten Partien um {gain} Punkte gestiegen (andere: höchstens {bar} in 19 von 20 " +
+          "Fällen)",
+        series_quits: "{n} Duelle gegen denselben Gegner in 24 h: der Gegner hat es in {quits} nicht ernsthaft " +
+          "versucht",
+        series_won: "{n} Duelle gegen denselben Gegner in 24 h: {won} gewonnen, {lost} verloren ({excess} Siege " +
+          "mehr, als die Wertungen erwarten lassen)",
+        series: "{why} ({name}, {game})",
+        note_mark: "von der Erkennung sofort markiert", note_flag: "von der Erkennung zur Prüfung vorgelegt",
+        note_flag_series: "von der Erkennung zur Prüfung vorgelegt: {series}",
+        note_release: "{delta} zurückgehaltene Punkte aus Partie {match} angerechnet",
+        note_refund: "{points} Punkte aus Partie {match} zurückgegeben",
+        note_unrefund: "{points} Punkte aus Partie {match} zurückgenommen: das Konto, das sie genommen hatte, wurde " +
+          "entlastet",
+      },
       err: {
         bad_note: "Schreib in die Notiz, warum.", bad_action: "Wähle eine Aktion.", not_found: "Dieses Konto gibt es nicht.",
         no_account: "Dieses Konto konnte nicht geladen werden.", failed: "Das ging nicht: versuche es noch einmal.",
@@ -448,6 +516,7 @@ export const ARENA_TEXT = {
   it: {
     nav: { daily: "Partita del giorno", duel: "Sfida", leaderboard: "Classifica", matches: "Incontri", profile: "Profilo", account: "Account",
       games: "Partite da solo", playnow: "Le tue partite" },
+    closed_account: "Account chiuso {id}",
     duel: {
       title: "Sfida", intro: "Due persone giocano la stessa smazzata nello stesso momento. Vince chi fa più punti e " +
         "riceve un bonus. Mai un bot: se nessuno aspetta, aspetti tu in coda.",
@@ -668,6 +737,37 @@ export const ARENA_TEXT = {
       actions: { mark_bot: "Contrassegna come bot (gli avversari riavranno i punti)",
         clear: "Scagiona (fuori dalla coda)", close: "Chiudi l’account" },
       note: "Nota (obbligatoria: perché)", do: "Esegui", done: "Fatto: {name} ora è {state}.",
+      reason: {
+        machine: "un’intera partita a velocità da macchina: riflessione mediana {median_ms} ms, {fast} % di " +
+          "{steps} azioni sotto {under_ms} ms",
+        clairvoyant: "giusto in {hits} di {n} decisioni che solo le carte coperte decidono (chi vede il tavolo: circa " +
+          "{expected}; probabilità {chance})",
+        burst: "{burst} azioni in un secondo",
+        regular: "tempi di riflessione troppo regolari (CV {cv} su {steps} azioni)",
+        clairvoyant_games: "partite chiaroveggenti: {games}; {first}",
+        clairvoyant_account: "giusto in {hits} di {n} decisioni che solo le carte coperte decidono, su {games} partite (chi " +
+          "vede il tavolo: circa {expected}; probabilità {chance})",
+        agreement: "gioca la mossa del suggerimento nel {share} % di {n} decisioni aperte (giocatori con punteggio " +
+          "{rating}: circa {expected} %; z = {z})",
+        agreement_hard: "gioca la mossa del suggerimento nel {share} % di {n} decisioni in cui non è la mossa più ovvia " +
+          "(giocatori con punteggio {rating}: circa {expected} %; z = {z})",
+        flat_pace: "il tempo di riflessione non segue la difficoltà delle decisioni su {n} azioni (associazione di " +
+          "rango z = {z}; le persone rallentano con più scelte e dopo una carta nuova)",
+        flat_pace_agreement: "{flat}, e gioca la mossa del suggerimento nel {share} % di {n} decisioni in cui non è la mossa " +
+          "più ovvia (previsto: circa {expected} %)",
+        suspect_games: "partite sospette: {games}; {reasons}",
+        fast_scoring: "{games} partite con più di 400 punti al minuto",
+        climb: "punteggio salito di {gain} punti nelle ultime partite (gli altri: al massimo {bar} in 19 casi su 20)",
+        series_quits: "{n} sfide con lo stesso avversario in 24 h: l’avversario non ci ha davvero provato in {quits}",
+        series_won: "{n} sfide con lo stesso avversario in 24 h: {won} vinte, {lost} perse ({excess} vittorie più di " +
+          "quante ne prevedano i punteggi)",
+        series: "{why} ({name}, {game})",
+        note_mark: "contrassegnato subito dal rilevamento", note_flag: "segnalato per verifica dal rilevamento",
+        note_flag_series: "segnalato per verifica dal rilevamento: {series}",
+        note_release: "{delta} punti trattenuti dell’incontro {match} applicati",
+        note_refund: "{points} punti dell’incontro {match} restituiti",
+        note_unrefund: "{points} punti dell’incontro {match} ripresi: l’account che li aveva presi è stato scagionato",
+      },
       err: {
         bad_note: "Scrivi il perché nella nota.", bad_action: "Scegli un’azione.", not_found: "Questo account non esiste.",
         no_account: "Non è stato possibile caricare questo account.", failed: "Non ha funzionato: riprova.",

@@ -2,7 +2,7 @@
 // one attempt, and for a day that is over its deal key, checked against the commitment here in the browser.
 
 import { commitmentText, el, gameName, openPage, postForm, sha256 } from "./arena.js";
-import { lang, onLang, t } from "./i18n.js";
+import { lang, onLang, playerName, t } from "./i18n.js";
 import { $, applyText, formatTime, points } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
@@ -115,7 +115,7 @@ async function render() {
     const tr = rows.insertRow();
     if (entry.user === (user && user.id)) tr.className = "mine";
     tr.insertCell().textContent = String(entry.rank);
-    tr.insertCell().append(el("a", { href: `/profile?u=${encodeURIComponent(entry.user)}`, textContent: entry.name }));
+    tr.insertCell().append(el("a", { href: `/profile?u=${encodeURIComponent(entry.user)}`, textContent: playerName(entry.name) }));
     tr.insertCell().textContent = points(entry.score);
     Object.assign(tr.insertCell(), { className: "daily-time", textContent: formatTime(entry.ms) });
     const outcome = tr.insertCell();

@@ -6,7 +6,7 @@
 import { Board } from "./board.js";
 import { commitmentText, el, formatName, openPage, playNow, refreshUnseen, sha256 } from "./arena.js";
 import { Instant } from "./instant.js";
-import { onLang, refusal, say, t } from "./i18n.js";
+import { onLang, playerName, refusal, say, t } from "./i18n.js";
 import { Liveness } from "./liveness.js";
 import { $, applyText, confirmDialog, formatTime, pageNotice, points, showUndo, signed, toast } from "./ui.js";
 import { ON_TABLE, randomId } from "./net.js";
@@ -209,7 +209,7 @@ function renderLobby() {
       row.dataset.format = pool.format;
       const label = el("span", { className: "pool-name", textContent: formatName(pool.format).split(" · ").slice(1).join(" · ") });
       const count = el("span", { className: "pool-count", textContent: pool.waiting ? t("duel.waiting_n", { n: pool.waiting }) : t("duel.nobody") });
-      const names = el("span", { className: "pool-queue", textContent: pool.players.map((p) => `${p.name} (${p.rating}${p.provisional ? "?" : ""})`).join(", ") });
+      const names = el("span", { className: "pool-queue", textContent: pool.players.map((p) => `${playerName(p.name)} (${p.rating}${p.provisional ? "?" : ""})`).join(", ") });
       const seek = el("button", { type: "button", className: "btn primary seek", textContent: t("duel.seek"), disabled: !signedIn || d.seeking === pool.format });
       seek.title = pool.waiting ? "" : t("duel.queue_empty");
       seek.addEventListener("click", () => net.send("seek", { format: pool.format }));
@@ -291,7 +291,7 @@ function renderLive(list) {
 }
 
 function playerText(p) {
-  return `${p.name} (${p.rating}${p.provisional ? "?" : ""})`;
+  return `${playerName(p.name)} (${p.rating}${p.provisional ? "?" : ""})`;
 }
 
 /** What a challenge link is, as the server said (or at once, for a code that cannot be one). */
@@ -308,9 +308,9 @@ function renderLook() {
   box.dataset.state = look.state;
   box.classList.toggle("bad", look.state !== "open");
   let text = t(`duel.look.${look.state}`, look.by ? {
-    name: look.by.name, rating: `${look.by.rating}${look.by.provisional ? "?" : ""}`, format: formatName(look.format),
+    name: playerName(look.by.name), rating: `${look.by.rating}${look.by.provisional ? "?" : ""}`, format: formatName(look.format),
   } : {});
-  if (look.state === "open" && look.away) text += ` ${t("duel.look.away", { name: look.by.name })}`;
+  if (look.state === "open" && look.away) text += ` ${t("duel.look.away", { name: playerName(look.by.name) })}`;
   if (look.state === "open" && !view.user) text += ` ${t("duel.look.sign_in")}`;
   $("#accept-text").textContent = text;
   accept.hidden = !(look.state === "open" && view.user && !look.away); // Accept only where it can work
@@ -387,7 +387,7 @@ function onDuel(d) {
  * title and a notification say so. */
 function opponentFound(d) {
   const other = d.players[1 - d.you];
-  if (document.hidden) attention(t("duel.found"), t("duel.notify_body", { name: other ? other.name : "" }));
+  if (document.hidden) attention(t("duel.found"), t("duel.notify_body", { name: other ? playerName(other.name) : "" }));
   else sound("found");
 }
 
@@ -440,7 +440,7 @@ function onEvent(d) {
     if (!view.endShown) setTimeout(showResult, 400);
   } else if (d.status.outcome && d.kind !== "opp" && d.kind !== "tick") {
     const pool = d.status.pool ? ` ${t("duel.pool_drains")}` : "";
-    toast(t("duel.your_game_over", { name: opponent().name }) + pool);
+    toast(t("duel.your_game_over", { name: playerName(opponent().name) }) + pool);
   }
 }
 
@@ -482,11 +482,11 @@ function opponent() {
 function showNames() {
   const d = view.duel;
   if (!d) return;
-  $("#game-name").textContent = t("duel.vs", { a: me().name, b: opponent().name });
+  $("#game-name").textContent = t("duel.vs", { a: playerName(me().name), b: playerName(opponent().name) });
   $("#variant-name").textContent = TOUR ? `${formatName(d.format)} · ${t("tour.duel_sub")}` : formatName(d.format);
   if (TOUR) $("#home").href = `/tournament?id=${TOUR}`; // the way back is to the tournament
   const link = $("#opp-name");
-  link.textContent = `${opponent().name} (${opponent().rating}${opponent().provisional ? "?" : ""})`;
+  link.textContent = `${playerName(opponent().name)} (${opponent().rating}${opponent().provisional ? "?" : ""})`;
   link.href = `/profile?u=${encodeURIComponent(opponent().id)}`;
   // the deal is fixed before the first move: its commitment is in sight all the match
   $("#commit-short").textContent = `${d.commitment.slice(0, 16)}…`;
@@ -583,7 +583,7 @@ async function showResult() {
     const who = tr.insertCell();
     const name = document.createElement("span");
     name.className = "result-name";
-    name.textContent = side === mine ? `${before.name} (${t("duel.you")})` : before.name;
+    name.textContent = side === mine ? `${playerName(before.name)} (${t("duel.you")})` : playerName(before.name);
     who.append(name);
     if (end.outcomes && end.outcomes[side]) {
       const how = document.createElement("span");
@@ -709,7 +709,7 @@ function onRematch(d) {
 function renderRematch() {
   const r = view.rematch;
   const mine = view.duel ? view.duel.you : 0;
-  const name = opponent().name;
+  const name = playerName(opponent().name);
   const button = $("#rematch");
   const no = $("#rematch-no");
   let note = "";
@@ -761,7 +761,7 @@ function onWatch(d) {
 function renderWatch() {
   const d = view.watch;
   if (!d) return;
-  $("#game-name").textContent = t("duel.vs", { a: d.players[0].name, b: d.players[1].name });
+  $("#game-name").textContent = t("duel.vs", { a: playerName(d.players[0].name), b: playerName(d.players[1].name) });
   $("#variant-name").textContent = formatName(d.format);
   $("#watch-commitment").textContent = d.commitment;
   const sides = $("#watch-sides");
@@ -789,7 +789,7 @@ function renderWatch() {
   if (end) {
     const winner = end.winner == null ? null : d.players[end.winner];
     const finals = `${points(end.finals[0])} : ${points(end.finals[1])}`;
-    $("#watch-result").textContent = `${winner ? t("duel.watch_won", { name: winner.name }) : t("duel.draw")} (${finals})`;
+    $("#watch-result").textContent = `${winner ? t("duel.watch_won", { name: playerName(winner.name) }) : t("duel.draw")} (${finals})`;
     $("#watch-replay").href = `/match?id=${encodeURIComponent(d.id)}`;
   }
   document.title = `${t("duel.title")} · Patience Arena`;

@@ -439,6 +439,15 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (m, name) => (params[name] !== undefined ? String(params[name]) : m));
 }
 
+const CLOSED_NAME = /^<closed:([A-Za-z0-9_-]+)>$/;
+
+/** A player's name as the server sends it, for people: a closed account's (the server's mark "<closed:ID>",
+ * roles.closed_name) in this language, "Geschlossenes Konto 1a2B3c4D"; every page shows names through it. */
+export function playerName(name) {
+  const closed = CLOSED_NAME.exec(name ?? "");
+  return closed ? t("closed_account", { id: closed[1] }) : name;
+}
+
 /** The rules of a game's variant as lines of text (a variant without text of its own: the game's first). */
 export function rulesOf(game, variant) {
   const all = t(`rules_text.${game}`);

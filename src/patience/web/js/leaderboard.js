@@ -1,7 +1,7 @@
 // The leaderboard of each duel game: established ratings first, provisional ones (marked ?) after.
 
 import { el, gameName, openPage } from "./arena.js";
-import { onLang } from "./i18n.js";
+import { onLang, playerName } from "./i18n.js";
 import { $, applyText, pageNotice } from "./ui.js";
 
 const GAMES = ["reloaded", "faecher", "teppich"];
@@ -31,7 +31,7 @@ async function render() {
   data.players.forEach((p, i) => {
     const tr = rows.insertRow();
     tr.insertCell().textContent = String(i + 1);
-    tr.insertCell().append(el("a", { href: `/profile?u=${encodeURIComponent(p.id)}`, textContent: p.name }));
+    tr.insertCell().append(el("a", { href: `/profile?u=${encodeURIComponent(p.id)}`, textContent: playerName(p.name) }));
     tr.insertCell().textContent = `${p.rating}${p.provisional ? "?" : ""}`;
     tr.insertCell().textContent = String(p.matches);
   });

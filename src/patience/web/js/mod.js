@@ -4,7 +4,7 @@
 // actions: mark as a bot, clear, close, each with a note. The server answers 404 to anyone else.
 
 import { el, gameName, openPage, postForm } from "./arena.js";
-import { lang, onLang, t } from "./i18n.js";
+import { lang, onLang, playerName, t } from "./i18n.js";
 import { $, applyText } from "./ui.js";
 
 let queue = [];
@@ -14,6 +14,26 @@ let chosen = new URLSearchParams(location.search).get("id");
 const pct = (x) => (x == null ? "–" : `${Math.round(x * 100)} %`);
 const when = (ms) => new Date(ms).toLocaleString(lang(), { dateStyle: "short", timeStyle: "short" });
 const stateName = (state) => t(`mod.states.${state || "reported"}`);
+
+/** A reason of the detection, or a note of the server's in the audit log, as the server sends it ({k, p}: its key
+ * and figures, among them reasons of their own, a player's name or a game's id) in this language; a reason kept
+ * before reasons had keys: its text. */
+function reasonText(r) {
+  if (Array.isArray(r)) return r.map(reasonText).join("; ");
+  if (!r || typeof r !== "object") return String(r);
+  const figures = {};
+  for (const [name, value] of Object.entries(r.p || {})) {
+    if (name === "name") figures.name = playerName(value);
+    else if (name === "game") figures.game = gameName(value);
+    else if (name === "points" || name === "delta") { // rating points, one decimal (a change: with its sign)
+      figures[name] = Number(value).toLocaleString(lang(), { minimumFractionDigits: 1, maximumFractionDigits: 1,
+        signDisplay: name === "delta" ? "exceptZero" : "auto" });
+    } else figures[name] = typeof value === "number" ? value.toLocaleString(lang()) : reasonText(value);
+  }
+  const key = `mod.reason.${r.k}`;
+  const text = t(key, figures);
+  return text === key ? r.k : text;
+}
 
 function say(key, params = {}, bad = false) {
   const box = $("#mod-msg");
@@ -51,12 +71,12 @@ function renderQueue() {
   $("#queue-empty").hidden = queue.length > 0;
   $("#queue").hidden = !queue.length;
   $("#queue tbody").replaceChildren(...queue.map((row) => {
-    const open = el("a", { href: `/mod?id=${encodeURIComponent(row.id)}`, textContent: row.name });
+    const open = el("a", { href: `/mod?id=${encodeURIComponent(row.id)}`, textContent: playerName(row.name) });
     open.addEventListener("click", (e) => {
       e.preventDefault();
       choose(row.id);
     });
-    const why = [...row.reasons, ...row.categories.map((c) => t(`report.cat.${c}`))].join(" · ");
+    const why = [...row.reasons.map(reasonText), ...row.categories.map((c) => t(`report.cat.${c}`))].join(" · ");
     const tr = el("tr", {}, el("td", {}, open), el("td", { textContent: String(row.score) }),
       el("td", { textContent: stateName(row.state) }), el("td", { textContent: String(row.reports) }),
       el("td", { className: "why", textContent: why || "–" }));
@@ -133,13 +153,13 @@ function renderAccount() {
   if (!account) return;
   const a = account;
   $("#account").hidden = false;
-  $("#account-name").textContent = a.user.name;
+  $("#account-name").textContent = playerName(a.user.name);
   $("#account-name").tabIndex = -1;
   const profile = el("a", { href: `/profile?u=${encodeURIComponent(a.user.id)}`, textContent: t("mod.profile") });
   $("#account-facts").replaceChildren(`${a.user.login} · ${t("mod.since", { date: when(a.user.since_ms) })} · `,
     `${t("mod.state")}: ${stateName(a.state)}${a.category ? ` (${t(`report.cat.${a.category}`)})` : ""} · `, profile);
   $("#score-line").textContent = t("mod.score_line", { score: a.score.score, games: a.score.games });
-  $("#reasons").replaceChildren(...(a.score.reasons.length ? a.score.reasons : [t("mod.no_reason")])
+  $("#reasons").replaceChildren(...(a.score.reasons.length ? a.score.reasons.map(reasonText) : [t("mod.no_reason")])
     .map((r) => el("li", { textContent: r })));
   const share = a.score.decisions ? a.score.agreed / a.score.decisions : null;
   $("#agreement").textContent = a.score.decisions
@@ -150,14 +170,14 @@ function renderAccount() {
   if (!a.games.length) $("#games tbody").append(el("tr", {}, el("td", { colSpan: 10, textContent: t("mod.no_games") })));
   labelCells($("#games"));
   $("#reports").replaceChildren(...a.reports.map((r) => el("li", {},
-    el("a", { href: `/profile?u=${encodeURIComponent(r.by)}`, textContent: r.by_name }),
+    el("a", { href: `/profile?u=${encodeURIComponent(r.by)}`, textContent: playerName(r.by_name) }),
     ` · ${t(`report.cat.${r.category}`)} · ${when(r.at_ms)}${r.note ? ` · “${r.note}”` : ""}`)));
   if (!a.reports.length) $("#reports").append(el("li", { textContent: t("mod.none") }));
   $("#audit").replaceChildren(...a.audit.map((x) => el("li", {
-    textContent: `${when(x.at_ms)} · ${t(`mod.audit_actions.${x.action}`) || x.action} · ${x.by_name || t("mod.automatic")}${x.note ? ` · “${x.note}”` : ""}`,
+    textContent: `${when(x.at_ms)} · ${t(`mod.audit_actions.${x.action}`) || x.action} · ${x.by_name ? playerName(x.by_name) : t("mod.automatic")}${x.why ? ` · ${reasonText(x.why)}` : x.note ? ` · “${x.note}”` : ""}`,
   })));
   if (!a.audit.length) $("#audit").append(el("li", { textContent: t("mod.none") }));
-  document.title = `${a.user.name} · ${t("mod.title")} · Patience Arena`;
+  document.title = `${playerName(a.user.name)} · ${t("mod.title")} · Patience Arena`;
 }
 
 async function act(e) {
@@ -186,7 +206,7 @@ async function act(e) {
   }
   $("#act-note").value = "";
   await Promise.all([loadQueue(), loadAccount(account.user.id)]);
-  tell("mod.done", { name: account.user.name, state: stateName(answer.state) });
+  tell("mod.done", { name: playerName(account.user.name), state: stateName(answer.state) });
 }
 
 function render() {

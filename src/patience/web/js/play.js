@@ -4,7 +4,7 @@
 import { fetchGames, formatName } from "./arena.js";
 import { Board } from "./board.js";
 import { cardDisplay } from "./cards.js";
-import { cardName, lang, moveName, onLang, pileName, refusal, rulesOf, say, setLang, t } from "./i18n.js";
+import { cardName, lang, moveName, onLang, pileName, playerName, refusal, rulesOf, say, setLang, t } from "./i18n.js";
 import { Instant } from "./instant.js";
 import { Net } from "./net.js";
 import { settingsSection } from "./settings.js";
@@ -249,9 +249,9 @@ function renderApart() {
   const them = a.opponent;
   let line;
   if (a.role === "challenger" && them && them.rating != null) {
-    line = t("playnow.line_challenger", { format, name: them.name, rating: them.rating });
+    line = t("playnow.line_challenger", { format, name: playerName(them.name), rating: them.rating });
   } else if (a.role === "challenger" && them) {
-    line = t("playnow.line_against", { format, name: them.name });
+    line = t("playnow.line_against", { format, name: playerName(them.name) });
   } else {
     line = t("playnow.line_host", { format });
   }

@@ -5,7 +5,7 @@
 // duel page's badge hears it).
 
 import { el, formatName, openPage, postForm, showUnseen } from "./arena.js";
-import { lang, onLang, t } from "./i18n.js";
+import { lang, onLang, playerName, t } from "./i18n.js";
 import { Liveness } from "./liveness.js";
 import { randomId } from "./net.js";
 import { $, applyText, points } from "./ui.js";
@@ -37,7 +37,7 @@ function item(g) {
   const head = el("p", { className: "pn-head" }, el("strong", { className: "pn-format", textContent: formatName(g.format) }));
   if (fresh.has(g.id)) head.append(" ", el("span", { className: "pn-new", textContent: t("playnow.new") }));
   const who = g.role === "host" ? t("playnow.you_first") : "";
-  const them = g.opponent ? t("playnow.against", { name: g.opponent.name }) : "";
+  const them = g.opponent ? t("playnow.against", { name: playerName(g.opponent.name) }) : "";
   const facts = [who, them, dateText(g.made_ms)].filter(Boolean).join(" · ");
   const lines = [head, el("p", { className: "pn-facts small", textContent: facts })];
   const status = el("p", { className: "pn-status" });
@@ -50,7 +50,7 @@ function item(g) {
     const mine = t("playnow.your_score", { score: points(g.mine.score) });
     let state;
     if (g.state === "taken" && g.opponent) {
-      state = t("playnow.taken", { name: g.opponent.name });
+      state = t("playnow.taken", { name: playerName(g.opponent.name) });
     } else {
       const days = g.expires_ms ? Math.floor((g.expires_ms - Date.now()) / DAY_MS) : null;
       const expires = days == null ? "" : days >= 1 ? t("playnow.expires", { n: days }) : t("playnow.expires_soon");
@@ -63,7 +63,7 @@ function item(g) {
     li.dataset.result = word;
     status.append(el("strong", { className: "pn-result", textContent: t(`playnow.${word}`) }), " ",
       el("span", { className: "pn-finals", textContent: t("playnow.finals",
-        { you: points(r.finals.you), name: g.opponent ? g.opponent.name : "?", them: points(r.finals.them) }) }));
+        { you: points(r.finals.you), name: g.opponent ? playerName(g.opponent.name) : "?", them: points(r.finals.them) }) }));
     action = el("a", { className: "btn solid pn-replay", textContent: t("playnow.replay"),
       href: `/match?id=${encodeURIComponent(r.match)}` });
   } else if (group === "expired") {

@@ -2,7 +2,7 @@
 // tournaments they played (their place and points, linking to the standings).
 
 import { el, formatName, gameName, openPage } from "./arena.js";
-import { lang, onLang, t } from "./i18n.js";
+import { lang, onLang, playerName, t } from "./i18n.js";
 import { reportBox } from "./report.js";
 import { $, applyText, points } from "./ui.js";
 
@@ -42,7 +42,7 @@ function figures(pairs) {
 function render() {
   applyText();
   if (!data) return;
-  $("#player-name").textContent = data.user.name;
+  $("#player-name").textContent = playerName(data.user.name);
   $("#player-since").textContent = t("profile.since", { date: new Date(data.user.since_ms).toLocaleDateString(lang()) });
   const games = Object.keys(data.ratings);
   $("#ratings").replaceChildren(...(games.length ? games.map((g) => {
@@ -77,7 +77,7 @@ function render() {
     const why = c && (c.state === "released" ? "rated" : c.state === "voided" ? "marked" : c.reason);
     const change = c ? ` · ${t(`profile.change.${why}`, { points: signed(c.state === "held" ? c.held : c.applied) })}` : "";
     return el("li", {}, el("a", { href: `/match?id=${encodeURIComponent(m.id)}`,
-      textContent: `${formatName(`${m.game}/${m.variant}/${m.limit_s}`)} · ${t("profile.against", { name: other.name })} · ${result}${scores}${change}` }));
+      textContent: `${formatName(`${m.game}/${m.variant}/${m.limit_s}`)} · ${t("profile.against", { name: playerName(other.name) })} · ${result}${scores}${change}` }));
   }));
   if (!data.recent.length) $("#recent").append(el("li", { textContent: t("profile.none") }));
   $("#all-matches").href = `/matches?player=${encodeURIComponent(data.user.id)}`;
@@ -91,7 +91,7 @@ function render() {
   }));
   if (!(data.tournaments || []).length) $("#tournaments").append(el("li", { textContent: t("tour.played_none") }));
   renderFairPlay(data.fairplay || { marked: false, refunds: [] });
-  document.title = `${data.user.name} · Patience Arena`;
+  document.title = `${playerName(data.user.name)} · Patience Arena`;
 }
 
 /** Fair play (docs/fairplay.md): the mark and why, and the rating points given back to this player. */
@@ -124,7 +124,7 @@ async function main() {
     return;
   }
   data = await response.json();
-  if (user && user.id !== data.user.id) $("#report").append(reportBox(data.user.id, data.user.name)); // never oneself
+  if (user && user.id !== data.user.id) $("#report").append(reportBox(data.user.id, playerName(data.user.name))); // never oneself
   render();
 }
 

@@ -5,7 +5,7 @@
 
 import { Board } from "./board.js";
 import { commitmentText, el, formatName, gameName, openPage, sha256 } from "./arena.js";
-import { moveName, onLang, t } from "./i18n.js";
+import { moveName, onLang, playerName, t } from "./i18n.js";
 import { reportBox } from "./report.js";
 import { $, applyText, formatTime, points } from "./ui.js";
 
@@ -71,7 +71,7 @@ async function render() {
     : formatName(`${match.game}/${match.variant}/${match.limit_s}`);
   match.players.forEach((p, side) => {
     const link = document.querySelector(`.side[data-side="${side}"] .side-name`);
-    link.textContent = p.name;
+    link.textContent = playerName(p.name);
     link.href = `/profile?u=${encodeURIComponent(p.id)}`;
   });
   if (match.state !== "over") {
@@ -116,7 +116,7 @@ async function main() {
   match = await response.json();
   if (match.state === "over" && user) { // after the match: a signed-in player may report the others in it
     const others = match.players.filter((p) => p.id !== user.id);
-    $("#report").append(...others.map((p) => reportBox(p.id, p.name)));
+    $("#report").append(...others.map((p) => reportBox(p.id, playerName(p.name))));
     $("#report").hidden = !others.length;
   }
   if (match.state === "over") {

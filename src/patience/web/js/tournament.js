@@ -3,7 +3,7 @@
 // points; this page shows what it sends and goes to the duel it starts.
 
 import { el, formatName, gameName, openPage, postForm } from "./arena.js";
-import { lang, onLang, t } from "./i18n.js";
+import { lang, onLang, playerName, t } from "./i18n.js";
 import { $, applyText, formatTime, pageNotice } from "./ui.js";
 import { randomId } from "./net.js";
 
@@ -100,7 +100,7 @@ function clockText() {
 function endText(d) {
   const first = d.players.filter((line) => line.rank === 1 && line.points > 0);
   let text = first.length ? t(first.length > 1 ? "tour.winners" : "tour.winner",
-    { names: first.map((line) => line.name).join(", "), points: pointsText(first[0].points, "tour.with_points") }) : "";
+    { names: first.map((line) => playerName(line.name)).join(", "), points: pointsText(first[0].points, "tour.with_points") }) : "";
   if (d.players.some((line) => line.playing)) text = `${text} ${t("tour.still_playing")}`.trim();
   return text;
 }
@@ -160,7 +160,7 @@ function renderOne() {
     if (mine) tr.className = "mine";
     tr.insertCell().textContent = String(line.rank);
     const who = tr.insertCell();
-    who.append(el("a", { href: `/profile?u=${encodeURIComponent(line.id)}`, textContent: line.name }));
+    who.append(el("a", { href: `/profile?u=${encodeURIComponent(line.id)}`, textContent: playerName(line.name) }));
     if (mine) who.append(" ", el("span", { className: "tour-you small", textContent: `(${t("tour.you")})` }));
     if (line.fire) {
       const fire = el("span", { className: "tour-fire", title: t("tour.fire"), textContent: "×2" });
@@ -173,7 +173,7 @@ function renderOne() {
     Object.assign(tr.insertCell(), { className: "tour-points", textContent: String(line.points) });
     const duels = el("div", { className: "tour-duels" });
     for (const duel of line.duels) {
-      const label = t("tour.duel_title", { result: t(`tour.result.${duel.result}`), opponent: duel.opponent,
+      const label = t("tour.duel_title", { result: t(`tour.result.${duel.result}`), opponent: playerName(duel.opponent),
         points: pointsText(duel.points) });
       const link = el("a", { href: `/match?id=${encodeURIComponent(duel.match)}`, textContent: String(duel.points), title: label });
       link.dataset.result = duel.result;
