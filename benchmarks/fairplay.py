@@ -23,7 +23,9 @@ Adversaries (each a function below; add more kinds as functions of their own and
 - ``always-hint``: the hint at every decision, median 0.45 s;
 - ``hick-bot``: the careful bot at 80 %, its delay scaled with log2 of the useful moves (the timing
   rule's own model: what is left when a bot fits it);
-- ``scout-then-main``: the clairvoyance phase.
+- ``scout-then-main`` (``--scout N``, ``--scout-only``): the main plays the solver's winning line of a
+  deal a scout saw whole (at a median of 0.75, 2 and 5 s, and with a few of the hint's moves mixed in),
+  on a day the server knows was scouted; against it the false holds of the hint's won games.
 
 People (no parameter taken from the detector; each number's source beside it in HUMANS):
 ``strong`` (the hint at 65-75 % of open decisions), ``clicker`` (fast), ``thinker`` (slow).
@@ -349,6 +351,126 @@ def clairvoyance_phase(seeds: list[int]) -> None:
               f"(chance {tail_at_least(chances, hits):.1e})")
 
 
+# -- scout-then-main: a deal of the day scouted, then won by the main account ------------------------------
+
+SCOUT_PACES = (("0.75 s", 750), ("1.25 s", 1250), ("2 s", 2000), ("5 s", 5000))  # the main's median think time
+GENUINE_MS = 1000  # the genuine winners' median think time (a won game's 150-270 actions fit in 5 minutes)
+MIXED_DEVIATIONS = 3  # the mixed main plays the hint's move (what the table shows) this many times
+
+
+def _scouted_line(seed: int, rng: random.Random, deviations: int) -> list[str] | None:
+    """The main's moves on deal ``seed`` knowing every card (the scout saw them): the solver's winning line;
+    with ``deviations``, that many times (early in the game, where it still wins) the hint's move, the
+    line solved again from there."""
+    from patience.server.solo.hints import hint
+    from patience.session import ManualClock, Session
+    from patience.solve import Budget, Status, solve
+
+    session = Session("reloaded", seed, clock=ManualClock())
+    solution = solve(session.state, Budget(seconds=10))
+    if solution.status is not Status.WON:
+        return None
+    line, played = [str(m) for m in solution.moves], []
+    turns = sorted(rng.sample(range(2, max(3, len(line) // 2)), min(deviations, max(0, len(line) // 2 - 2))))
+    while line and not session.is_over:
+        if turns and len(played) >= turns[0]:
+            turns.pop(0)
+            other = hint(session)
+            if other is not None and str(other) != line[0]:
+                trial = Session("reloaded", seed, clock=ManualClock())
+                for move in [*played, str(other)]:
+                    trial.play(move)
+                again = solve(trial.state, Budget(seconds=5))
+                if again.status is Status.WON:
+                    session.play(str(other))
+                    played.append(str(other))
+                    line = [str(m) for m in again.moves]
+                    continue
+        session.play(line[0])
+        played.append(line.pop(0))
+    return played if session.outcome == "won" else None
+
+
+def _hint_line(seed: int) -> list[str] | None:
+    """The hint's game on deal ``seed`` (a good player who sees only the table), if it wins."""
+    from patience.server.solo.hints import hint
+    from patience.session import ManualClock, Session
+
+    session = Session("reloaded", seed, clock=ManualClock())
+    while not session.is_over and session.moves_made < 400:
+        move = hint(session)
+        if move is None:
+            break
+        session.play(move)
+    return [str(a["m"]) for a in session.record()["actions"]] if session.outcome == "won" else None
+
+
+def _judged(seed: int, line: list[str], median_ms: int, rng: random.Random) -> tuple[GameFigures, str, str] | None:
+    """A deal of the day played along ``line`` at a log-normal pace (median ``median_ms``, sigma 0.6),
+    through the server's analysis: its figures, its verdict on a day with a scout and on a day without;
+    None when it is not won in the deal's time (5 minutes)."""
+    import dataclasses
+
+    from patience.server.solo.fairplay import analyse
+    from patience.session import ManualClock, Session
+
+    clock = ManualClock()
+    session = Session("reloaded", seed, clock=clock)
+    steps, t = [], 0
+    for move in line:
+        think = max(260, int(rng.lognormvariate(math.log(median_ms), 0.6)))
+        t += think
+        clock.set_ms(t)
+        if session.is_over or session.time_left_ms() == 0:
+            return None
+        steps.append(Step(session.moves_made, think, "d"))
+        session.play(move)
+    record = session.record()
+    if session.outcome != "won":
+        return None
+    steps = [Step(i, s.think_ms, "d") for i, s in enumerate(steps[:len(record["actions"])])]
+    figures = analyse(record, steps, clairvoyance=True)
+    return figures, verdict(dataclasses.replace(figures, scouted="day")).kind, verdict(figures).kind
+
+
+def scout_phase(scout_seeds: list[int], genuine_seeds: list[int]) -> None:
+    """``scout-then-main``: a scout saw every card of the deal of the day; the main plays the solver's winning
+    line at a human pace (or mixes in the hint's moves) on a day the server knows was scouted (a scout's
+    attempt came first: see patience.server.storage.daily.scouting). Shown on the board unless its verdict
+    is held (machine, suspect, clairvoyant, scouted) before a moderator acts. Against it, the false holds
+    of genuine winners on such a day: the hint's won games at a median of :data:`GENUINE_MS`."""
+    held = ("machine", "suspect", "clairvoyant", "scouted")
+    rng = random.Random(33)
+    mains = {"plain": [], "mixed": []}
+    for seed in scout_seeds:
+        for kind, deviations in (("plain", 0), ("mixed", MIXED_DEVIATIONS)):
+            line = _scouted_line(seed, rng, deviations)
+            if line is not None:
+                mains[kind].append((seed, line))
+    print(f"\nscout-then-main: {len(scout_seeds)} deals (seeds {scout_seeds[0]}-{scout_seeds[-1]}), the main's "
+          f"won lines through the server's analysis on a scouted day (a main shown = not held before a moderator)")
+    print(f"{'main':<22} {'won in time':>11} {'shown':>6} {'95 % interval':>14} {'old rule: shown':>16}  "
+          "decisions (median)")
+    for kind, paces in (("plain", SCOUT_PACES), ("mixed", SCOUT_PACES[:1])):
+        for label, median_ms in paces:
+            judged = [_judged(seed, line, median_ms, rng) for seed, line in mains[kind]]
+            rows = [r for r in judged if r is not None]
+            shown = sum(new not in held for _, new, _ in rows)
+            old = sum(before not in held for _, _, before in rows)
+            low, high = wilson(shown, len(rows))
+            name = f"{'solver line' if kind == 'plain' else f'+{MIXED_DEVIATIONS} hint moves'}, {label}"
+            print(f"{name:<22} {f'{len(rows)}/{len(judged)}':>11} {shown:>6} {f'{low:.0%}-{high:.0%}':>14} {old:>16}  "
+                  f"{statistics.median(len(f.hidden) for f, _, _ in rows) if rows else 0}")
+    genuine = [(seed, line) for seed in genuine_seeds if (line := _hint_line(seed)) is not None]
+    rows = [r for seed, line in genuine if (r := _judged(seed, line, GENUINE_MS, rng)) is not None]
+    false = sum(new in held for _, new, _ in rows)
+    low, high = wilson(false, len(rows))
+    print(f"genuine winners (the hint at a median of {GENUINE_MS / 1000:g} s, {len(genuine_seeds)} deals): "
+          f"{len(rows)} won, held on a "
+          f"scouted day {false} ({false / max(1, len(rows)):.0%}, [{low:.0%}-{high:.0%}]); on a day without a "
+          f"scout {sum(before in held for _, _, before in rows)}")
+
+
 # -- the server phase: live rated duels through a real `patience serve` ----------------------------------
 
 FORMAT = "reloaded/standard/300"
@@ -662,6 +784,10 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=12, help="Solitaire Reloaded deals the decisions come from")
     parser.add_argument("--clairvoyance", type=int, default=8, help="deals of the clairvoyance phase (0: none)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--scout", type=int, default=0,
+                        help="deals of the scout-then-main phase (0: none; the issue asks for 30 and more)")
+    parser.add_argument("--genuine", type=int, default=100, help="scout-then-main: deals the genuine winners play")
+    parser.add_argument("--scout-only", action="store_true", help="the scout-then-main phase alone")
     parser.add_argument("--server", action="store_true", help="then play live duels through a real patience serve")
     parser.add_argument("--server-only", action="store_true", help="the server phase alone")
     parser.add_argument("--bots", default=",".join(SERVER_BOTS),
@@ -676,12 +802,17 @@ def main() -> None:
     bots = [b for b in args.bots.split(",") if b]
     if any(b not in SERVER_BOTS for b in bots):
         parser.error(f"--bots: among {', '.join(SERVER_BOTS)}")
+    if args.scout_only:
+        scout_phase(list(range(1001, 1001 + args.scout)), list(range(2001, 2001 + args.genuine)))
+        return
     if args.server_only:
         server_phase(bots, args.rounds, args.redis_url, args.seed, args.database_url, args.workers)
         return
     model_phase(args.players, args.games, list(range(1, args.deals + 1)), rng)
     if args.clairvoyance:
         clairvoyance_phase(list(range(101, 101 + args.clairvoyance)))
+    if args.scout:
+        scout_phase(list(range(1001, 1001 + args.scout)), list(range(2001, 2001 + args.genuine)))
     if args.server:
         server_phase(bots, args.rounds, args.redis_url, args.seed, args.database_url, args.workers)
 

@@ -25,10 +25,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 __all__ = [
-    "AGREE_EXCESS", "AGREE_MIN_DECISIONS", "AGREE_Z", "BURST_MPS", "CLAIRVOYANT_P", "HOW", "MACHINE_FAST_SHARE",
-    "MACHINE_MEDIAN_MS", "MACHINE_MIN_STEPS", "REGULAR_CV", "AccountScore", "GameFigures", "Step", "Verdict",
+    "AGREE_EXCESS", "AGREE_MIN_DECISIONS", "AGREE_Z", "AT_CHANCE_P", "BURST_MPS", "CLAIRVOYANT_P", "HOW",
+    "MACHINE_FAST_SHARE", "MACHINE_MEDIAN_MS", "MACHINE_MIN_STEPS", "REGULAR_CV", "AccountScore", "GameFigures",
+    "Step", "Verdict",
     "account_score", "climb_sign", "difficulty", "expected_agreement", "expected_nonobvious", "game_figures",
-    "pace_association", "tail_at_least", "verdict",
+    "pace_association", "scouted", "tail_at_least", "verdict",
 ]
 
 HOW = {"drag": "d", "click": "c", "key": "k", "dbl": "2"}
@@ -59,6 +60,8 @@ PACE_AGREE_Z = 2.5
 CLAIRVOYANT_P = 1e-3  # a game whose hits where only the hidden cards decide are this unlikely by chance
 CLAIRVOYANT_MIN = 4  # ... among at least this many such decisions
 CLAIRVOYANT_ACCOUNT_P = 1e-4  # the same pooled over an account's recent games
+AT_CHANCE_P = 0.25  # a win of a scouted deal of the day is shown when its hits are at least this likely by chance
+SCOUTED_SCORE = 50  # ... else it waits for a moderator (the account goes to the queue with it)
 CLIMB_POINTS = 150  # a rating climb over recent games this large, and above the population's 95th percentile
 SCORE_FLAG = 50  # an account scored this much (0-100) goes to the moderators' queue
 RECENT_GAMES = 30  # an account's score reads this many of its recent rated games
@@ -106,6 +109,7 @@ class GameFigures:
     forced_ms: float | None = None  # ... at forced moves (one useful move or none)
     hidden: list[float] = field(default_factory=list)  # where only hidden cards decide: the chance of a hit
     hidden_hits: int = 0  # ... the hits (the move kept the real deal won)
+    scouted: str = ""  # a won deal of the day seen first by a scout: "day" (some scout), "linked" (a linked account's)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -227,12 +231,33 @@ class Verdict:
     reasons: tuple[str, ...] = ()
 
 
+def scouted(fig: GameFigures) -> Verdict | None:
+    """The stricter bar of a won deal of the day that a scout may have seen first (``fig.scouted``):
+    ``scouted`` (its result waits for a moderator) when a linked account played the deal before, or when
+    the player's hits where only the hidden cards decide are less likely by chance than
+    :data:`AT_CHANCE_P` (a clairvoyant game is ``clairvoyant`` whatever the day); None otherwise."""
+    if not fig.scouted:
+        return None
+    p = tail_at_least(fig.hidden, fig.hidden_hits)
+    if fig.scouted == "linked":
+        return Verdict("scouted", ("won the deal of the day after an account linked to it (one browser, one "
+                                   "address group or rated matches between them) had played it",))
+    if (p <= CLAIRVOYANT_P and len(fig.hidden) >= CLAIRVOYANT_MIN) or p >= AT_CHANCE_P:
+        return None
+    return Verdict("scouted", (f"won a deal of the day a scout had played first, right at {fig.hidden_hits} of "
+                               f"{len(fig.hidden)} decisions only the hidden cards decide (a player who sees the "
+                               f"table: about {sum(fig.hidden):.1f}; chance {p:.2f}, shown from {AT_CHANCE_P})",))
+
+
 def verdict(fig: GameFigures) -> Verdict:
     """A game at machine speed from start to end is marked at once; a burst or clockwork timing is
     flagged for review; anything else is clear on its own (the account's score looks further)."""
     if fig.steps >= MACHINE_MIN_STEPS and fig.median_ms < MACHINE_MEDIAN_MS and fig.fast_share >= MACHINE_FAST_SHARE:
         return Verdict("machine", (f"a whole game at machine speed: median think {fig.median_ms:.0f} ms, "
                                    f"{fig.fast_share:.0%} of {fig.steps} actions under {MACHINE_FAST_MS} ms",))
+    seen = scouted(fig)
+    if seen is not None:
+        return seen
     if len(fig.hidden) >= CLAIRVOYANT_MIN:
         p = tail_at_least(fig.hidden, fig.hidden_hits)
         if p <= CLAIRVOYANT_P:
@@ -317,9 +342,13 @@ def account_score(games: Iterable[GameFigures], rating: float = 1500.0, climb: s
     seer = [v for v in verdicts if v.kind == "clairvoyant"]
     chances = [c for g in recent for c in g.hidden]
     hits = sum(g.hidden_hits for g in recent)
+    scout = [v for v in verdicts if v.kind == "scouted"]
     if seer:
         score = 70
         reasons.append(f"{len(seer)} game(s) clairvoyant: {seer[0].reasons[0]}")
+    elif scout:
+        score = SCOUTED_SCORE
+        reasons.append(scout[0].reasons[0])
     elif len(chances) >= CLAIRVOYANT_MIN and tail_at_least(chances, hits) <= CLAIRVOYANT_ACCOUNT_P:
         score = 70
         reasons.append(f"right at {hits} of {len(chances)} decisions only the hidden cards decide, over "
