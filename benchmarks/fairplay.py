@@ -433,42 +433,66 @@ def _judged(seed: int, line: list[str], median_ms: int, rng: random.Random) -> t
     return figures, verdict(dataclasses.replace(figures, scouted="day")).kind, verdict(figures).kind
 
 
+def _held_at(fig: GameFigures, bar: float) -> bool:
+    """Is a win held on a scouted day if the bar (AT_CHANCE_P) were ``bar``."""
+    import dataclasses
+
+    kind = verdict(fig).kind
+    return kind in ("machine", "suspect", "clairvoyant") or (
+        verdict(dataclasses.replace(fig, scouted="day")).kind == "scouted"
+        and tail_at_least(fig.hidden, fig.hidden_hits) < bar) or (bar > 1 and bool(fig.hidden))
+
+
 def scout_phase(scout_seeds: list[int], genuine_seeds: list[int]) -> None:
     """``scout-then-main``: a scout saw every card of the deal of the day; the main plays the solver's winning
     line at a human pace (or mixes in the hint's moves) on a day the server knows was scouted (a scout's
     attempt came first: see patience.server.storage.daily.scouting). Shown on the board unless its verdict
     is held (machine, suspect, clairvoyant, scouted) before a moderator acts. Against it, the false holds
-    of genuine winners on such a day: the hint's won games at a median of :data:`GENUINE_MS`."""
+    of genuine winners on such a day: the hint's won games at a median of :data:`GENUINE_MS`; and the
+    trade-off of the bar (AT_CHANCE_P) between the two."""
+    from patience.fairplay import AT_CHANCE_P
+
     held = ("machine", "suspect", "clairvoyant", "scouted")
     rng = random.Random(33)
-    mains = {"plain": [], "mixed": []}
+    mains: dict[str, list[tuple[int, list[str]]]] = {"plain": [], "mixed": []}
     for seed in scout_seeds:
         for kind, deviations in (("plain", 0), ("mixed", MIXED_DEVIATIONS)):
             line = _scouted_line(seed, rng, deviations)
             if line is not None:
                 mains[kind].append((seed, line))
     print(f"\nscout-then-main: {len(scout_seeds)} deals (seeds {scout_seeds[0]}-{scout_seeds[-1]}), the main's "
-          f"won lines through the server's analysis on a scouted day (a main shown = not held before a moderator)")
+          f"won lines through the server's analysis on a scouted day (a main shown = not held before a moderator)",
+          flush=True)
     print(f"{'main':<22} {'won in time':>11} {'shown':>6} {'95 % interval':>14} {'old rule: shown':>16}  "
           "decisions (median)")
+    fast: dict[str, list[GameFigures]] = {}
     for kind, paces in (("plain", SCOUT_PACES), ("mixed", SCOUT_PACES[:1])):
         for label, median_ms in paces:
             judged = [_judged(seed, line, median_ms, rng) for seed, line in mains[kind]]
             rows = [r for r in judged if r is not None]
+            if median_ms == SCOUT_PACES[0][1]:
+                fast[kind] = [f for f, _, _ in rows]
             shown = sum(new not in held for _, new, _ in rows)
             old = sum(before not in held for _, _, before in rows)
             low, high = wilson(shown, len(rows))
             name = f"{'solver line' if kind == 'plain' else f'+{MIXED_DEVIATIONS} hint moves'}, {label}"
             print(f"{name:<22} {f'{len(rows)}/{len(judged)}':>11} {shown:>6} {f'{low:.0%}-{high:.0%}':>14} {old:>16}  "
-                  f"{statistics.median(len(f.hidden) for f, _, _ in rows) if rows else 0}")
+                  f"{statistics.median(len(f.hidden) for f, _, _ in rows) if rows else 0}", flush=True)
     genuine = [(seed, line) for seed in genuine_seeds if (line := _hint_line(seed)) is not None]
     rows = [r for seed, line in genuine if (r := _judged(seed, line, GENUINE_MS, rng)) is not None]
     false = sum(new in held for _, new, _ in rows)
     low, high = wilson(false, len(rows))
     print(f"genuine winners (the hint at a median of {GENUINE_MS / 1000:g} s, {len(genuine_seeds)} deals): "
-          f"{len(rows)} won, held on a "
-          f"scouted day {false} ({false / max(1, len(rows)):.0%}, [{low:.0%}-{high:.0%}]); on a day without a "
-          f"scout {sum(before in held for _, _, before in rows)}")
+          f"{len(rows)} won, held on a scouted day {false} ({false / max(1, len(rows)):.0%}, [{low:.0%}-{high:.0%}]); "
+          f"on a day without a scout {sum(before in held for _, _, before in rows)}")
+    print(f"the bar on a scouted day (now {AT_CHANCE_P}): mains shown (solver line / mixed, 0.75 s) against genuine "
+          "winners held; 'any' holds every win where the hidden cards decided a move")
+    for bar in (0.1, 0.25, 0.5, 0.75, 2.0):
+        plain, mixed = (sum(not _held_at(f, bar) for f in fast.get(k, [])) for k in ("plain", "mixed"))
+        wrong = sum(_held_at(f, bar) for f, _, _ in rows)
+        print(f"  {('any' if bar > 1 else bar)!s:>5}: shown {plain}/{len(fast.get('plain', []))} and "
+              f"{mixed}/{len(fast.get('mixed', []))}; genuine held {wrong}/{len(rows)} "
+              f"[{wilson(wrong, len(rows))[0]:.0%}-{wilson(wrong, len(rows))[1]:.0%}]")
 
 
 # -- the server phase: live rated duels through a real `patience serve` ----------------------------------
