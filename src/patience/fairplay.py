@@ -46,9 +46,11 @@ REGULAR_CV = 0.25  # think times this regular (coefficient of variation) over a 
 REGULAR_MIN_STEPS = 30
 AGREE_MIN_DECISIONS = 150  # the hint agreement of an account counts from this many open decisions (three games)
 AGREE_EXCESS = 0.25  # agreement this far above what players of its rating show ...
+AGREE_ROOM = 0.7  # ... or, nearer 100 %, this share of the way from the expected to 100 % ...
 AGREE_Z = 4.0  # ... and this many standard deviations above it: flagged
 AGREE_BASE = 0.55  # the hint agreement expected of a player rated 1500 (see docs/fairplay.md)
 AGREE_SLOPE = 0.10  # ... and its change per 500 rating points (clipped at +-1)
+OBVIOUS_AGREE = 0.85  # the hint agreement expected of a player where the hint is the greedy (obvious) move
 NONOBVIOUS_BASE = 0.40  # the hint agreement expected of a player rated 1500 where the hint is not the greedy move
 NONOBVIOUS_EXCESS = 0.30  # agreement there this far above it (and AGREE_Z): flagged on its own
 NONOBVIOUS_MIN = 100  # ... counted from this many such decisions
@@ -272,8 +274,15 @@ def verdict(fig: GameFigures) -> Verdict:
     return Verdict("suspect", tuple(reasons)) if reasons else Verdict("clear")
 
 
-def expected_agreement(rating: float) -> float:
-    """The share of non-forced decisions at which players of this rating play the hint's move."""
+def expected_agreement(rating: float, obvious: float | None = None) -> float:
+    """The share of non-forced decisions at which players of this rating play the hint's move; with
+    ``obvious``, the share of those decisions where the hint is the greedy move, the mix of the two
+    kinds: :data:`OBVIOUS_AGREE` where it is, :func:`expected_nonobvious` where it is not (a strong
+    player plays the obvious move when it is the best one: how often depends on the deals, and live
+    deals have more such decisions than the 55 % of :data:`AGREE_BASE`'s)."""
+    if obvious is not None:
+        share = max(0.0, min(1.0, obvious))
+        return share * OBVIOUS_AGREE + (1 - share) * expected_nonobvious(rating)
     return AGREE_BASE + AGREE_SLOPE * max(-1.0, min(1.0, (rating - 1500.0) / 500.0))
 
 
@@ -354,15 +363,15 @@ def account_score(games: Iterable[GameFigures], rating: float = 1500.0, climb: s
         reasons.append(f"right at {hits} of {len(chances)} decisions only the hidden cards decide, over "
                        f"{len(recent)} games (a player who sees the table: about {sum(chances):.1f}; "
                        f"chance {tail_at_least(chances, hits):.1e})")
+    hard = sum(g.nonobvious for g in recent)
     if decisions >= AGREE_MIN_DECISIONS:
-        p0 = expected_agreement(rating)
+        p0 = expected_agreement(rating, (decisions - hard) / decisions)
         share = agreed / decisions
         z = _binomial_z(share, p0, decisions)
-        if share - p0 >= AGREE_EXCESS and z >= AGREE_Z:
+        if share - p0 >= min(AGREE_EXCESS, AGREE_ROOM * (1 - p0)) and z >= AGREE_Z:
             score = max(score, min(95, 60 + round(4 * (z - AGREE_Z))))
             reasons.append(f"plays the hint's move at {share:.0%} of {decisions} open decisions "
                            f"(players rated {rating:.0f}: about {p0:.0%}; z = {z:.1f})")
-    hard = sum(g.nonobvious for g in recent)
     hard_agreed = sum(g.nonobvious_agreed for g in recent)
     hard_z, hard_excess = 0.0, 0.0
     if hard >= NONOBVIOUS_MIN:
