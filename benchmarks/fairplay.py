@@ -42,6 +42,7 @@ engine would see the table).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import random
@@ -52,7 +53,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -730,16 +731,17 @@ def run_pair(url: str, database_url: str, moderator: Client, number: int, kinds:
     return out
 
 
-def server_phase(bots: list[str], rounds: int, redis_url: str, seed: int, database: str | None = None,
-                 workers: int = 1) -> None:
+@contextlib.contextmanager
+def serving(redis_url: str, database: str | None, workers: int) -> Iterator[tuple[str, str]]:
+    """A real ``patience serve`` (``workers`` processes) on ``database`` (default: a new SQLite file) and an
+    emptied Redis database: its URL and the database's, until the block ends."""
+    import httpx
     import redis
 
-    from patience.server.storage.roles import grant
-    from patience.server.storage.store import Store, sqlite_url
-
-    rng = random.Random(seed)
     redis.Redis.from_url(redis_url).flushdb()  # this run's keys alone
     with tempfile.TemporaryDirectory() as folder:
+        from patience.server.storage.store import sqlite_url
+
         database_url = database or sqlite_url(Path(folder) / "bench.sqlite3")
         port = free_port()
         log = (Path(folder) / "serve.log").open("w")
@@ -749,8 +751,6 @@ def server_phase(bots: list[str], rounds: int, redis_url: str, seed: int, databa
                                   stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:
-            import httpx
-
             deadline = time.monotonic() + 30
             while True:
                 try:
@@ -761,26 +761,41 @@ def server_phase(bots: list[str], rounds: int, redis_url: str, seed: int, databa
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise RuntimeError("the server did not start: " + (Path(folder) / "serve.log").read_text())
                 time.sleep(0.2)
-            moderator = Client(url, 1, f"mod{rng.randrange(10**6)}")
-            store = Store(database_url)
-            grant(store, moderator.login, "moderator")
-            store.close()
-            tally: dict[str, int] = {}
-            started = time.monotonic()
-            matchups = [(bot, "human") for bot in bots] + [("human", "human")]  # humans also against humans
-            results: list[list[dict[str, Any]]] = [[] for _ in matchups]
-            threads = [threading.Thread(target=lambda i=i, kinds=kinds: results.__setitem__(
-                i, run_pair(url, database_url, moderator, i, kinds, rounds, random.Random(rng.random()), tally)))
-                for i, kinds in enumerate(matchups)]
-            for w in threads:
-                w.start()
-            for w in threads:
-                w.join()
-            took = time.monotonic() - started
+            yield url, database_url
         finally:
             server.terminate()
             server.wait(timeout=30)
             log.close()
+
+
+def moderator_of(url: str, database_url: str, rng: random.Random) -> Client:
+    from patience.server.storage.roles import grant
+    from patience.server.storage.store import Store
+
+    moderator = Client(url, 1, f"mod{rng.randrange(10**6)}")
+    store = Store(database_url)
+    grant(store, moderator.login, "moderator")
+    store.close()
+    return moderator
+
+
+def server_phase(bots: list[str], rounds: int, redis_url: str, seed: int, database: str | None = None,
+                 workers: int = 1) -> None:
+    rng = random.Random(seed)
+    with serving(redis_url, database, workers) as (url, database_url):
+        moderator = moderator_of(url, database_url, rng)
+        tally: dict[str, int] = {}
+        started = time.monotonic()
+        matchups = [(bot, "human") for bot in bots] + [("human", "human")]  # humans also against humans
+        results: list[list[dict[str, Any]]] = [[] for _ in matchups]
+        threads = [threading.Thread(target=lambda i=i, kinds=kinds: results.__setitem__(
+            i, run_pair(url, database_url, moderator, i, kinds, rounds, random.Random(rng.random()), tally)))
+            for i, kinds in enumerate(matchups)]
+        for w in threads:
+            w.start()
+        for w in threads:
+            w.join()
+        took = time.monotonic() - started
     where = f"{workers} processes" if workers > 1 else "one process"
     print(f"\nserver phase: {len(bots)} bot-and-human pairs and a human pair, live rated duels {FORMAT} through "
           f"`patience serve` ({where}, {database_url.split(':')[0]}; {took:.0f} s, actions sent: {tally})")
@@ -801,6 +816,129 @@ def server_phase(bots: list[str], rounds: int, redis_url: str, seed: int, databa
 
 
 
+def establish(database_url: str, user_id: str, opponents: list[str]) -> None:
+    """Give ``user_id`` the board's entry rule, as weeks of play would (10 days old, 6 rated duels with
+    effort against 3 unlinked opponents): a main account that met the rule."""
+    from sqlalchemy import create_engine, update
+
+    from patience.server.storage.ladder import RatingChangeRow
+    from patience.server.storage.store import UserRow
+
+    engine = create_engine(database_url)
+    now = int(time.time() * 1000)
+    try:
+        with engine.begin() as connection:
+            connection.execute(update(UserRow).where(UserRow.id == user_id).values(created_ms=now - 10 * 86_400_000))
+            for n in range(6):
+                connection.execute(RatingChangeRow.__table__.insert(), [{
+                    "match_id": f"e{user_id[:10]}{n}", "user_id": user_id, "game": "reloaded",
+                    "opponent_id": opponents[n % 3], "points": 1.0, "expected": 0.5, "proposed": 10.0,
+                    "applied": 10.0, "held": 0.0, "dev_delta": 0.0, "state": "applied", "reason": "rated",
+                    "at_ms": now - 86_400_000 + n}])
+    finally:
+        engine.dispose()
+
+
+def play_daily(player: Client, database_url: str, line: Callable[[Any], Any], median_s: float, rng: random.Random,
+               give_up_after: int | None = None) -> str:
+    """Play ``player``'s attempt at today's deal of Solitaire Reloaded through the server: ``line(session)``
+    names each move (None: give up), at a log-normal pace of median ``median_s``; the outcome."""
+    from patience.daily import daily_options
+    from patience.games import DRAW, REDEAL
+    from patience.session import Session
+
+    answer = player.http.post("/api/daily/reloaded/start", data={"csrf": player.csrf()},
+                              headers={"accept": "application/json"})
+    answer.raise_for_status()
+    game_id = answer.json()["id"]
+    key = daily_key(database_url)
+    session = Session("reloaded", key, daily_options("reloaded"))
+    player.open()
+    try:
+        player.send("join", {"id": game_id, "v": 0, "cid": f"c{player.login}"})
+        player.until(lambda m: m["t"] == "game")
+        while not session.is_over:
+            move = line(session)
+            if move is None or (give_up_after is not None and session.moves_made >= give_up_after):
+                intent: dict[str, Any] = {"t": "giveup"}
+            elif move in (DRAW, REDEAL):
+                intent = {"t": "stock", "how": "click"}
+            else:
+                intent = {"t": "move", "src": move.src, "dst": move.dst, "n": move.n, "how": "drag",
+                          "ms": int(rng.lognormvariate(6.2, 0.4)), "px": int(rng.uniform(120, 600))}
+            time.sleep(max(0.05, rng.lognormvariate(math.log(median_s), 0.6)) if median_s else 0.0)
+            player.ack += 1
+            ack, t = player.ack, intent.pop("t")
+            player.send(t, {"ack": ack, **intent})
+            reply = player.until(lambda m, ack=ack: m["t"] in ("ev", "rej", "err") and m["d"].get("ack") == ack)
+            if t == "giveup" or reply["t"] != "ev":
+                break
+            session.play(move)
+        status = reply["d"].get("status") or {}
+        return str(status.get("outcome") or session.outcome or "?")
+    finally:
+        player.ws.close()
+
+
+def daily_key(database_url: str) -> str:
+    """Today's key of Solitaire Reloaded's deal of the day, read where the server keeps it (what a scout's
+    attempt shows: every card, once turned)."""
+    from sqlalchemy import create_engine, select
+
+    from patience.server.storage.daily import DailyDealRow
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            return str(connection.scalar(select(DailyDealRow.deal).where(DailyDealRow.game == "reloaded")
+                                         .order_by(DailyDealRow.day.desc())))
+    finally:
+        engine.dispose()
+
+
+def scout_server_phase(redis_url: str, database: str | None, workers: int, paces: list[float]) -> None:
+    """``scout-then-main`` through a real server, on today's deal: a new account plays it at full speed and
+    gives up after seeing the stock; mains that met the board's entry rule win it along the solver's line
+    at each pace of ``paces``; a genuine player (met the rule) plays the hint at 1 s. Per player: its
+    outcome, whether the board shows it and its verdict, from the day's board and the moderators' API."""
+    from patience.games import get_game
+    from patience.server.solo.hints import hint
+    from patience.solve import Budget, Status, solve
+
+    rng = random.Random(34)
+    started = time.monotonic()
+    with serving(redis_url, database, workers) as (url, database_url):
+        moderator = moderator_of(url, database_url, rng)
+        tag = rng.randrange(10**6)
+        opponents = [Client(url, 60 + n, f"opp{n}x{tag}").id for n in range(3)]
+        scout = Client(url, 70, f"scout{tag}")
+        outcome = play_daily(scout, database_url, hint, 0.0, rng, give_up_after=40)
+        print(f"\nscout-then-main through `patience serve` ({workers} process(es), {database_url.split(':')[0]}): "
+              f"the scout (a new account, machine pace) {outcome} after 40 moves")
+        solution = solve(get_game("reloaded").deal(daily_key(database_url)), Budget(seconds=20))
+        if solution.status is not Status.WON:
+            print("today's deal: the solver found no winning line in 20 s (no main plays)")
+            paces = []
+        players: list[tuple[str, Client, str]] = []
+        for n, pace in enumerate(paces):
+            main = Client(url, 71 + n, f"main{n}x{tag}")
+            establish(database_url, main.id, opponents)
+            moves = list(solution.moves)
+            players.append((f"main, {pace:g} s", main, play_daily(
+                main, database_url, lambda s, moves=moves: moves[s.moves_made] if s.moves_made < len(moves) else None,
+                pace, rng)))
+        genuine = Client(url, 90, f"fair{tag}")
+        establish(database_url, genuine.id, opponents)
+        players.append(("genuine, 1 s", genuine, play_daily(genuine, database_url, hint, 1.0, rng)))
+        for name, player, outcome in players:
+            view = standing(moderator, player, 1)
+            board = {e["user"] for e in moderator.http.get("/api/daily/reloaded").json()["entries"]}
+            verdicts = ",".join(str(g["verdict"]) for g in view["games"])
+            print(f"{name:<14} {outcome:>9}  on the board: {'yes' if player.id in board else 'no':<3}  verdict "
+                  f"{verdicts}  state {view['state']}  {'; '.join(view['score']['reasons'])[:110]}")
+    print(f"({time.monotonic() - started:.0f} s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=int, default=200, help="accounts of each kind")
@@ -812,6 +950,8 @@ def main() -> None:
                         help="deals of the scout-then-main phase (0: none; the issue asks for 30 and more)")
     parser.add_argument("--genuine", type=int, default=100, help="scout-then-main: deals the genuine winners play")
     parser.add_argument("--scout-only", action="store_true", help="the scout-then-main phase alone")
+    parser.add_argument("--scout-server", default="",
+                        help="scout-then-main through a real server: the mains' median think s (comma-separated)")
     parser.add_argument("--server", action="store_true", help="then play live duels through a real patience serve")
     parser.add_argument("--server-only", action="store_true", help="the server phase alone")
     parser.add_argument("--bots", default=",".join(SERVER_BOTS),
@@ -826,6 +966,10 @@ def main() -> None:
     bots = [b for b in args.bots.split(",") if b]
     if any(b not in SERVER_BOTS for b in bots):
         parser.error(f"--bots: among {', '.join(SERVER_BOTS)}")
+    if args.scout_server:
+        scout_server_phase(args.redis_url, args.database_url, args.workers,
+                           [float(x) for x in args.scout_server.split(",")])
+        return
     if args.scout_only:
         scout_phase(list(range(1001, 1001 + args.scout)), list(range(2001, 2001 + args.genuine)))
         return

@@ -81,16 +81,17 @@ def test_which_earlier_attempts_scout_the_day(store: Store, opponents: list[str]
     attempt(store, honest)  # an established account that tried and lost: no scout
     gid = won_attempt(store, main)
     assert scouting(store.engine, gid) == ""
+    before = int(time.time() * 1000)
     late = user(store, "late", days_old=0)
-    attempt(store, late)  # a new account's attempt after the main's began: it told the main nothing
-    assert scouting(store.engine, gid) == ""
-    fresh = user(store, "fresh", days_old=0)
-    attempt(store, fresh)
+    attempt(store, late)  # a new account's attempt after the main's game was over: it told the main nothing
+    assert scouting(store.engine, gid, before) == ""
+    # ... but begun while the main's attempt, begun first, waited for it: the main's win is scouted
+    assert scouting(store.engine, gid) == "day"
     later = won_attempt(store, established(store, "later", opponents))
     assert scouting(store.engine, later) == "day"  # a new account (no place on the board) saw the deal first
     with store.engine.begin() as c:  # a marked established account's attempt scouts too
         fp._set(c, honest, "marked", "bot", None, "marked", None)
-    assert scouting(store.engine, gid) == "day"
+    assert scouting(store.engine, gid, before) == "day"
 
 
 def test_an_attempt_by_a_linked_account_or_a_machine_scouts(store: Store, opponents: list[str]) -> None:

@@ -174,14 +174,16 @@ SCOUT_VERDICTS = ("machine", "suspect")  # an attempt with one of these verdicts
 FARMED = ("no_attempt", "no_attempt_opp", "quit", "linked")  # ledger reasons of matches that link two accounts
 
 
-def scouting(engine: Engine, game_id: str) -> str:
-    """Was the deal of the day of the attempt played in ``game_id`` seen first by a scout (docs/fairplay.md,
-    *Scouted deals of the day*)? ``"linked"`` when an account linked to the player began an attempt at it
-    before: one browser or one address group within :data:`patience.server.storage.ladder.LINK_DAYS` days,
-    or a match between them in as many days that a side stepped aside in or that was linked
-    (:data:`FARMED`); ``"day"`` when another account did that lacks the board's entry rule at its start,
-    is marked, or whose attempt's verdict is one of :data:`SCOUT_VERDICTS`; else (or when ``game_id`` is
-    no attempt) ``""``."""
+def scouting(engine: Engine, game_id: str, until_ms: int | None = None) -> str:
+    """Was the deal of the day of the attempt played in ``game_id`` seen by a scout while it was played
+    (docs/fairplay.md, *Scouted deals of the day*)? Attempts begun before ``until_ms`` count (now by
+    default: the analysis runs once the game is over), also those begun after the player's own: an attempt
+    begun early and finished once a scout has seen the cards is no less scouted. ``"linked"`` when an
+    account linked to the player began an attempt at it: one browser or one address group within
+    :data:`patience.server.storage.ladder.LINK_DAYS` days, or a match between them in as many days that a
+    side stepped aside in or that was linked (:data:`FARMED`); ``"day"`` when another account did that
+    lacks the board's entry rule at its start, is marked, or whose attempt's verdict is one of
+    :data:`SCOUT_VERDICTS`; else (or when ``game_id`` is no attempt) ``""``."""
     from patience.server.storage.ladder import DAY_MS, LINK_DAYS
 
     tables = Base.metadata.tables
@@ -193,11 +195,12 @@ def scouting(engine: Engine, game_id: str) -> str:
         if mine is None:
             return ""
         day, game, user, started = mine
+        until = int(time.time() * 1000) if until_ms is None else until_ms
         since = started - LINK_DAYS * DAY_MS
         other = AttemptRow.__table__.alias("other")
         earlier = connection.execute(select(other.c.user_id, other.c.game_id, other.c.started_ms).where(
             other.c.day == day, other.c.game == game, other.c.user_id != user,
-            other.c.started_ms <= started)).all()
+            other.c.started_ms <= until)).all()
         if not earlier:
             return ""
         ids = sorted({row[0] for row in earlier})
@@ -215,7 +218,7 @@ def scouting(engine: Engine, game_id: str) -> str:
         flagged = select(evidence.c.key).where(evidence.c.key == literal("g:").concat(other.c.game_id),
                                                evidence.c.verdict.in_(SCOUT_VERDICTS)).exists()
         scout = connection.execute(select(other.c.user_id).where(
-            other.c.day == day, other.c.game == game, other.c.user_id != user, other.c.started_ms <= started,
+            other.c.day == day, other.c.game == game, other.c.user_id != user, other.c.started_ms <= until,
             or_(marked, flagged, ~_history(other.c.user_id, other.c.started_ms))).limit(1)).first()
     return "day" if scout is not None else ""
 
