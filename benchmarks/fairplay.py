@@ -845,14 +845,14 @@ def play_daily(player: Client, database_url: str, line: Callable[[Any], Any], me
     names each move (None: give up), at a log-normal pace of median ``median_s``; the outcome."""
     from patience.daily import daily_options
     from patience.games import DRAW, REDEAL
-    from patience.session import Session
+    from patience.session import ManualClock, Session
 
     answer = player.http.post("/api/daily/reloaded/start", data={"csrf": player.csrf()},
                               headers={"accept": "application/json"})
     answer.raise_for_status()
     game_id = answer.json()["id"]
     key = daily_key(database_url)
-    session = Session("reloaded", key, daily_options("reloaded"))
+    session = Session("reloaded", key, daily_options("reloaded"), clock=ManualClock())  # the server keeps time
     player.open()
     try:
         player.send("join", {"id": game_id, "v": 0, "cid": f"c{player.login}"})
@@ -912,6 +912,7 @@ def scout_server_phase(redis_url: str, database: str | None, workers: int, paces
         tag = rng.randrange(10**6)
         opponents = [Client(url, 60 + n, f"opp{n}x{tag}").id for n in range(3)]
         scout = Client(url, 70, f"scout{tag}")
+        scout.http.get("/api/daily/reloaded", timeout=600)  # today's deal, proved now (no stock): minutes
         outcome = play_daily(scout, database_url, hint, 0.0, rng, give_up_after=40)
         print(f"\nscout-then-main through `patience serve` ({workers} process(es), {database_url.split(':')[0]}): "
               f"the scout (a new account, machine pace) {outcome} after 40 moves")
