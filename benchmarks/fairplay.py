@@ -871,7 +871,9 @@ def play_daily(player: Client, database_url: str, line: Callable[[Any], Any], me
             ack, t = player.ack, intent.pop("t")
             player.send(t, {"ack": ack, **intent})
             reply = player.until(lambda m, ack=ack: m["t"] in ("ev", "rej", "err") and m["d"].get("ack") == ack)
-            if t == "giveup" or reply["t"] != "ev":
+            if reply["t"] != "ev":
+                return f"refused at action {session.moves_made}: {reply['d'].get('msg') or reply['d']}"[:120]
+            if t == "giveup":
                 break
             session.play(move)
         status = reply["d"].get("status") or {}

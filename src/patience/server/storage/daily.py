@@ -198,12 +198,8 @@ def scouting(engine: Engine, game_id: str, until_ms: int | None = None) -> str:
         until = int(time.time() * 1000) if until_ms is None else until_ms
         since = started - LINK_DAYS * DAY_MS
         other = AttemptRow.__table__.alias("other")
-        earlier = connection.execute(select(other.c.user_id, other.c.game_id, other.c.started_ms).where(
-            other.c.day == day, other.c.game == game, other.c.user_id != user,
-            other.c.started_ms <= until)).all()
-        if not earlier:
-            return ""
-        ids = sorted({row[0] for row in earlier})
+        seen = and_(other.c.day == day, other.c.game == game, other.c.user_id != user, other.c.started_ms <= until)
+        ids = select(other.c.user_id).where(seen)  # the accounts that played the deal meanwhile
         a, b = traces.alias("a"), traces.alias("b")
         shared = connection.execute(select(b.c.user_id).join(a, and_(a.c.kind == b.c.kind, a.c.digest == b.c.digest))
                                     .where(a.c.user_id == user, b.c.user_id.in_(ids), a.c.last_ms >= since,
@@ -218,8 +214,7 @@ def scouting(engine: Engine, game_id: str, until_ms: int | None = None) -> str:
         flagged = select(evidence.c.key).where(evidence.c.key == literal("g:").concat(other.c.game_id),
                                                evidence.c.verdict.in_(SCOUT_VERDICTS)).exists()
         scout = connection.execute(select(other.c.user_id).where(
-            other.c.day == day, other.c.game == game, other.c.user_id != user, other.c.started_ms <= until,
-            or_(marked, flagged, ~_history(other.c.user_id, other.c.started_ms))).limit(1)).first()
+            seen, or_(marked, flagged, ~_history(other.c.user_id, other.c.started_ms))).limit(1)).first()
     return "day" if scout is not None else ""
 
 
