@@ -882,6 +882,27 @@ def play_daily(player: Client, database_url: str, line: Callable[[Any], Any], me
         player.ws.close()
 
 
+def daily_figures(database_url: str, user_id: str) -> str:
+    """What the analysis of ``user_id``'s attempt found where only the hidden cards decide, and whether
+    the day was scouted (read from the database: the moderators' API shows the timing figures)."""
+    from sqlalchemy import create_engine, select
+
+    from patience.server.storage.fairplay import EvidenceRow
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            raw = connection.scalar(select(EvidenceRow.figures).where(EvidenceRow.user_id == user_id,
+                                                                      EvidenceRow.kind == "daily"))
+    finally:
+        engine.dispose()
+    fig = GameFigures.from_dict(json.loads(raw)) if raw else None
+    if fig is None:
+        return "not analysed"
+    return (f"scouted {fig.scouted or '-'}: hits {fig.hidden_hits} of {len(fig.hidden)} where {sum(fig.hidden):.1f} "
+            f"expected (chance {tail_at_least(fig.hidden, fig.hidden_hits):.2f})")
+
+
 def daily_key(database_url: str) -> str:
     """Today's key of Solitaire Reloaded's deal of the day, read where the server keeps it (what a scout's
     attempt shows: every card, once turned)."""
@@ -937,8 +958,9 @@ def scout_server_phase(redis_url: str, database: str | None, workers: int, paces
             view = standing(moderator, player, 1)
             board = {e["user"] for e in moderator.http.get("/api/daily/reloaded").json()["entries"]}
             verdicts = ",".join(str(g["verdict"]) for g in view["games"])
+            seen = daily_figures(database_url, player.id)
             print(f"{name:<14} {outcome:>9}  on the board: {'yes' if player.id in board else 'no':<3}  verdict "
-                  f"{verdicts}  state {view['state']}  {'; '.join(view['score']['reasons'])[:110]}")
+                  f"{verdicts}  state {view['state']}  {seen}  {'; '.join(view['score']['reasons'])[:110]}")
     print(f"({time.monotonic() - started:.0f} s)")
 
 
