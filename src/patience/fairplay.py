@@ -252,8 +252,9 @@ def scouted(fig: GameFigures) -> Verdict | None:
 
 
 def verdict(fig: GameFigures) -> Verdict:
-    """A game at machine speed from start to end is marked at once; a burst or clockwork timing is
-    flagged for review; anything else is clear on its own (the account's score looks further)."""
+    """A game at machine speed from start to end is marked at once; a won deal of the day a scout saw
+    first (:func:`scouted`), a clairvoyant game, a burst or clockwork timing is flagged for review;
+    anything else is clear on its own (the account's score looks further)."""
     if fig.steps >= MACHINE_MIN_STEPS and fig.median_ms < MACHINE_MEDIAN_MS and fig.fast_share >= MACHINE_FAST_SHARE:
         return Verdict("machine", (f"a whole game at machine speed: median think {fig.median_ms:.0f} ms, "
                                    f"{fig.fast_share:.0%} of {fig.steps} actions under {MACHINE_FAST_MS} ms",))
@@ -355,14 +356,14 @@ def account_score(games: Iterable[GameFigures], rating: float = 1500.0, climb: s
     if seer:
         score = 70
         reasons.append(f"{len(seer)} game(s) clairvoyant: {seer[0].reasons[0]}")
-    elif scout:
-        score = SCOUTED_SCORE
-        reasons.append(scout[0].reasons[0])
     elif len(chances) >= CLAIRVOYANT_MIN and tail_at_least(chances, hits) <= CLAIRVOYANT_ACCOUNT_P:
         score = 70
         reasons.append(f"right at {hits} of {len(chances)} decisions only the hidden cards decide, over "
                        f"{len(recent)} games (a player who sees the table: about {sum(chances):.1f}; "
                        f"chance {tail_at_least(chances, hits):.1e})")
+    elif scout:
+        score = SCOUTED_SCORE
+        reasons.append(scout[0].reasons[0])
     hard = sum(g.nonobvious for g in recent)
     if decisions >= AGREE_MIN_DECISIONS:
         p0 = expected_agreement(rating, (decisions - hard) / decisions)
