@@ -444,6 +444,88 @@ def _held_at(fig: GameFigures, bar: float) -> bool:
         and tail_at_least(fig.hidden, fig.hidden_hits) < bar) or (bar > 1 and bool(fig.hidden))
 
 
+def kept_decision(state: Any, move: str, deadline: float) -> tuple[bool, float] | None:
+    """A candidate for more power (not in the server): does ``move`` keep the **real** deal won (the
+    solver finds a win after it), against the share of sampled deals that look like the table, won before
+    it, that it keeps won. For a player who sees only the table the real deal is one more such deal; a
+    player who knows the cards keeps it won every time (also where the solver, asked again, would pick
+    another winning move). None where it cannot be told or every sampled deal agrees."""
+    from patience.solve.clairvoyance import MIN_SOLVED, REAL_NODES, SAMPLE_NODES, SAMPLES, solver_move
+    from patience.solve.unseen import unseen, visible_deals
+
+    if state.is_won() or not unseen(state)[0]:
+        return None
+
+    def after(world: Any) -> Any:
+        legal = {str(m): m for m in world.legal_moves()}
+        if move not in legal:
+            return None
+        nxt = world.copy()
+        nxt.push(legal[move])
+        return nxt
+
+    def won(world: Any, nodes: int) -> bool:
+        return bool(world.is_won() or solver_move(world, nodes, deadline) is not None)
+
+    real = after(state)
+    if real is None:
+        return None
+    hit = won(real, REAL_NODES)
+    if not hit and not won(state, REAL_NODES):
+        return None  # the real deal was lost already: nothing to tell
+    kept = []
+    for world in visible_deals(state, SAMPLES):
+        if time.thread_time() > deadline:
+            return None
+        moved = after(world)
+        if moved is not None and won(moved, SAMPLE_NODES):
+            kept.append(True)
+        elif won(world, SAMPLE_NODES):
+            kept.append(False)
+    if len(kept) < MIN_SOLVED or all(kept):
+        return None
+    return hit, (sum(kept) + 1) / (len(kept) + 2)
+
+
+def kept_tail(seed: int, line: list[str], seconds: float = 8.0) -> tuple[int, int, float]:
+    """The keep-won test over a game (the same decisions as the server's test: card moves, the first after
+    each card turned up): decisions, hits, and the chance of at least as many hits."""
+    from patience.session import ManualClock, Session
+
+    session = Session("reloaded", seed, clock=ManualClock())
+    chances, hits, segment = [], 0, -1
+    deadline = time.thread_time() + seconds
+    for move in line:
+        state = session.state
+        if move not in ("draw", "redeal") and sum(state.down) != segment and len(state.useful_moves()) > 1 \
+                and time.thread_time() < deadline:
+            found = kept_decision(state.copy(), move, deadline)
+            if found is not None:
+                segment = sum(state.down)
+                chances.append(found[1])
+                hits += found[0]
+        session.play(move)
+    return len(chances), hits, tail_at_least(chances, hits)
+
+
+def kept_phase(scout_seeds: list[int], genuine_seeds: list[int]) -> None:
+    """The keep-won candidate on the scouted mains' lines and genuine winners' games (its bar's trade-off)."""
+    rng = random.Random(33)
+    mains = [(seed, line) for seed in scout_seeds if (line := _scouted_line(seed, rng, 0)) is not None]
+    genuine = [(seed, line) for seed in genuine_seeds if (line := _hint_line(seed)) is not None]
+    scouts = [kept_tail(seed, line) for seed, line in mains]
+    fair = [kept_tail(seed, line) for seed, line in genuine]
+    print(f"\nkeep-won candidate: {len(scouts)} scouted mains' lines, {len(fair)} genuine winners' games "
+          f"(decisions median {statistics.median(d for d, _, _ in scouts) if scouts else 0} and "
+          f"{statistics.median(d for d, _, _ in fair) if fair else 0}; hits {sum(h for _, h, _ in scouts)} of "
+          f"{sum(d for d, _, _ in scouts)} and {sum(h for _, h, _ in fair)} of {sum(d for d, _, _ in fair)})")
+    for bar in (0.1, 0.25, 0.5):
+        shown = sum(p >= bar for _, _, p in scouts)
+        held = sum(p < bar for _, _, p in fair)
+        print(f"  {bar}: mains shown {shown}/{len(scouts)}, genuine held {held}/{len(fair)} "
+              f"[{wilson(held, len(fair))[0]:.0%}-{wilson(held, len(fair))[1]:.0%}]", flush=True)
+
+
 def scout_phase(scout_seeds: list[int], genuine_seeds: list[int]) -> None:
     """``scout-then-main``: a scout saw every card of the deal of the day; the main plays the solver's winning
     line at a human pace (or mixes in the hint's moves) on a day the server knows was scouted (a scout's
@@ -975,6 +1057,7 @@ def main() -> None:
                         help="deals of the scout-then-main phase (0: none; the issue asks for 30 and more)")
     parser.add_argument("--genuine", type=int, default=100, help="scout-then-main: deals the genuine winners play")
     parser.add_argument("--scout-only", action="store_true", help="the scout-then-main phase alone")
+    parser.add_argument("--kept", action="store_true", help="with --scout-only: the keep-won candidate instead")
     parser.add_argument("--scout-server", default="",
                         help="scout-then-main through a real server: the mains' median think s (comma-separated)")
     parser.add_argument("--server", action="store_true", help="then play live duels through a real patience serve")
@@ -994,6 +1077,9 @@ def main() -> None:
     if args.scout_server:
         scout_server_phase(args.redis_url, args.database_url, args.workers,
                            [float(x) for x in args.scout_server.split(",")])
+        return
+    if args.scout_only and args.kept:
+        kept_phase(list(range(1001, 1001 + args.scout)), list(range(2001, 2001 + args.genuine)))
         return
     if args.scout_only:
         scout_phase(list(range(1001, 1001 + args.scout)), list(range(2001, 2001 + args.genuine)))
