@@ -23,7 +23,9 @@ Adversaries (each a function below; add more kinds as functions of their own and
 - ``always-hint``: the hint at every decision, median 0.45 s;
 - ``hick-bot``: the careful bot at 80 %, its delay scaled with log2 of the useful moves (the timing
   rule's own model: what is left when a bot fits it);
-- ``scout-then-main``: the clairvoyance phase.
+- ``scout-then-main`` (``--scout N``, ``--scout-only``): the main plays the solver's winning line of a
+  deal a scout saw whole (at a median of 0.75, 2 and 5 s, and with a few of the hint's moves mixed in),
+  on a day the server knows was scouted; against it the false holds of the hint's won games.
 
 People (no parameter taken from the detector; each number's source beside it in HUMANS):
 ``strong`` (the hint at 65-75 % of open decisions), ``clicker`` (fast), ``thinker`` (slow).
@@ -40,6 +42,7 @@ engine would see the table).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import random
@@ -50,7 +53,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -350,6 +353,232 @@ def clairvoyance_phase(seeds: list[int]) -> None:
               f"(chance {tail_at_least(chances, hits):.1e})")
 
 
+# -- scout-then-main: a deal of the day scouted, then won by the main account ------------------------------
+
+SCOUT_PACES = (("0.75 s", 750), ("1.25 s", 1250), ("2 s", 2000), ("5 s", 5000))  # the main's median think time
+GENUINE_MS = 1000  # the genuine winners' median think time (a won game's 150-270 actions fit in 5 minutes)
+MIXED_DEVIATIONS = 3  # the mixed main plays the hint's move (what the table shows) this many times
+
+
+def _scouted_line(seed: int, rng: random.Random, deviations: int) -> list[str] | None:
+    """The main's moves on deal ``seed`` knowing every card (the scout saw them): the solver's winning line;
+    with ``deviations``, that many times (early in the game, where it still wins) the hint's move, the
+    line solved again from there."""
+    from patience.server.solo.hints import hint
+    from patience.session import ManualClock, Session
+    from patience.solve import Budget, Status, solve
+
+    session = Session("reloaded", seed, clock=ManualClock())
+    solution = solve(session.state, Budget(seconds=10))
+    if solution.status is not Status.WON:
+        return None
+    line, played = [str(m) for m in solution.moves], []
+    turns = sorted(rng.sample(range(2, max(3, len(line) // 2)), min(deviations, max(0, len(line) // 2 - 2))))
+    while line and not session.is_over:
+        if turns and len(played) >= turns[0]:
+            turns.pop(0)
+            other = hint(session)
+            if other is not None and str(other) != line[0]:
+                trial = Session("reloaded", seed, clock=ManualClock())
+                for move in [*played, str(other)]:
+                    trial.play(move)
+                again = solve(trial.state, Budget(seconds=5))
+                if again.status is Status.WON:
+                    session.play(str(other))
+                    played.append(str(other))
+                    line = [str(m) for m in again.moves]
+                    continue
+        session.play(line[0])
+        played.append(line.pop(0))
+    return played if session.outcome == "won" else None
+
+
+def _hint_line(seed: int) -> list[str] | None:
+    """The hint's game on deal ``seed`` (a good player who sees only the table), if it wins."""
+    from patience.server.solo.hints import hint
+    from patience.session import ManualClock, Session
+
+    session = Session("reloaded", seed, clock=ManualClock())
+    while not session.is_over and session.moves_made < 400:
+        move = hint(session)
+        if move is None:
+            break
+        session.play(move)
+    return [str(a["m"]) for a in session.record()["actions"]] if session.outcome == "won" else None
+
+
+def _judged(seed: int, line: list[str], median_ms: int, rng: random.Random) -> tuple[GameFigures, str, str] | None:
+    """A deal of the day played along ``line`` at a log-normal pace (median ``median_ms``, sigma 0.6),
+    through the server's analysis: its figures, its verdict on a day with a scout and on a day without;
+    None when it is not won in the deal's time (5 minutes)."""
+    import dataclasses
+
+    from patience.server.solo.fairplay import analyse
+    from patience.session import ManualClock, Session
+
+    clock = ManualClock()
+    session = Session("reloaded", seed, clock=clock)
+    steps, t = [], 0
+    for move in line:
+        think = max(260, int(rng.lognormvariate(math.log(median_ms), 0.6)))
+        t += think
+        clock.set_ms(t)
+        if session.is_over or session.time_left_ms() == 0:
+            return None
+        steps.append(Step(session.moves_made, think, "d"))
+        session.play(move)
+    record = session.record()
+    if session.outcome != "won":
+        return None
+    steps = [Step(i, s.think_ms, "d") for i, s in enumerate(steps[:len(record["actions"])])]
+    figures = analyse(record, steps, clairvoyance=True)
+    return figures, verdict(dataclasses.replace(figures, scouted="day")).kind, verdict(figures).kind
+
+
+def _held_at(fig: GameFigures, bar: float) -> bool:
+    """Is a win held on a scouted day if the bar (AT_CHANCE_P) were ``bar``."""
+    import dataclasses
+
+    kind = verdict(fig).kind
+    return kind in ("machine", "suspect", "clairvoyant") or (
+        verdict(dataclasses.replace(fig, scouted="day")).kind == "scouted"
+        and tail_at_least(fig.hidden, fig.hidden_hits) < bar) or (bar > 1 and bool(fig.hidden))
+
+
+def kept_decision(state: Any, move: str, deadline: float) -> tuple[bool, float] | None:
+    """A candidate for more power (not in the server): does ``move`` keep the **real** deal won (the
+    solver finds a win after it), against the share of sampled deals that look like the table, won before
+    it, that it keeps won. For a player who sees only the table the real deal is one more such deal; a
+    player who knows the cards keeps it won every time (also where the solver, asked again, would pick
+    another winning move). None where it cannot be told or every sampled deal agrees."""
+    from patience.solve.clairvoyance import MIN_SOLVED, REAL_NODES, SAMPLE_NODES, SAMPLES, solver_move
+    from patience.solve.unseen import unseen, visible_deals
+
+    if state.is_won() or not unseen(state)[0]:
+        return None
+
+    def after(world: Any) -> Any:
+        legal = {str(m): m for m in world.legal_moves()}
+        if move not in legal:
+            return None
+        nxt = world.copy()
+        nxt.push(legal[move])
+        return nxt
+
+    def won(world: Any, nodes: int) -> bool:
+        return bool(world.is_won() or solver_move(world, nodes, deadline) is not None)
+
+    real = after(state)
+    if real is None:
+        return None
+    hit = won(real, REAL_NODES)
+    if not hit and not won(state, REAL_NODES):
+        return None  # the real deal was lost already: nothing to tell
+    kept = []
+    for world in visible_deals(state, SAMPLES):
+        if time.thread_time() > deadline:
+            return None
+        moved = after(world)
+        if moved is not None and won(moved, SAMPLE_NODES):
+            kept.append(True)
+        elif won(world, SAMPLE_NODES):
+            kept.append(False)
+    if len(kept) < MIN_SOLVED or all(kept):
+        return None
+    return hit, (sum(kept) + 1) / (len(kept) + 2)
+
+
+def kept_tail(seed: int, line: list[str], seconds: float = 8.0) -> tuple[int, int, float]:
+    """The keep-won test over a game (the same decisions as the server's test: card moves, the first after
+    each card turned up): decisions, hits, and the chance of at least as many hits."""
+    from patience.session import ManualClock, Session
+
+    session = Session("reloaded", seed, clock=ManualClock())
+    chances, hits, segment = [], 0, -1
+    deadline = time.thread_time() + seconds
+    for move in line:
+        state = session.state
+        if move not in ("draw", "redeal") and sum(state.down) != segment and len(state.useful_moves()) > 1 \
+                and time.thread_time() < deadline:
+            found = kept_decision(state.copy(), move, deadline)
+            if found is not None:
+                segment = sum(state.down)
+                chances.append(found[1])
+                hits += found[0]
+        session.play(move)
+    return len(chances), hits, tail_at_least(chances, hits)
+
+
+def kept_phase(scout_seeds: list[int], genuine_seeds: list[int]) -> None:
+    """The keep-won candidate on the scouted mains' lines and genuine winners' games (its bar's trade-off)."""
+    rng = random.Random(33)
+    mains = [(seed, line) for seed in scout_seeds if (line := _scouted_line(seed, rng, 0)) is not None]
+    genuine = [(seed, line) for seed in genuine_seeds if (line := _hint_line(seed)) is not None]
+    scouts = [kept_tail(seed, line) for seed, line in mains]
+    fair = [kept_tail(seed, line) for seed, line in genuine]
+    print(f"\nkeep-won candidate: {len(scouts)} scouted mains' lines, {len(fair)} genuine winners' games "
+          f"(decisions median {statistics.median(d for d, _, _ in scouts) if scouts else 0} and "
+          f"{statistics.median(d for d, _, _ in fair) if fair else 0}; hits {sum(h for _, h, _ in scouts)} of "
+          f"{sum(d for d, _, _ in scouts)} and {sum(h for _, h, _ in fair)} of {sum(d for d, _, _ in fair)})")
+    for bar in (0.1, 0.25, 0.5):
+        shown = sum(p >= bar for _, _, p in scouts)
+        held = sum(p < bar for _, _, p in fair)
+        print(f"  {bar}: mains shown {shown}/{len(scouts)}, genuine held {held}/{len(fair)} "
+              f"[{wilson(held, len(fair))[0]:.0%}-{wilson(held, len(fair))[1]:.0%}]", flush=True)
+
+
+def scout_phase(scout_seeds: list[int], genuine_seeds: list[int]) -> None:
+    """``scout-then-main``: a scout saw every card of the deal of the day; the main plays the solver's winning
+    line at a human pace (or mixes in the hint's moves) on a day the server knows was scouted (a scout's
+    attempt came first: see patience.server.storage.daily.scouting). Shown on the board unless its verdict
+    is held (machine, suspect, clairvoyant, scouted) before a moderator acts. Against it, the false holds
+    of genuine winners on such a day: the hint's won games at a median of :data:`GENUINE_MS`; and the
+    trade-off of the bar (AT_CHANCE_P) between the two."""
+    from patience.fairplay import AT_CHANCE_P
+
+    held = ("machine", "suspect", "clairvoyant", "scouted")
+    rng = random.Random(33)
+    mains: dict[str, list[tuple[int, list[str]]]] = {"plain": [], "mixed": []}
+    for seed in scout_seeds:
+        for kind, deviations in (("plain", 0), ("mixed", MIXED_DEVIATIONS)):
+            line = _scouted_line(seed, rng, deviations)
+            if line is not None:
+                mains[kind].append((seed, line))
+    print(f"\nscout-then-main: {len(scout_seeds)} deals (seeds {scout_seeds[0]}-{scout_seeds[-1]}), the main's "
+          f"won lines through the server's analysis on a scouted day (a main shown = not held before a moderator)",
+          flush=True)
+    print(f"{'main':<22} {'won in time':>11} {'shown':>6} {'95 % interval':>14} {'old rule: shown':>16}  "
+          "decisions (median)")
+    fast: dict[str, list[GameFigures]] = {}
+    for kind, paces in (("plain", SCOUT_PACES), ("mixed", SCOUT_PACES[:1])):
+        for label, median_ms in paces:
+            judged = [_judged(seed, line, median_ms, rng) for seed, line in mains[kind]]
+            rows = [r for r in judged if r is not None]
+            if median_ms == SCOUT_PACES[0][1]:
+                fast[kind] = [f for f, _, _ in rows]
+            shown = sum(new not in held for _, new, _ in rows)
+            old = sum(before not in held for _, _, before in rows)
+            low, high = wilson(shown, len(rows))
+            name = f"{'solver line' if kind == 'plain' else f'+{MIXED_DEVIATIONS} hint moves'}, {label}"
+            print(f"{name:<22} {f'{len(rows)}/{len(judged)}':>11} {shown:>6} {f'{low:.0%}-{high:.0%}':>14} {old:>16}  "
+                  f"{statistics.median(len(f.hidden) for f, _, _ in rows) if rows else 0}", flush=True)
+    genuine = [(seed, line) for seed in genuine_seeds if (line := _hint_line(seed)) is not None]
+    rows = [r for seed, line in genuine if (r := _judged(seed, line, GENUINE_MS, rng)) is not None]
+    false = sum(new in held for _, new, _ in rows)
+    low, high = wilson(false, len(rows))
+    print(f"genuine winners (the hint at a median of {GENUINE_MS / 1000:g} s, {len(genuine_seeds)} deals): "
+          f"{len(rows)} won, held on a scouted day {false} ({false / max(1, len(rows)):.0%}, [{low:.0%}-{high:.0%}]); "
+          f"on a day without a scout {sum(before in held for _, _, before in rows)}")
+    print(f"the bar on a scouted day (now {AT_CHANCE_P}): mains shown (solver line / mixed, 0.75 s) against genuine "
+          "winners held; 'any' holds every win where the hidden cards decided a move")
+    for bar in (0.1, 0.25, 0.5, 0.75, 2.0):
+        plain, mixed = (sum(not _held_at(f, bar) for f in fast.get(k, [])) for k in ("plain", "mixed"))
+        wrong = sum(_held_at(f, bar) for f, _, _ in rows)
+        print(f"  {('any' if bar > 1 else bar)!s:>5}: shown {plain}/{len(fast.get('plain', []))} and "
+              f"{mixed}/{len(fast.get('mixed', []))}; genuine held {wrong}/{len(rows)} "
+              f"[{wilson(wrong, len(rows))[0]:.0%}-{wilson(wrong, len(rows))[1]:.0%}]")
+
+
 # -- the server phase: live rated duels through a real `patience serve` ----------------------------------
 
 FORMAT = "reloaded/standard/300"
@@ -585,16 +814,17 @@ def run_pair(url: str, database_url: str, moderator: Client, number: int, kinds:
     return out
 
 
-def server_phase(bots: list[str], rounds: int, redis_url: str, seed: int, database: str | None = None,
-                 workers: int = 1) -> None:
+@contextlib.contextmanager
+def serving(redis_url: str, database: str | None, workers: int) -> Iterator[tuple[str, str]]:
+    """A real ``patience serve`` (``workers`` processes) on ``database`` (default: a new SQLite file) and an
+    emptied Redis database: its URL and the database's, until the block ends."""
+    import httpx
     import redis
 
-    from patience.server.storage.roles import grant
-    from patience.server.storage.store import Store, sqlite_url
-
-    rng = random.Random(seed)
     redis.Redis.from_url(redis_url).flushdb()  # this run's keys alone
     with tempfile.TemporaryDirectory() as folder:
+        from patience.server.storage.store import sqlite_url
+
         database_url = database or sqlite_url(Path(folder) / "bench.sqlite3")
         port = free_port()
         log = (Path(folder) / "serve.log").open("w")
@@ -604,8 +834,6 @@ def server_phase(bots: list[str], rounds: int, redis_url: str, seed: int, databa
                                   stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:
-            import httpx
-
             deadline = time.monotonic() + 30
             while True:
                 try:
@@ -616,26 +844,41 @@ def server_phase(bots: list[str], rounds: int, redis_url: str, seed: int, databa
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise RuntimeError("the server did not start: " + (Path(folder) / "serve.log").read_text())
                 time.sleep(0.2)
-            moderator = Client(url, 1, f"mod{rng.randrange(10**6)}")
-            store = Store(database_url)
-            grant(store, moderator.login, "moderator")
-            store.close()
-            tally: dict[str, int] = {}
-            started = time.monotonic()
-            matchups = [(bot, "human") for bot in bots] + [("human", "human")]  # humans also against humans
-            results: list[list[dict[str, Any]]] = [[] for _ in matchups]
-            threads = [threading.Thread(target=lambda i=i, kinds=kinds: results.__setitem__(
-                i, run_pair(url, database_url, moderator, i, kinds, rounds, random.Random(rng.random()), tally)))
-                for i, kinds in enumerate(matchups)]
-            for w in threads:
-                w.start()
-            for w in threads:
-                w.join()
-            took = time.monotonic() - started
+            yield url, database_url
         finally:
             server.terminate()
             server.wait(timeout=30)
             log.close()
+
+
+def moderator_of(url: str, database_url: str, rng: random.Random) -> Client:
+    from patience.server.storage.roles import grant
+    from patience.server.storage.store import Store
+
+    moderator = Client(url, 1, f"mod{rng.randrange(10**6)}")
+    store = Store(database_url)
+    grant(store, moderator.login, "moderator")
+    store.close()
+    return moderator
+
+
+def server_phase(bots: list[str], rounds: int, redis_url: str, seed: int, database: str | None = None,
+                 workers: int = 1) -> None:
+    rng = random.Random(seed)
+    with serving(redis_url, database, workers) as (url, database_url):
+        moderator = moderator_of(url, database_url, rng)
+        tally: dict[str, int] = {}
+        started = time.monotonic()
+        matchups = [(bot, "human") for bot in bots] + [("human", "human")]  # humans also against humans
+        results: list[list[dict[str, Any]]] = [[] for _ in matchups]
+        threads = [threading.Thread(target=lambda i=i, kinds=kinds: results.__setitem__(
+            i, run_pair(url, database_url, moderator, i, kinds, rounds, random.Random(rng.random()), tally)))
+            for i, kinds in enumerate(matchups)]
+        for w in threads:
+            w.start()
+        for w in threads:
+            w.join()
+        took = time.monotonic() - started
     where = f"{workers} processes" if workers > 1 else "one process"
     print(f"\nserver phase: {len(bots)} bot-and-human pairs and a human pair, live rated duels {FORMAT} through "
           f"`patience serve` ({where}, {database_url.split(':')[0]}; {took:.0f} s, actions sent: {tally})")
@@ -656,6 +899,154 @@ def server_phase(bots: list[str], rounds: int, redis_url: str, seed: int, databa
 
 
 
+def establish(database_url: str, user_id: str, opponents: list[str]) -> None:
+    """Give ``user_id`` the board's entry rule, as weeks of play would (10 days old, 6 rated duels with
+    effort against 3 unlinked opponents): a main account that met the rule."""
+    from sqlalchemy import create_engine, update
+
+    from patience.server.storage.ladder import RatingChangeRow
+    from patience.server.storage.store import UserRow
+
+    engine = create_engine(database_url)
+    now = int(time.time() * 1000)
+    try:
+        with engine.begin() as connection:
+            connection.execute(update(UserRow).where(UserRow.id == user_id).values(created_ms=now - 10 * 86_400_000))
+            for n in range(6):
+                connection.execute(RatingChangeRow.__table__.insert(), [{
+                    "match_id": f"e{user_id[:10]}{n}", "user_id": user_id, "game": "reloaded",
+                    "opponent_id": opponents[n % 3], "points": 1.0, "expected": 0.5, "proposed": 10.0,
+                    "applied": 10.0, "held": 0.0, "dev_delta": 0.0, "state": "applied", "reason": "rated",
+                    "at_ms": now - 86_400_000 + n}])
+    finally:
+        engine.dispose()
+
+
+def play_daily(player: Client, database_url: str, line: Callable[[Any], Any], median_s: float, rng: random.Random,
+               give_up_after: int | None = None) -> str:
+    """Play ``player``'s attempt at today's deal of Solitaire Reloaded through the server: ``line(session)``
+    names each move (None: give up), at a log-normal pace of median ``median_s``; the outcome."""
+    from patience.daily import daily_options
+    from patience.games import DRAW, REDEAL
+    from patience.session import ManualClock, Session
+
+    answer = player.http.post("/api/daily/reloaded/start", data={"csrf": player.csrf()},
+                              headers={"accept": "application/json"})
+    answer.raise_for_status()
+    game_id = answer.json()["id"]
+    key = daily_key(database_url)
+    session = Session("reloaded", key, daily_options("reloaded"), clock=ManualClock())  # the server keeps time
+    player.open()
+    try:
+        player.send("join", {"id": game_id, "v": 0, "cid": f"c{player.login}"})
+        player.until(lambda m: m["t"] == "game")
+        while not session.is_over:
+            move = line(session)
+            if move is None or (give_up_after is not None and session.moves_made >= give_up_after):
+                intent: dict[str, Any] = {"t": "giveup"}
+            elif move in (DRAW, REDEAL):
+                intent = {"t": "stock", "how": "click"}
+            else:
+                intent = {"t": "move", "src": move.src, "dst": move.dst, "n": move.n, "how": "drag",
+                          "ms": int(rng.lognormvariate(6.2, 0.4)), "px": int(rng.uniform(120, 600))}
+            time.sleep(max(0.05, rng.lognormvariate(math.log(median_s), 0.6)) if median_s else 0.0)
+            player.ack += 1
+            ack, t = player.ack, intent.pop("t")
+            player.send(t, {"ack": ack, **intent})
+            reply = player.until(lambda m, ack=ack: m["t"] in ("ev", "rej", "err") and m["d"].get("ack") == ack)
+            if reply["t"] != "ev":
+                return f"refused at action {session.moves_made}: {reply['d'].get('msg') or reply['d']}"[:120]
+            if t == "giveup":
+                break
+            session.play(move)
+        status = reply["d"].get("status") or {}
+        return str(status.get("outcome") or session.outcome or "?")
+    finally:
+        player.ws.close()
+
+
+def daily_figures(database_url: str, user_id: str) -> str:
+    """What the analysis of ``user_id``'s attempt found where only the hidden cards decide, and whether
+    the day was scouted (read from the database: the moderators' API shows the timing figures)."""
+    from sqlalchemy import create_engine, select
+
+    from patience.server.storage.fairplay import EvidenceRow
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            raw = connection.scalar(select(EvidenceRow.figures).where(EvidenceRow.user_id == user_id,
+                                                                      EvidenceRow.kind == "daily"))
+    finally:
+        engine.dispose()
+    fig = GameFigures.from_dict(json.loads(raw)) if raw else None
+    if fig is None:
+        return "not analysed"
+    return (f"scouted {fig.scouted or '-'}: hits {fig.hidden_hits} of {len(fig.hidden)} where {sum(fig.hidden):.1f} "
+            f"expected (chance {tail_at_least(fig.hidden, fig.hidden_hits):.2f})")
+
+
+def daily_key(database_url: str) -> str:
+    """Today's key of Solitaire Reloaded's deal of the day, read where the server keeps it (what a scout's
+    attempt shows: every card, once turned)."""
+    from sqlalchemy import create_engine, select
+
+    from patience.server.storage.daily import DailyDealRow
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            return str(connection.scalar(select(DailyDealRow.deal).where(DailyDealRow.game == "reloaded")
+                                         .order_by(DailyDealRow.day.desc())))
+    finally:
+        engine.dispose()
+
+
+def scout_server_phase(redis_url: str, database: str | None, workers: int, paces: list[float]) -> None:
+    """``scout-then-main`` through a real server, on today's deal: a new account plays it at full speed and
+    gives up after seeing the stock; mains that met the board's entry rule win it along the solver's line
+    at each pace of ``paces``; a genuine player (met the rule) plays the hint at 1 s. Per player: its
+    outcome, whether the board shows it and its verdict, from the day's board and the moderators' API."""
+    from patience.games import get_game
+    from patience.server.solo.hints import hint
+    from patience.solve import Budget, Status, solve
+
+    rng = random.Random(34)
+    started = time.monotonic()
+    with serving(redis_url, database, workers) as (url, database_url):
+        moderator = moderator_of(url, database_url, rng)
+        tag = rng.randrange(10**6)
+        opponents = [Client(url, 60 + n, f"opp{n}x{tag}").id for n in range(3)]
+        scout = Client(url, 70, f"scout{tag}")
+        scout.http.get("/api/daily/reloaded", timeout=600)  # today's deal, proved now (no stock): minutes
+        outcome = play_daily(scout, database_url, hint, 0.0, rng, give_up_after=40)
+        print(f"\nscout-then-main through `patience serve` ({workers} process(es), {database_url.split(':')[0]}): "
+              f"the scout (a new account, machine pace) {outcome} after 40 moves")
+        solution = solve(get_game("reloaded").deal(daily_key(database_url)), Budget(seconds=20))
+        if solution.status is not Status.WON:
+            print("today's deal: the solver found no winning line in 20 s (no main plays)")
+            paces = []
+        players: list[tuple[str, Client, str]] = []
+        for n, pace in enumerate(paces):
+            main = Client(url, 71 + n, f"main{n}x{tag}")
+            establish(database_url, main.id, opponents)
+            moves = list(solution.moves)
+            players.append((f"main, {pace:g} s", main, play_daily(
+                main, database_url, lambda s, moves=moves: moves[s.moves_made] if s.moves_made < len(moves) else None,
+                pace, rng)))
+        genuine = Client(url, 90, f"fair{tag}")
+        establish(database_url, genuine.id, opponents)
+        players.append(("genuine, 1 s", genuine, play_daily(genuine, database_url, hint, 1.0, rng)))
+        for name, player, outcome in players:
+            view = standing(moderator, player, 1)
+            board = {e["user"] for e in moderator.http.get("/api/daily/reloaded").json()["entries"]}
+            verdicts = ",".join(str(g["verdict"]) for g in view["games"])
+            seen = daily_figures(database_url, player.id)
+            print(f"{name:<14} {outcome:>9}  on the board: {'yes' if player.id in board else 'no':<3}  verdict "
+                  f"{verdicts}  state {view['state']}  {seen}  {'; '.join(view['score']['reasons'])[:110]}")
+    print(f"({time.monotonic() - started:.0f} s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=int, default=200, help="accounts of each kind")
@@ -663,6 +1054,13 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=12, help="Solitaire Reloaded deals the decisions come from")
     parser.add_argument("--clairvoyance", type=int, default=8, help="deals of the clairvoyance phase (0: none)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--scout", type=int, default=0,
+                        help="deals of the scout-then-main phase (0: none; the issue asks for 30 and more)")
+    parser.add_argument("--genuine", type=int, default=100, help="scout-then-main: deals the genuine winners play")
+    parser.add_argument("--scout-only", action="store_true", help="the scout-then-main phase alone")
+    parser.add_argument("--kept", action="store_true", help="with --scout-only: the keep-won candidate instead")
+    parser.add_argument("--scout-server", default="",
+                        help="scout-then-main through a real server: the mains' median think s (comma-separated)")
     parser.add_argument("--server", action="store_true", help="then play live duels through a real patience serve")
     parser.add_argument("--server-only", action="store_true", help="the server phase alone")
     parser.add_argument("--bots", default=",".join(SERVER_BOTS),
@@ -677,12 +1075,24 @@ def main() -> None:
     bots = [b for b in args.bots.split(",") if b]
     if any(b not in SERVER_BOTS for b in bots):
         parser.error(f"--bots: among {', '.join(SERVER_BOTS)}")
+    if args.scout_server:
+        scout_server_phase(args.redis_url, args.database_url, args.workers,
+                           [float(x) for x in args.scout_server.split(",")])
+        return
+    if args.scout_only and args.kept:
+        kept_phase(list(range(1001, 1001 + args.scout)), list(range(2001, 2001 + args.genuine)))
+        return
+    if args.scout_only:
+        scout_phase(list(range(1001, 1001 + args.scout)), list(range(2001, 2001 + args.genuine)))
+        return
     if args.server_only:
         server_phase(bots, args.rounds, args.redis_url, args.seed, args.database_url, args.workers)
         return
     model_phase(args.players, args.games, list(range(1, args.deals + 1)), rng)
     if args.clairvoyance:
         clairvoyance_phase(list(range(101, 101 + args.clairvoyance)))
+    if args.scout:
+        scout_phase(list(range(1001, 1001 + args.scout)), list(range(2001, 2001 + args.genuine)))
     if args.server:
         server_phase(bots, args.rounds, args.redis_url, args.seed, args.database_url, args.workers)
 

@@ -28,6 +28,7 @@ __all__ = [
     "AGREE_EXCESS",
     "AGREE_MIN_DECISIONS",
     "AGREE_Z",
+    "AT_CHANCE_P",
     "BURST_MPS",
     "CLAIRVOYANT_P",
     "HOW",
@@ -49,6 +50,7 @@ __all__ = [
     "game_figures",
     "pace_association",
     "reason_text",
+    "scouted",
     "tail_at_least",
     "verdict",
 ]
@@ -83,6 +85,10 @@ REASONS: dict[str, str] = {
     "series_won": "{n} matches with one opponent in 24 h: {won} won, {lost} lost ({excess} more wins than the "
                   "ratings predict)",
     "series": "{why} ({name}, {game})",
+    "scouted_linked": "won the deal of the day after an account linked to it (one browser, one address group or "
+                      "rated matches between them) had played it",
+    "scouted": "won a deal of the day a scout had played first, right at {hits} of {n} decisions only the hidden "
+               "cards decide (a player who sees the table: about {expected}; chance {chance}, shown from {bar})",
 }
 """The reasons of verdicts and scores in English, by key; the moderators' page has them in German,
 English and Italian (``mod.reason`` in ``web/js/arena-text.js``)."""
@@ -132,9 +138,11 @@ REGULAR_CV = 0.25  # think times this regular (coefficient of variation) over a 
 REGULAR_MIN_STEPS = 30
 AGREE_MIN_DECISIONS = 150  # the hint agreement of an account counts from this many open decisions (three games)
 AGREE_EXCESS = 0.25  # agreement this far above what players of its rating show ...
+AGREE_ROOM = 0.7  # ... or, nearer 100 %, this share of the way from the expected to 100 % ...
 AGREE_Z = 4.0  # ... and this many standard deviations above it: flagged
 AGREE_BASE = 0.55  # the hint agreement expected of a player rated 1500 (see docs/fairplay.md)
 AGREE_SLOPE = 0.10  # ... and its change per 500 rating points (clipped at +-1)
+OBVIOUS_AGREE = 0.85  # the hint agreement expected of a player where the hint is the greedy (obvious) move
 NONOBVIOUS_BASE = 0.40  # the hint agreement expected of a player rated 1500 where the hint is not the greedy move
 NONOBVIOUS_EXCESS = 0.30  # agreement there this far above it (and AGREE_Z): flagged on its own
 NONOBVIOUS_MIN = 100  # ... counted from this many such decisions
@@ -146,6 +154,8 @@ PACE_AGREE_Z = 2.5
 CLAIRVOYANT_P = 1e-3  # a game whose hits where only the hidden cards decide are this unlikely by chance
 CLAIRVOYANT_MIN = 4  # ... among at least this many such decisions
 CLAIRVOYANT_ACCOUNT_P = 1e-4  # the same pooled over an account's recent games
+AT_CHANCE_P = 0.25  # a win of a scouted deal of the day is shown when its hits are at least this likely by chance
+SCOUTED_SCORE = 50  # ... else it waits for a moderator (the account goes to the queue with it)
 CLIMB_POINTS = 150  # a rating climb over recent games this large, and above the population's 95th percentile
 SCORE_FLAG = 50  # an account scored this much (0-100) goes to the moderators' queue
 RECENT_GAMES = 30  # an account's score reads this many of its recent rated games
@@ -193,6 +203,7 @@ class GameFigures:
     forced_ms: float | None = None  # ... at forced moves (one useful move or none)
     hidden: list[float] = field(default_factory=list)  # where only hidden cards decide: the chance of a hit
     hidden_hits: int = 0  # ... the hits (the move kept the real deal won)
+    scouted: str = ""  # a won deal of the day seen first by a scout: "day" (some scout), "linked" (a linked account's)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -314,13 +325,34 @@ class Verdict:
     reasons: tuple[Reason, ...] = ()
 
 
+def scouted(fig: GameFigures) -> Verdict | None:
+    """The stricter bar of a won deal of the day that a scout may have seen first (``fig.scouted``):
+    ``scouted`` (its result waits for a moderator) when a linked account played the deal before, or when
+    the player's hits where only the hidden cards decide are less likely by chance than
+    :data:`AT_CHANCE_P` (a clairvoyant game is ``clairvoyant`` whatever the day); None otherwise."""
+    if not fig.scouted:
+        return None
+    p = tail_at_least(fig.hidden, fig.hidden_hits)
+    if fig.scouted == "linked":
+        return Verdict("scouted", (Reason("scouted_linked"),))
+    if (p <= CLAIRVOYANT_P and len(fig.hidden) >= CLAIRVOYANT_MIN) or p >= AT_CHANCE_P:
+        return None
+    return Verdict("scouted", (Reason("scouted", {"hits": fig.hidden_hits, "n": len(fig.hidden),
+                                                  "expected": round(sum(fig.hidden), 1), "chance": f"{p:.2f}",
+                                                  "bar": AT_CHANCE_P}),))
+
+
 def verdict(fig: GameFigures) -> Verdict:
-    """A game at machine speed from start to end is marked at once; a burst or clockwork timing is
-    flagged for review; anything else is clear on its own (the account's score looks further)."""
+    """A game at machine speed from start to end is marked at once; a won deal of the day a scout saw
+    first (:func:`scouted`), a clairvoyant game, a burst or clockwork timing is flagged for review;
+    anything else is clear on its own (the account's score looks further)."""
     if fig.steps >= MACHINE_MIN_STEPS and fig.median_ms < MACHINE_MEDIAN_MS and fig.fast_share >= MACHINE_FAST_SHARE:
         return Verdict("machine", (Reason("machine", {"median_ms": round(fig.median_ms), "steps": fig.steps,
                                                       "fast": round(100 * fig.fast_share),
                                                       "under_ms": MACHINE_FAST_MS}),))
+    seen = scouted(fig)
+    if seen is not None:
+        return seen
     if len(fig.hidden) >= CLAIRVOYANT_MIN:
         p = tail_at_least(fig.hidden, fig.hidden_hits)
         if p <= CLAIRVOYANT_P:
@@ -335,8 +367,15 @@ def verdict(fig: GameFigures) -> Verdict:
     return Verdict("suspect", tuple(reasons)) if reasons else Verdict("clear")
 
 
-def expected_agreement(rating: float) -> float:
-    """The share of non-forced decisions at which players of this rating play the hint's move."""
+def expected_agreement(rating: float, obvious: float | None = None) -> float:
+    """The share of non-forced decisions at which players of this rating play the hint's move; with
+    ``obvious``, the share of those decisions where the hint is the greedy move, the mix of the two
+    kinds: :data:`OBVIOUS_AGREE` where it is, :func:`expected_nonobvious` where it is not (a strong
+    player plays the obvious move when it is the best one: how often depends on the deals, and live
+    deals have more such decisions than the 55 % of :data:`AGREE_BASE`'s)."""
+    if obvious is not None:
+        share = max(0.0, min(1.0, obvious))
+        return share * OBVIOUS_AGREE + (1 - share) * expected_nonobvious(rating)
     return AGREE_BASE + AGREE_SLOPE * max(-1.0, min(1.0, (rating - 1500.0) / 500.0))
 
 
@@ -405,6 +444,7 @@ def account_score(games: Iterable[GameFigures], rating: float = 1500.0, climb: R
     seer = [v for v in verdicts if v.kind == "clairvoyant"]
     chances = [c for g in recent for c in g.hidden]
     hits = sum(g.hidden_hits for g in recent)
+    scout = [v for v in verdicts if v.kind == "scouted"]
     if seer:
         score = 70
         reasons.append(Reason("clairvoyant_games", {"games": len(seer), "first": seer[0].reasons[0]}))
@@ -413,15 +453,18 @@ def account_score(games: Iterable[GameFigures], rating: float = 1500.0, climb: R
         reasons.append(Reason("clairvoyant_account", {
             "hits": hits, "n": len(chances), "games": len(recent), "expected": round(sum(chances), 1),
             "chance": f"{tail_at_least(chances, hits):.1e}"}))
+    elif scout:
+        score = SCOUTED_SCORE
+        reasons.append(scout[0].reasons[0])
+    hard = sum(g.nonobvious for g in recent)
     if decisions >= AGREE_MIN_DECISIONS:
-        p0 = expected_agreement(rating)
+        p0 = expected_agreement(rating, (decisions - hard) / decisions)
         share = agreed / decisions
         z = _binomial_z(share, p0, decisions)
-        if share - p0 >= AGREE_EXCESS and z >= AGREE_Z:
+        if share - p0 >= min(AGREE_EXCESS, AGREE_ROOM * (1 - p0)) and z >= AGREE_Z:
             score = max(score, min(95, 60 + round(4 * (z - AGREE_Z))))
             reasons.append(Reason("agreement", {"share": round(100 * share), "n": decisions, "rating": round(rating),
                                                 "expected": round(100 * p0), "z": round(z, 1)}))
-    hard = sum(g.nonobvious for g in recent)
     hard_agreed = sum(g.nonobvious_agreed for g in recent)
     hard_z, hard_excess = 0.0, 0.0
     if hard >= NONOBVIOUS_MIN:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import dataclasses
 import json
 import logging
 import time
@@ -28,6 +29,7 @@ from patience.fairplay import GameFigures, Step, difficulty, game_figures, verdi
 from patience.games import Reloaded, get_game
 from patience.rng import check_seed
 from patience.server.solo.hints import hint as search_hint
+from patience.server.storage.daily import scouting
 from patience.server.storage.fairplay import Evidence, analysed, pending, rescore, write_evidence
 from patience.server.storage.store import Store
 from patience.session import ManualClock, Session
@@ -201,6 +203,8 @@ class FairPlay:
         except (PatienceError, KeyError, TypeError, ValueError):
             log.exception("game %s cannot be analysed", row.key)
             figures = game_figures(steps, 0, 0)
+        if row.kind == "daily" and row.game_id and row.record and _clairvoyant_worth(json.loads(row.record)):
+            figures = dataclasses.replace(figures, scouted=scouting(self.store.engine, row.game_id))
         analysed(self.store.engine, row.key, figures, verdict(figures).kind)
         self.analysed += 1
         _, state = rescore(self.store.engine, row.user_id)

@@ -21,7 +21,7 @@ from patience.server.storage.fairplay import HELD_VERDICTS
 from patience.server.storage.store import Base, GameRow, SavedGame, UserRow, write_games
 
 __all__ = ["AttemptRow", "DailyDeal", "DailyDealRow", "attempt_days", "choose_deal", "day_board", "find_attempt",
-           "find_deal", "month_attempts", "start_attempt"]
+           "find_deal", "month_attempts", "scouting", "start_attempt"]
 
 
 class DailyDealRow(Base):
@@ -118,6 +118,25 @@ HISTORY_OPPONENTS = 3  # ... against this many different opponents not linked to
 REAL_PLAY = ("rated", "capped", "held")  # ledger reasons of rated matches with effort against an established account
 
 
+def _history(user: Any, at_ms: Any) -> Any:
+    """The board's entry rule as a condition: the account ``user`` (a column) had a history at ``at_ms``
+    (:data:`HISTORY_DAYS` old, :data:`HISTORY_RATED` rated duels with effort, ledger reasons
+    :data:`REAL_PLAY`, against :data:`HISTORY_OPPONENTS` opponents sharing no browser or address group)."""
+    tables = Base.metadata.tables
+    changes, traces = tables["rating_changes"], tables["account_traces"]
+    users = UserRow.__table__.alias("entrant")
+    mine, theirs = traces.alias("mine"), traces.alias("theirs")
+    linked = (select(mine.c.user_id).join(theirs, and_(theirs.c.kind == mine.c.kind,
+                                                       theirs.c.digest == mine.c.digest))
+              .where(mine.c.user_id == changes.c.user_id, theirs.c.user_id == changes.c.opponent_id).exists())
+    real = and_(changes.c.user_id == user, changes.c.reason.in_(REAL_PLAY),
+                changes.c.state.in_(("applied", "released")), changes.c.at_ms < at_ms, ~linked)
+    rated = select(func.count()).select_from(changes).where(real).scalar_subquery()
+    opponents = select(func.count(distinct(changes.c.opponent_id))).where(real).scalar_subquery()
+    old = select(users.c.id).where(users.c.id == user, at_ms - users.c.created_ms >= HISTORY_DAYS * 86_400_000)
+    return and_(old.exists(), rated >= HISTORY_RATED, opponents >= HISTORY_OPPONENTS)
+
+
 def day_board(engine: Engine, day: str, game: str, limit: int = 100) -> list[dict[str, Any]]:
     """The day's attempts, best first (score, then the shorter time): player, score, time, outcome.
 
@@ -129,18 +148,8 @@ def day_board(engine: Engine, day: str, game: str, limit: int = 100) -> list[dic
     other than :data:`HELD_VERDICTS` and the account is not in review: an unanalysed win waits."""
     games = GameRow.__table__
     tables = Base.metadata.tables
-    standing, changes, traces, evidence = (tables[t] for t in ("fairplay_accounts", "rating_changes",
-                                                                "account_traces", "fairplay_games"))
-    mine, theirs = traces.alias("mine"), traces.alias("theirs")
-    linked = (select(mine.c.user_id).join(theirs, and_(theirs.c.kind == mine.c.kind,
-                                                       theirs.c.digest == mine.c.digest))
-              .where(mine.c.user_id == changes.c.user_id, theirs.c.user_id == changes.c.opponent_id).exists())
-    real = and_(changes.c.user_id == UserRow.id, changes.c.reason.in_(REAL_PLAY),
-                changes.c.state.in_(("applied", "released")), changes.c.at_ms < AttemptRow.started_ms, ~linked)
-    rated = select(func.count()).select_from(changes).where(real).scalar_subquery()
-    opponents = select(func.count(distinct(changes.c.opponent_id))).where(real).scalar_subquery()
-    history = and_(AttemptRow.started_ms - UserRow.created_ms >= HISTORY_DAYS * 86_400_000, rated >= HISTORY_RATED,
-                   opponents >= HISTORY_OPPONENTS)
+    standing, evidence = tables["fairplay_accounts"], tables["fairplay_games"]
+    history = _history(UserRow.id, AttemptRow.started_ms)
     analysed = select(evidence.c.key).where(
         evidence.c.key == literal("g:").concat(games.c.id), evidence.c.analysed_ms.is_not(None),
         evidence.c.verdict.not_in(HELD_VERDICTS)).exists()
@@ -160,6 +169,53 @@ def day_board(engine: Engine, day: str, game: str, limit: int = 100) -> list[dic
             .order_by(games.c.score.desc(), games.c.ms, AttemptRow.started_ms).limit(limit)).all()
     return [{"rank": n, "user": row[0], "name": row[1], "game_id": row[2], "score": row[3], "ms": row[4],
              "moves": row[5], "outcome": row[6]} for n, row in enumerate(rows, start=1)]
+
+SCOUT_VERDICTS = ("machine", "suspect")  # an attempt with one of these verdicts scouted the deal for others
+FARMED = ("no_attempt", "no_attempt_opp", "quit", "linked")  # ledger reasons of matches that link two accounts
+
+
+def scouting(engine: Engine, game_id: str, until_ms: int | None = None) -> str:
+    """Was the deal of the day of the attempt played in ``game_id`` seen by a scout while it was played
+    (docs/fairplay.md, *Scouted deals of the day*)? Attempts begun before ``until_ms`` count (now by
+    default: the analysis runs once the game is over), also those begun after the player's own: an attempt
+    begun early and finished once a scout has seen the cards is no less scouted. ``"linked"`` when an
+    account linked to the player began an attempt at it: one browser or one address group within
+    :data:`patience.server.storage.ladder.LINK_DAYS` days, or a match between them in as many days that a
+    side stepped aside in or that was linked (:data:`FARMED`); ``"day"`` when another account did that
+    lacks the board's entry rule at its start, is marked, or whose attempt's verdict is one of
+    :data:`SCOUT_VERDICTS`; else (or when ``game_id`` is no attempt) ``""``."""
+    from patience.server.storage.ladder import DAY_MS, LINK_DAYS
+
+    tables = Base.metadata.tables
+    standing, changes, traces, evidence = (tables[t] for t in ("fairplay_accounts", "rating_changes",
+                                                                "account_traces", "fairplay_games"))
+    with engine.connect() as connection:
+        mine = connection.execute(select(AttemptRow.day, AttemptRow.game, AttemptRow.user_id, AttemptRow.started_ms)
+                                  .where(AttemptRow.game_id == game_id)).first()
+        if mine is None:
+            return ""
+        day, game, user, started = mine
+        until = int(time.time() * 1000) if until_ms is None else until_ms
+        since = started - LINK_DAYS * DAY_MS
+        other = AttemptRow.__table__.alias("other")
+        seen = and_(other.c.day == day, other.c.game == game, other.c.user_id != user, other.c.started_ms <= until)
+        ids = select(other.c.user_id).where(seen)  # the accounts that played the deal meanwhile
+        a, b = traces.alias("a"), traces.alias("b")
+        shared = connection.execute(select(b.c.user_id).join(a, and_(a.c.kind == b.c.kind, a.c.digest == b.c.digest))
+                                    .where(a.c.user_id == user, b.c.user_id.in_(ids), a.c.last_ms >= since,
+                                           b.c.last_ms >= since).limit(1)).first()
+        played = connection.execute(select(changes.c.opponent_id).where(
+            changes.c.user_id == user, changes.c.opponent_id.in_(ids), changes.c.at_ms >= since,
+            changes.c.reason.in_(FARMED)).limit(1)).first()
+        if shared is not None or played is not None:
+            return "linked"
+        marked = select(standing.c.user_id).where(standing.c.user_id == other.c.user_id,
+                                                  standing.c.state == "marked").exists()
+        flagged = select(evidence.c.key).where(evidence.c.key == literal("g:").concat(other.c.game_id),
+                                               evidence.c.verdict.in_(SCOUT_VERDICTS)).exists()
+        scout = connection.execute(select(other.c.user_id).where(
+            seen, or_(marked, flagged, ~_history(other.c.user_id, other.c.started_ms))).limit(1)).first()
+    return "day" if scout is not None else ""
 
 
 def attempt_days(engine: Engine, user_id: str) -> list[str]:

@@ -215,7 +215,7 @@ def pending(engine: Engine, limit: int = 20) -> list[EvidenceRow]:
     return rows  # type: ignore[return-value]
 
 
-HELD_VERDICTS = ("machine", "suspect", "clairvoyant")  # a game with one of these: its result waits for a moderator
+HELD_VERDICTS = ("machine", "suspect", "clairvoyant", "scouted")  # a game with one of these: its result waits
 
 
 def analysed(engine: Engine, key: str, figures: GameFigures, verdict: str) -> None:

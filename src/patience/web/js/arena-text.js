@@ -202,7 +202,8 @@ export const ARENA_TEXT = {
       games: "Rated games", when: "When", game: "Game", verdict: "Verdict", median: "Median think", fast: "Under 300 ms",
       cv: "CV", burst: "Most in 1 s", agreed: "Hint", how: "How played", replay: "Replay", steps: "{n} steps",
       pending: "not analysed yet", no_games: "No rated game with evidence yet.",
-      verdicts: { clear: "clear", suspect: "suspect", machine: "machine speed" },
+      verdicts: { clear: "clear", suspect: "suspect", machine: "machine speed", clairvoyant: "clairvoyant",
+        scouted: "scouted deal" },
       kinds: { duel: "duel", apart: "Play now", tour: "tournament", daily: "deal of the day" },
       reports_title: "Reports", audit: "Audit log", none: "None.", automatic: "the detection",
       audit_actions: { mark: "marked", mark_bot: "marked as a bot", flag: "flagged", clear: "cleared", close: "closed",
@@ -236,6 +237,10 @@ export const ARENA_TEXT = {
         series_won: "{n} matches with one opponent in 24 h: {won} won, {lost} lost ({excess} more wins than the " +
           "ratings predict)",
         series: "{why} ({name}, {game})",
+        scouted_linked: "won the deal of the day after an account linked to it (one browser, one address group or " +
+          "rated matches between them) had played it",
+        scouted: "won a deal of the day a scout had played first, right at {hits} of {n} decisions only the hidden " +
+          "cards decide (a player who sees the table: about {expected}; chance {chance}, shown from {bar})",
         // the server's notes in the audit log (patience.server.storage.fairplay.NOTES)
         note_mark: "marked at once by the detection", note_flag: "flagged for review by the detection",
         note_flag_series: "flagged for review by the detection: {series}",
@@ -463,7 +468,8 @@ export const ARENA_TEXT = {
       games: "Gewertete Spiele", when: "Wann", game: "Spiel", verdict: "Urteil", median: "Median Bedenkzeit",
       fast: "Unter 300 ms", cv: "VK", burst: "Meiste in 1 s", agreed: "Tipp", how: "Wie gespielt", replay: "Wiederholung",
       steps: "{n} Schritte", pending: "noch nicht ausgewertet", no_games: "Noch kein gewertetes Spiel mit Belegen.",
-      verdicts: { clear: "unauffällig", suspect: "verdächtig", machine: "Maschinentempo" },
+      verdicts: { clear: "unauffällig", suspect: "verdächtig", machine: "Maschinentempo", clairvoyant: "hellseherisch",
+        scouted: "ausgespähtes Spiel" },
       kinds: { duel: "Duell", apart: "Sofort spielen", tour: "Turnier", daily: "Spiel des Tages" },
       reports_title: "Meldungen", audit: "Protokoll", none: "Keine.", automatic: "die Erkennung",
       audit_actions: { mark: "markiert", mark_bot: "als Bot markiert", flag: "auffällig", clear: "entlastet",
@@ -500,6 +506,11 @@ export const ARENA_TEXT = {
         series_won: "{n} Duelle gegen denselben Gegner in 24 h: {won} gewonnen, {lost} verloren ({excess} Siege " +
           "mehr, als die Wertungen erwarten lassen)",
         series: "{why} ({name}, {game})",
+        scouted_linked: "hat das Spiel des Tages gewonnen, nachdem ein mit ihm verbundenes Konto (derselbe Browser, " +
+          "dieselbe Adressgruppe oder gewertete Duelle zwischen beiden) es gespielt hatte",
+        scouted: "hat ein Spiel des Tages gewonnen, das ein Späher zuvor gespielt hatte, richtig bei {hits} von {n} " +
+          "Entscheidungen, die allein die verdeckten Karten entscheiden (wer den Tisch sieht: etwa {expected}; " +
+          "Wahrscheinlichkeit {chance}, angezeigt ab {bar})",
         note_mark: "von der Erkennung sofort markiert", note_flag: "von der Erkennung zur Prüfung vorgelegt",
         note_flag_series: "von der Erkennung zur Prüfung vorgelegt: {series}",
         note_release: "{delta} zurückgehaltene Punkte aus Partie {match} angerechnet",
@@ -727,7 +738,8 @@ export const ARENA_TEXT = {
       games: "Partite valutate", when: "Quando", game: "Gioco", verdict: "Esito", median: "Riflessione mediana",
       fast: "Sotto 300 ms", cv: "CV", burst: "Massimo in 1 s", agreed: "Suggerimento", how: "Come giocato",
       replay: "Rivedi", steps: "{n} passi", pending: "non ancora analizzata", no_games: "Ancora nessuna partita valutata con prove.",
-      verdicts: { clear: "regolare", suspect: "sospetta", machine: "velocità da macchina" },
+      verdicts: { clear: "regolare", suspect: "sospetta", machine: "velocità da macchina", clairvoyant: "chiaroveggente",
+        scouted: "partita esplorata" },
       kinds: { duel: "sfida", apart: "Gioca subito", tour: "torneo", daily: "partita del giorno" },
       reports_title: "Segnalazioni", audit: "Registro", none: "Nessuna.", automatic: "il rilevamento",
       audit_actions: { mark: "contrassegnato", mark_bot: "contrassegnato come bot", flag: "sospetto", clear: "scagionato",
@@ -762,6 +774,11 @@ export const ARENA_TEXT = {
         series_won: "{n} sfide con lo stesso avversario in 24 h: {won} vinte, {lost} perse ({excess} vittorie più di " +
           "quante ne prevedano i punteggi)",
         series: "{why} ({name}, {game})",
+        scouted_linked: "ha vinto la partita del giorno dopo che un account collegato (stesso browser, stesso gruppo " +
+          "di indirizzi o sfide valutate tra loro) l'aveva giocata",
+        scouted: "ha vinto una partita del giorno che un esploratore aveva giocato prima, giusto in {hits} di {n} " +
+          "decisioni che solo le carte coperte decidono (chi vede il tavolo: circa {expected}; probabilità " +
+          "{chance}, mostrata da {bar})",
         note_mark: "contrassegnato subito dal rilevamento", note_flag: "segnalato per verifica dal rilevamento",
         note_flag_series: "segnalato per verifica dal rilevamento: {series}",
         note_release: "{delta} punti trattenuti dell’incontro {match} applicati",
