@@ -46,7 +46,7 @@ def test_a_scouted_win_is_held_unless_its_hidden_card_hits_are_at_chance() -> No
     assert verdict(figures([], 0, "day")).kind == "clear"  # the hidden cards decided nothing: nothing bought
     assert verdict(figures([], 0, "linked")).kind == "scouted"  # a linked account's attempt came first
     score = account_score([figures([0.5, 0.4, 0.5], 3, "day")])
-    assert score.score >= 50 and "scout" in score.reasons[0]  # in the moderators' queue with its reason
+    assert score.score >= 50 and "scout" in str(score.reasons[0])  # in the moderators' queue with its reason
 
 
 def attempt(store: Store, uid: str, outcome: str | None = "given_up") -> str:
