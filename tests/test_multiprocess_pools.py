@@ -22,7 +22,7 @@ from arena_processes import Player, ServeProcess, fresh_redis, serving
 pytestmark = pytest.mark.slow
 
 FORMAT = "reloaded/standard/300"
-DB = 14
+DB = 6  # a Redis database of this module's own (the tournaments' module has 14): no other arena in its pools
 
 
 @pytest.fixture
@@ -130,3 +130,33 @@ def test_an_intent_in_flight_when_the_owner_dies_is_answered_by_the_next_owner(
     answer = far.until(lambda m: m["t"] in ("dev", "rej", "err") and m["d"].get("ack") == ack, timeout=30)
     assert answer["t"] == "dev" and answer["d"]["status"]["moves"] == 2, answer
     assert far.intent("stock", timeout=20)["d"]["status"]["moves"] == 3  # played once: the next is the third
+
+
+def test_a_seeker_of_a_process_that_stalled_past_its_lease_is_still_paired(
+        two: list[ServeProcess], arena_redis: str) -> None:
+    """A process stopped (SIGSTOP) past its heartbeat looks dead to the pairer, which takes its seeker out
+    of the pool; once it runs again, its seeker (whose page stayed connected) waits again and is paired
+    with a seeker on the other process."""
+    client = redis.Redis.from_url(arena_redis)
+    deadline = time.monotonic() + 10
+    while (holder := client.get("patience:pairer")) is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    stalled = next(p for p in two if f"-{p.proc.pid}-" in holder.decode())  # the pairer: the other takes over
+    other = next(p for p in two if p is not stalled)
+    anna, = players([stalled], 1, 6)
+    bruno, = players([other], 1, 7)
+    anna.seek(FORMAT)
+    assert anna.until(lambda m: m["t"] in ("lobby", "err"))["d"].get("seeking") == FORMAT
+    stalled.proc.send_signal(signal.SIGSTOP)
+    try:
+        deadline = time.monotonic() + 60
+        while client.hget(f"patience:pool:{FORMAT}", anna.user_id) is not None:  # the other pairs now, without her
+            assert time.monotonic() < deadline, "the pairer never took the stalled process's seeker out"
+            time.sleep(0.2)
+    finally:
+        stalled.proc.send_signal(signal.SIGCONT)
+    bruno.seek(FORMAT)
+    ids = {player.until(lambda m: m["t"] == "duel", timeout=30)["d"]["id"] for player in (anna, bruno)}
+    assert len(ids) == 1
+    assert client.hlen(f"patience:pool:{FORMAT}") == 0 and client.hlen("patience:seeking") == 0
