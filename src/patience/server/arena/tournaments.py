@@ -23,12 +23,16 @@ Under hostile load (the counters are the bus's sliding windows, shared by every 
 - **guessing a password**: an account tries tournament passwords at most :data:`GUESSES_PER_ACCOUNT`
   times in :data:`GUESS_WINDOW_S` over every tournament, and :data:`GUESSES_PER_TOURNAMENT` times
   at one; the tries after an account's first at a tournament are :data:`GUESSES_AGAIN_PER_TOURNAMENT`
-  for all accounts together, which holds many accounts of one guesser. An account's *first* try at
-  a tournament never counts against that shared limit, so nobody's guesses keep a friend who knows
-  the password out. The hash itself waits in the tournament passwords' queue of the accounts'
-  :class:`patience.server.accounts.Hashing` (two places per account, a first try before the others),
-  apart from the sign-ins'. A process remembers whom it refused at which tournament until they may
-  try again: a script's next tries there are answered without a database read or a bus call.
+  for all accounts together, which holds many accounts of one guesser; and the accounts of one
+  address (an IPv6 /64) try :data:`GUESSES_PER_ADDRESS` times together. An account's *first* try at
+  a tournament never counts against the tournament's shared limit, so nobody's guesses keep a friend
+  who knows the password out. Every budget is counted before any hash: a refused try costs the server
+  no hash. The hash itself waits in the tournament passwords' queue of the accounts'
+  :class:`patience.server.accounts.Hashing`, whose turns it shares fairly with the sign-ins and
+  sign-ups (two places per address, however many accounts it has, a first try before the others).
+  A wrong password is answered ``bad_password`` and nothing more. A process remembers whom (and
+  which address) it refused at which tournament until they may try again: a script's next tries are
+  answered without a database read, a bus call or a hash.
 """
 
 from __future__ import annotations
@@ -83,6 +87,7 @@ AHEAD_DAYS = 7  # a tournament may be made to start at most this far ahead
 TOURNAMENT_MESSAGES = (TourAsk, TourJoin, TourPause)
 
 PASSWORD_LONGEST = 100
+ADDRESS = "address:"  # in a process's memory of refusals, an address's (of every tournament) rather than an account's
 
 OPEN_PER_ACCOUNT = 3  # tournaments to come or going on that one account made
 MADE_PER_ACCOUNT = 10  # tournaments one account makes in MADE_WINDOW_S
@@ -92,6 +97,7 @@ GUESS_WINDOW_S = 600.0
 GUESSES_PER_ACCOUNT = 10  # tries of tournament passwords by one account, over every tournament
 GUESSES_PER_TOURNAMENT = 5  # tries of one account at one tournament
 GUESSES_AGAIN_PER_TOURNAMENT = 30  # tries after their first at one tournament, of all accounts together
+GUESSES_PER_ADDRESS = 20  # tries of the accounts of one address (an IPv6 /64) together, over every tournament
 
 
 class FormError(BadInputError):
@@ -240,15 +246,17 @@ class Tournaments:
                                            MADE_PER_ADDRESS),
                         "too_many_tournaments", f"{MADE_PER_ADDRESS} tournaments were made from here today")
                 if password:
-                    made = dataclasses.replace(made, password=await hashing.hash(password, lane=TOURNAMENT, key=user))
+                    made = dataclasses.replace(made, password=await hashing.hash(password, lane=TOURNAMENT,
+                                                                                  key=address_group(address)))
                 return await self._run(make_tournament, made)  # type: ignore[no-any-return]
         except BusError:
             raise AccountError("busy", "too many tournaments asked for at once: try again in a few seconds", 429,
                                3) from None
 
-    async def _may_guess(self, tournament_id: str, user: str) -> int:
-        """Count a password try of ``user`` at a tournament, or refuse it (:class:`Refused`); returns the
-        try's rank in the hashing queue (0: the account's first try at this tournament)."""
+    async def _may_guess(self, tournament_id: str, user: str, group: str) -> int:
+        """Count a password try of ``user`` from address group ``group`` at a tournament, or refuse it
+        (:class:`Refused`), before any hash; returns the try's rank in the hashing queue (0: the account's
+        first try at this tournament)."""
         first = not await self.bus.hit(f"rate:tourpw:first:{tournament_id}:{user}", GUESS_WINDOW_S, 1)
         if not first:
             _refuse(await self.bus.hit(f"rate:tourpw:again:{tournament_id}:{user}", GUESS_WINDOW_S,
@@ -259,6 +267,12 @@ class Tournaments:
                     "too_many_guesses", "this tournament's password has been tried too many times")
         _refuse(await self.bus.hit(f"rate:tourpw:user:{user}", GUESS_WINDOW_S, GUESSES_PER_ACCOUNT),
                 "too_many_guesses", "you have tried tournament passwords too many times")
+        try:
+            _refuse(await self.bus.hit(f"rate:tourpw:addr:{group}", GUESS_WINDOW_S, GUESSES_PER_ADDRESS),
+                    "too_many_guesses", "tournament passwords have been tried too many times from here")
+        except Refused as exc:
+            self._remember_refusal(ADDRESS, group, exc.retry_after or 1)
+            raise
         return 0 if first else 1
 
     async def make_schedule(self) -> None:
@@ -382,8 +396,9 @@ class Tournaments:
 
     async def handle(self, conn: Connection, message: TourAsk | TourJoin | TourPause) -> None:
         if isinstance(message, TourJoin) and conn.user is not None:
-            # a guesser refused here lately is answered from memory: no database, no bus
-            until = self._refused.get((conn.user.id, message.id), 0.0) - time.monotonic()
+            # a guesser refused here lately is answered from memory: no database, no bus, no hash
+            until = max(self._refused.get((conn.user.id, message.id), 0.0),
+                        self._refused.get((ADDRESS, address_group(conn.address)), 0.0)) - time.monotonic()
             if until > 0:
                 conn.error("too_many_guesses", f"too many tries of this password: try again in {int(until) + 1} s")
                 return
@@ -408,9 +423,10 @@ class Tournaments:
             if not joined and tournament.password is not None:
                 # within the limits of tries, then in the accounts' hashing queue of tournament passwords
                 try:
-                    rank = await self._may_guess(tournament.id, conn.user.id)
+                    group = address_group(conn.address)
+                    rank = await self._may_guess(tournament.id, conn.user.id, group)
                     right = await self.arena.hashing.verify(tournament.password, message.password, lane=TOURNAMENT,
-                                                            key=conn.user.id, rank=rank)
+                                                            key=group, rank=rank)
                 except (Refused, AccountError) as exc:
                     if isinstance(exc, Refused) and exc.retry_after:
                         self._remember_refusal(conn.user.id, tournament.id, exc.retry_after)

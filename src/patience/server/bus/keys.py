@@ -120,6 +120,8 @@ FAMILIES: tuple[Family, ...] = (
            "the further tries of a tournament's password, of all accounts"),
     Family("rate:tourpw:user:{user}", "rate", "patience.server.arena.tournaments",
            "an account's tries of tournament passwords"),
+    Family("rate:tourpw:addr:{address}", "rate", "patience.server.arena.tournaments",
+           "the tries of tournament passwords of an address's accounts"),
 )
 
 
