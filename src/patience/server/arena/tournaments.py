@@ -8,8 +8,11 @@ pairing is started like any duel, its ``duel`` going to that page wherever it is
 the process that holds the arena's ``pairer`` lease, once a second; each pair is first claimed in the
 database by a conditional update of both players (:func:`claim_pair`), so a pair is made once even
 when two processes pair at the same moment (a lease that lapsed), and the match is written with its
-tournament duel in one transaction. A player is free again once their match is over, whichever process
-played it; the standings are read from the database, so every process shows the same ones.
+tournament duel in one transaction. The pages of a process that looks stopped are taken out of
+``tour_pages``; a process that was only stalled puts its players' pages back within
+:data:`KEEP_SECONDS` of running again (:meth:`Tournaments.keep_pages`). A player is free again once
+their match is over, whichever process played it; the standings are read from the database, so every
+process shows the same ones.
 
 The site schedules one tournament of each duel game every hour (:data:`HOURLY_MINUTES` long, 5-minute
 duels), made once whichever process makes it first (a unique slot); the list shows them first.
@@ -82,6 +85,7 @@ HOURLY_LIMIT_S = 300
 SCHEDULE_SECONDS = 60.0  # how often a process makes sure this hour's and the next one's tournaments exist
 PAIR_SECONDS = 1.0
 TELL_SECONDS = 1.0  # the standings of the tournaments shown here are read again this often
+KEEP_SECONDS = 5.0  # a process puts its players' pages back in ``tour_pages`` this often if another took them out
 NAME_LONGEST = 60
 AHEAD_DAYS = 7  # a tournament may be made to start at most this far ahead
 TOURNAMENT_MESSAGES = (TourAsk, TourJoin, TourPause)
@@ -183,6 +187,7 @@ class Tournaments:
         self.sent: dict[str, tuple[Any, ...]] = {}  # page id -> what the last standings it got showed
         self._paired_at = 0.0
         self._told_at = 0.0
+        self._kept_at = 0.0
         self._scheduled_at = -SCHEDULE_SECONDS
         self._slots: set[str] = set()
         self._refused: dict[tuple[str, str], float] = {}  # (user, tournament) -> no password tries until then
@@ -215,6 +220,9 @@ class Tournaments:
         if self.pages and now - self._told_at >= TELL_SECONDS:
             self._told_at = now
             due.append(self.tell_all)
+        if self.pages and now - self._kept_at >= KEEP_SECONDS:
+            self._kept_at = now
+            due.append(self.keep_pages)
         for work in due:
             try:
                 await work()
@@ -446,6 +454,23 @@ class Tournaments:
                 conn.error("not_joined", "you have not joined this tournament")
                 return
         await self.tell(tournament.id, only=conn)
+
+    async def keep_pages(self) -> None:
+        """Put back the pages here of joined players that are missing from ``tour_pages`` (another process
+        took them out while this one looked stopped: :meth:`_present`), so that a player whose page is
+        open is paired. One read of the bus a tournament shown here; the database only if one is missing."""
+        for tournament_id, conns in list(self.pages.items()):
+            here = {conn.user.id: conn for conn in conns if conn.user is not None and not conn.dropped}
+            if not here:
+                continue
+            kept = await self.bus.hmget(f"tour_pages:{tournament_id}", list(here))
+            missing = [user for user, page in zip(here, kept, strict=True) if page is None]
+            if not missing:
+                continue
+            joined = await self._run(players_of, tournament_id)
+            for user in missing:
+                if user in joined:
+                    await self._keep_page(tournament_id, here[user])
 
     async def _keep_page(self, tournament_id: str, conn: Connection) -> None:
         """The player is paired through this page (the newest page of theirs that shows the tournament)."""
