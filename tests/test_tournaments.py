@@ -12,7 +12,7 @@ import pytest
 from argon2 import PasswordHasher
 from hypothesis import given
 from hypothesis import strategies as st
-from sqlalchemy import insert
+from sqlalchemy import event, insert
 
 import test_server_duel
 from helpers import TestClient
@@ -456,3 +456,25 @@ def test_password_guesses_are_limited_per_address_before_any_hash(app: Any) -> N
         assert guess(Page(person(app, "friend"), "pf"), tours[0], "sesame") == "joined"
     finally:
         hashing.hasher = real
+
+
+@pytest.mark.slow
+def test_a_refused_guessers_next_tries_cost_no_database_read(app: Any) -> None:
+    """Once refused, an account's next tries at the tournament are answered from the process's memory:
+    not a statement reaches the database (not even the look for a fair-play mark), nor a hash."""
+    owner = person(app, "owner")
+    tour = make_form(owner, "Locked", password="sesame").json()["id"]
+    mallory = Page(person(app, "mallory"), "pm")
+    assert [guess(mallory, tour, f"g{n}") for n in range(6)] == ["bad_password"] * 5 + ["too_many_guesses"]
+    statements: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    engine = app.state.store.engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        assert [guess(mallory, tour, f"h{n}") for n in range(20)] == ["too_many_guesses"] * 20
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert statements == []

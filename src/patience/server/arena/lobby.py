@@ -356,6 +356,8 @@ class Arena:
             await self._join(conn, message.id, message.v)
         elif conn.user is None:
             conn.error("sign_in", "duels are between people with an account: sign in first")
+        elif isinstance(message, TourJoin) and self.tournaments.refused_lately(conn, message):
+            return  # a guesser refused lately: answered from memory, before the database is asked for a mark
         elif isinstance(message, ChallengeIntent | AcceptIntent | TourJoin) and await self.refused(conn):
             return
         elif isinstance(message, SeekIntent):

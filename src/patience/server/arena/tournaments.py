@@ -402,14 +402,21 @@ class Tournaments:
                 if not pages:
                     del self.pages[shown]
 
+    def refused_lately(self, conn: Connection, message: TourJoin) -> bool:
+        """Was this account (or its address) refused a try at this tournament's password lately? Then
+        the page is told so from memory (True): no database, no bus, no hash."""
+        if conn.user is None:
+            return False
+        until = max(self._refused.get((conn.user.id, message.id), 0.0),
+                    self._refused.get((ADDRESS, address_group(conn.address)), 0.0)) - time.monotonic()
+        if until <= 0:
+            return False
+        conn.error("too_many_guesses", f"too many tries of this password: try again in {int(until) + 1} s")
+        return True
+
     async def handle(self, conn: Connection, message: TourAsk | TourJoin | TourPause) -> None:
-        if isinstance(message, TourJoin) and conn.user is not None:
-            # a guesser refused here lately is answered from memory: no database, no bus, no hash
-            until = max(self._refused.get((conn.user.id, message.id), 0.0),
-                        self._refused.get((ADDRESS, address_group(conn.address)), 0.0)) - time.monotonic()
-            if until > 0:
-                conn.error("too_many_guesses", f"too many tries of this password: try again in {int(until) + 1} s")
-                return
+        if isinstance(message, TourJoin) and self.refused_lately(conn, message):
+            return
         tournament = await self._run(find_tournament, message.id)
         if tournament is None:
             conn.error("no_such_tournament", f"there is no tournament {message.id}")
