@@ -28,7 +28,8 @@ addresses (127.0.3.1–250, two players each), the attackers from others:
   ``signin-many``);
 - one account guesses a tournament's password over ``--guess-sockets`` sockets while, once a
   second, a real user (a new account each time) joins it with the right password (phase
-  ``tour-guess``);
+  ``tour-guess``; phase ``tour-join`` has the real users alone, without the guesser, so that the
+  attack's own cost is the difference between the two);
 - ``--signup-addresses`` addresses (127.9.0.1 and up) post sign-ups without pause, a new login each
   time, while once a second a real newcomer, from an address of their own (127.5.4.N), signs up
   (phase ``signup-storm``; the attackers' lines give the storm's new accounts a minute). For these
@@ -78,6 +79,8 @@ PHASES: dict[str, tuple[str, ...]] = {"peace": (), "flood": ("flooders",), "stor
 PHASES.update({"slow-body": ("slow_bodies",), "churn": ("churners",)})
 PROBE_ADDRESSES = 250  # the others' source addresses, 127.8.0.1 and up
 PHASES.update({"signin-many": ("signin_many",), "tour-guess": ("tour_guess",), "signup-storm": ("signup_storm",)})
+PHASES["tour-join"] = ("tour_join",)  # tour-guess's real users alone: what their own sign-ups and joins cost
+_TOURNAMENTS_SEEN: set[str] = set()  # the tournaments of earlier phases (each phase makes its own)
 
 
 class Tally:
@@ -259,12 +262,13 @@ async def tour_guess(base: str, sockets: int, stop_at: float, tally: Tally) -> N
     ``sockets`` sockets, each as fast as its answers come (the real users who join meanwhile:
     :func:`real_users`)."""
     url = base.replace("http", "ws", 1) + "/ws"
-    owner = await _account(base, "owner", "127.5.2.1")
+    tag = os.getpid() % 100_000  # a process of its own each phase: new accounts each time
+    owner = await _account(base, f"owner{tag}", "127.5.2.1")
     csrf = (await owner.get("/api/me")).json()["csrf"]
     made = await owner.post("/api/tournaments", headers={"accept": "application/json"}, data={
         "csrf": csrf, "name": "Friends' cup", "format": "faecher/standard/300", "minutes": "60", "password": "sesame"})
     tournament = made.json()["id"]
-    mallory = await _account(base, "mallory", "127.5.2.2")
+    mallory = await _account(base, f"mallory{tag}", "127.5.2.2")
     cookie = "; ".join(f"{name}={value}" for name, value in mallory.cookies.items())
 
     async def guesser(number: int) -> None:
@@ -306,11 +310,15 @@ async def real_users(base: str, attackers: dict[str, int], go: asyncio.Event, st
     await go.wait()
     url = base.replace("http", "ws", 1) + "/ws"
     tournament = None
-    while attackers.get("tour_guess") and tournament is None and time.monotonic() < stop_at[0]:
+    while (attackers.get("tour_guess") or attackers.get("tour_join")) and tournament is None \
+            and time.monotonic() < stop_at[0]:
         listed = (await known.get("/api/tournaments")).json()["tournaments"]
-        tournament = next((t["id"] for t in listed if t["name"] == "Friends' cup"), None)
+        tournament = next((t["id"] for t in listed if t["name"] == "Friends' cup" and t["id"] not in _TOURNAMENTS_SEEN),
+                          None)
         if tournament is None:
             await asyncio.sleep(0.2)
+        else:
+            _TOURNAMENTS_SEEN.add(tournament)
     tries: dict[str, list[tuple[str, float]]] = collections.defaultdict(list)
     n = 0
     while (attackers.get("signin_many") or attackers.get("signup_storm") or tournament) \
@@ -329,7 +337,7 @@ async def real_users(base: str, attackers: dict[str, int], go: asyncio.Event, st
         elif tournament is not None:
             address = f"127.5.3.{n}"
             try:
-                friend = await _account(base, f"friend{n}", address)
+                friend = await _account(base, f"friend{n}x{len(_TOURNAMENTS_SEEN)}", address)
             except httpx.HTTPStatusError as exc:  # its sign-up refused (the hashing queue full)
                 tally.counts[f"real user's sign-ups before joining: {exc.response.status_code}"] += 1
                 await asyncio.sleep(1.0)
@@ -423,8 +431,8 @@ async def attack(base: str, seconds: float, attackers: dict[str, int], flood_add
     attacks += [asyncio.create_task(half_open(port, i, end, tally)) for i in range(attackers["half_open"])]
     if attackers.get("signin_many"):
         attacks.append(asyncio.create_task(signin_many(base, attackers["signin_many"], end, tally)))
-    if attackers.get("tour_guess"):
-        attacks.append(asyncio.create_task(tour_guess(base, attackers["tour_guess"], end, tally)))
+    if attackers.get("tour_guess") or attackers.get("tour_join"):
+        attacks.append(asyncio.create_task(tour_guess(base, attackers.get("tour_guess", 0), end, tally)))
     if attackers.get("signup_storm"):
         attacks.append(asyncio.create_task(signup_storm(base, attackers["signup_storm"], end, tally)))
     spread = spread or {}
@@ -560,7 +568,7 @@ def main() -> int:
     attackers = {"flooders": min(200, args.flooders), "storm": min(200, args.storm),
                  "half_open": min(5000, args.half_open)}
     attackers.update({"signin_many": min(1000, max(1, args.signin_addresses)),
-                      "tour_guess": min(200, max(1, args.guess_sockets)),
+                      "tour_guess": min(200, max(1, args.guess_sockets)), "tour_join": 1,
                       "signup_storm": min(1000, max(1, args.signup_addresses))})
     flood_addresses = min(200, max(1, args.flood_addresses))
     attackers.update({"slow_bodies": min(19_000, max(0, args.slow_bodies)),

@@ -110,3 +110,31 @@ def test_the_readme_win_rate_table_is_the_published_rates_the_start_page_shows()
             differ = set(named[variant].items()) ^ set(named[studied].items())
             assert {key for key, _ in differ} <= {"time_limit", "undo_limit"}, (rate.label, variant)
     assert shown["teppich"]["4x5"]["one_in"] == 87 and not shown["teppich"]["4x5"]["play_matters"]
+
+
+def test_the_greedy_rates_of_teppich_with_a_waste_are_tight_and_name_their_study() -> None:
+    """The greedy player's rates of Teppich with a waste (and its gap filled from the stock) are published
+    over a million deals, with the command whose ``--json`` gives them (its ``won`` of its ``deals``), and
+    their 95 % intervals are under a quarter of a point wide."""
+    from patience.solve.rates import RATES
+
+    for label in ("Teppich with waste, 4 × 5", "Teppich with waste, gap filled from the stock first"):
+        rate = next(r for r in RATES if r.label == label)
+        assert rate.greedy_deals >= 1_000_000, label
+        assert "--players greedy" in rate.greedy_command and f"--deals {rate.greedy_deals}" in rate.greedy_command
+        low, high = rate.greedy_interval
+        assert low < rate.greedy_rate < high and high - low < 0.0025, label
+        assert f"{rate.greedy_deals:,} deals: `{rate.greedy_command}`" in (ROOT / "README.md").read_text("utf-8")
+
+
+def test_the_slowest_hint_is_published_with_the_benchmark_that_measures_it() -> None:
+    """docs/solving.md gives Solitaire Reloaded's hint times as ``benchmarks/hints.py`` prints them (CPU time),
+    on deals held apart from those the hints were tuned on, naming the command."""
+    text = " ".join((ROOT / "docs" / "solving.md").read_text(encoding="utf-8").split())
+    found = re.search(r"`python3 benchmarks/hints\.py --only reloaded --deals (\d+) --first-seed (\d+)`: "
+                      r"Solitaire Reloaded p50 ([\d.]+) ms, p95 ([\d.]+) ms, max ([\d.]+) ms of CPU", text)
+    assert found, "the hint times of held-apart deals and their command"
+    deals, first, p50, p95, most = found.groups()
+    assert int(first) >= 900_001 and int(deals) >= 30  # held apart from seeds 1..1,000 (docs/solving.md)
+    assert float(p50) <= float(p95) <= float(most) < 250  # under the server's cap of 0.25 s a hint
+    assert "--first-seed" in (ROOT / "benchmarks" / "hints.py").read_text(encoding="utf-8")

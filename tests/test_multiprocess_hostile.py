@@ -125,10 +125,11 @@ def test_a_real_user_signs_in_on_both_processes_while_96_addresses_guess(
 class Socket:
     """A tournament page of a signed-in browser, on one process."""
 
-    def __init__(self, url: str, cookies: httpx.Cookies) -> None:
+    def __init__(self, url: str, cookies: httpx.Cookies, address: str | None = None) -> None:
         cookie = "; ".join(f"{name}={value}" for name, value in cookies.items())
+        where = {"source_address": (address, 0)} if address else {}
         self._cm = connect(url.replace("http://", "ws://") + "/ws", additional_headers={"Cookie": cookie},
-                           open_timeout=10)
+                           open_timeout=10, **where)
         self.ws = self._cm.__enter__()
 
     def guess(self, tournament_id: str, password: str) -> str:
@@ -181,6 +182,28 @@ def test_one_account_guessing_over_80_sockets_is_held_to_its_limit(two: tuple[Se
     # the hashing queue, where the account holds two places); every other refused before any hash
     assert answers["bad_password"] + answers["busy"] == 5 and answers["bad_password"] >= 1, answers
     assert answers["too_many_guesses"] == sum(answers.values()) - 5, answers
+
+
+def test_the_accounts_of_one_address_share_a_budget_of_guesses_on_both_processes(
+        two: tuple[ServeProcess, ServeProcess]) -> None:
+    """Five accounts of one address guess at three tournaments, on both processes by turns: 20 tries are
+    hashed, every other is refused (the budget is shared through Redis); a friend from another address
+    joins with the password."""
+    tag = secrets.token_hex(3)
+    owner = Player(two[0].url, f"owner{tag}", address="127.8.2.1")
+    tours = [make(owner.http, f"Locked {tag} {n}", password="sesame").json()["id"] for n in range(3)]
+    answers = []
+    for n in range(5):
+        guesser = Player(two[n % 2].url, f"guesser{tag}n{n}", address="127.8.2.2")
+        for k in range(5):
+            socket = Socket(two[k % 2].url, guesser.http.cookies, "127.8.2.2")
+            answers.append(socket.guess(tours[k % 3], f"guess-{n}-{k}"))
+            socket.close()
+    assert answers == ["bad_password"] * 20 + ["too_many_guesses"] * 5, answers
+    friend = Player(two[1].url, f"friend{tag}", address="127.8.2.3")
+    page = Socket(two[1].url, friend.http.cookies, "127.8.2.3")
+    assert page.guess(tours[0], "sesame") == "joined"
+    page.close()
 
 
 def test_making_tournaments_is_limited_on_both_processes(two: tuple[ServeProcess, ServeProcess]) -> None:

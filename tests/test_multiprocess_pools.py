@@ -2,11 +2,13 @@
 by one pairer: a burst of seeks on both processes is paired with nobody left out, nobody twice and
 nobody turned away, each match played on a process of one of its players; a seek is answered while
 nobody can pair (the pairer's lease held elsewhere) and paired as soon as someone can; when the
-pairer is killed, the other process pairs.
+pairer is killed, the other process pairs; a process stopped past its lease (SIGSTOP) has its seeker,
+and its tournament player, paired once it runs again.
 """
 
 from __future__ import annotations
 
+import json
 import secrets
 import signal
 import time
@@ -18,11 +20,13 @@ import pytest
 import redis
 
 from arena_processes import Player, ServeProcess, fresh_redis, serving
+from patience.server.storage.store import Store
+from patience.server.storage.tournaments import Tournament, make_tournament
 
 pytestmark = pytest.mark.slow
 
 FORMAT = "reloaded/standard/300"
-DB = 14
+DB = 6  # a Redis database of this module's own (the tournaments' module has 14): no other arena in its pools
 
 
 @pytest.fixture
@@ -130,3 +134,76 @@ def test_an_intent_in_flight_when_the_owner_dies_is_answered_by_the_next_owner(
     answer = far.until(lambda m: m["t"] in ("dev", "rej", "err") and m["d"].get("ack") == ack, timeout=30)
     assert answer["t"] == "dev" and answer["d"]["status"]["moves"] == 2, answer
     assert far.intent("stock", timeout=20)["d"]["status"]["moves"] == 3  # played once: the next is the third
+
+
+def test_a_seeker_of_a_process_that_stalled_past_its_lease_is_still_paired(
+        two: list[ServeProcess], arena_redis: str) -> None:
+    """A process stopped (SIGSTOP) past its heartbeat looks dead to the pairer, which takes its seeker out
+    of the pool; once it runs again, its seeker (whose page stayed connected) waits again and is paired
+    with a seeker on the other process."""
+    client = redis.Redis.from_url(arena_redis)
+    deadline = time.monotonic() + 10
+    while (holder := client.get("patience:pairer")) is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    stalled = next(p for p in two if f"-{p.proc.pid}-" in holder.decode())  # the pairer: the other takes over
+    other = next(p for p in two if p is not stalled)
+    anna, = players([stalled], 1, 6)
+    bruno, = players([other], 1, 7)
+    anna.seek(FORMAT)
+    assert anna.until(lambda m: m["t"] in ("lobby", "err"))["d"].get("seeking") == FORMAT
+    stalled.proc.send_signal(signal.SIGSTOP)
+    try:
+        deadline = time.monotonic() + 60
+        while client.hget(f"patience:pool:{FORMAT}", anna.user_id) is not None:  # the other pairs now, without her
+            assert time.monotonic() < deadline, "the pairer never took the stalled process's seeker out"
+            time.sleep(0.2)
+    finally:
+        stalled.proc.send_signal(signal.SIGCONT)
+    bruno.seek(FORMAT)
+    ids = {player.until(lambda m: m["t"] == "duel", timeout=30)["d"]["id"] for player in (anna, bruno)}
+    assert len(ids) == 1
+    assert client.hlen(f"patience:pool:{FORMAT}") == 0 and client.hlen("patience:seeking") == 0
+
+
+def pairer_of(client: redis.Redis, procs: list[ServeProcess]) -> ServeProcess:
+    deadline = time.monotonic() + 10
+    while (holder := client.get("patience:pairer")) is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    return next(p for p in procs if f"-{p.proc.pid}-" in holder.decode())
+
+
+def test_a_tournament_player_of_a_process_that_stalled_past_its_lease_is_still_paired(
+        two: list[ServeProcess], arena_redis: str, postgres_url: str) -> None:
+    """As for a seeker: the pairer takes the page of a player on a process that looks dead out of the
+    tournament's pages; once that process runs again, it puts the page back and the player is paired."""
+    client = redis.Redis.from_url(arena_redis)
+    stalled = pairer_of(client, two)
+    other = next(p for p in two if p is not stalled)
+    now_ms = int(time.time() * 1000)
+    tournament_id = f"test{secrets.token_hex(3)}"
+    make_tournament(Store(postgres_url).engine, Tournament(tournament_id, "Stalled", FORMAT, now_ms,
+                                                            now_ms + 600_000))
+    anna, = players([stalled], 1, 8)
+    bruno, = players([other], 1, 9)
+    anna.send("tjoin", {"id": tournament_id})
+    anna.until(lambda m: m["t"] == "tour" and m["d"]["joined"])
+    pages = f"patience:tour_pages:{tournament_id}"
+    node = json.loads(client.hget(pages, anna.user_id) or b"{}")["node"]
+    stalled.proc.send_signal(signal.SIGSTOP)
+    try:
+        deadline = time.monotonic() + 60
+        while client.get(f"patience:node:{node}") is not None:  # its lease lapses: it looks dead
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        bruno.send("tjoin", {"id": tournament_id})  # two free players: the new pairer looks for their pages
+        bruno.until(lambda m: m["t"] == "tour" and m["d"]["joined"])
+        deadline = time.monotonic() + 60
+        while client.hget(pages, anna.user_id) is not None:
+            assert time.monotonic() < deadline, "the pairer never took the stalled process's page out"
+            time.sleep(0.2)
+    finally:
+        stalled.proc.send_signal(signal.SIGCONT)
+    ids = {player.until(lambda m: m["t"] == "duel", timeout=30)["d"]["id"] for player in (anna, bruno)}
+    assert len(ids) == 1

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -448,3 +450,16 @@ def test_sign_ups_are_bounded_on_the_whole_site_and_a_newcomer_still_gets_in(sto
     got, newcomer = run_async(play)
     assert got == {200: 48, 429: 96}, got
     assert newcomer == [409, 200]
+
+
+def test_hashes_run_ten_nicer_than_a_server_started_with_nice() -> None:
+    """A server started with ``nice`` (as the benchmarks are) still has its hashing threads yield to its
+    event loop: their priority is the process's own plus 10, not a fixed 10."""
+    script = ("import os, threading; os.nice(4)\n"
+              "from patience.server.accounts import Hashing, owasp_hasher\n"
+              "hashing = Hashing(owasp_hasher())\n"
+              "tid = hashing.threads.submit(threading.get_native_id).result()\n"
+              "print(os.getpriority(os.PRIO_PROCESS, 0), os.getpriority(os.PRIO_PROCESS, tid))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    process, thread = map(int, done.stdout.split())
+    assert thread == min(19, process + 10), done.stdout

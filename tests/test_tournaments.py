@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import Any, Literal
 
 import pytest
+from argon2 import PasswordHasher
 from hypothesis import given
 from hypothesis import strategies as st
-from sqlalchemy import insert
+from sqlalchemy import event, insert
 
 import test_server_duel
 from helpers import TestClient
@@ -425,3 +426,55 @@ def test_password_guesses_are_limited_per_account_and_per_tournament(app: Any) -
         page.close()
     assert answers.count("bad_password") == 8 + 30 and answers.count("too_many_guesses") == 2
     assert guess(Page(person(app, "dario"), "pd"), tours[7], "sesame") == "joined"  # a first try: in
+
+
+@pytest.mark.slow
+def test_password_guesses_are_limited_per_address_before_any_hash(app: Any) -> None:
+    """The accounts of one address try tournament passwords 20 times in 10 minutes together (each hashed);
+    every further try, whichever account or tournament, is refused before any hash is queued; a player
+    from another address joins with the password."""
+    owner = person(app, "owner")
+    tours = [make_form(owner, f"Locked {n}", password="sesame").json()["id"] for n in range(3)]
+    hashing = app.state.arena.hashing
+    hashed: list[str] = []
+
+    class Counted(PasswordHasher):  # the same argon2id, counting the passwords it checks
+        def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
+            hashed.append(str(password))
+            return super().verify(hash, password)
+
+    real = hashing.hasher
+    hashing.hasher = Counted.from_parameters(real._parameters)
+    try:
+        answers = []
+        for n in range(5):  # five accounts of one address, each within its own budgets
+            page = Page(person(app, f"guesser{n}", "127.0.9.9"), f"pg{n}")
+            answers += [guess(page, tours[k % 3], f"guess{n}-{k}") for k in range(5)]
+            page.close()
+        assert answers == ["bad_password"] * 20 + ["too_many_guesses"] * 5
+        assert len(hashed) == 20  # the refused tries cost no hash
+        assert guess(Page(person(app, "friend"), "pf"), tours[0], "sesame") == "joined"
+    finally:
+        hashing.hasher = real
+
+
+@pytest.mark.slow
+def test_a_refused_guessers_next_tries_cost_no_database_read(app: Any) -> None:
+    """Once refused, an account's next tries at the tournament are answered from the process's memory:
+    not a statement reaches the database (not even the look for a fair-play mark), nor a hash."""
+    owner = person(app, "owner")
+    tour = make_form(owner, "Locked", password="sesame").json()["id"]
+    mallory = Page(person(app, "mallory"), "pm")
+    assert [guess(mallory, tour, f"g{n}") for n in range(6)] == ["bad_password"] * 5 + ["too_many_guesses"]
+    statements: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    engine = app.state.store.engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        assert [guess(mallory, tour, f"h{n}") for n in range(20)] == ["too_many_guesses"] * 20
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert statements == []

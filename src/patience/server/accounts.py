@@ -86,7 +86,7 @@ MAX_NAME = 40
 HASHES_AT_ONCE = max(1, (os.cpu_count() or 2) // 2)
 HASHES_WAITING = 32  # sign-ins waiting for a hash at most (sign-ups and tournament passwords: half as many each)
 HASH_RATE = 5.0  # hashes a second at most (about 20 % of a core), so a storm leaves the games their CPU
-HASH_NICE = 10  # and the hashing threads yield the CPU to the event loop's
+HASH_NICE = 10  # and the hashing threads yield the CPU to the event loop's (this much nicer than the process)
 HASH_PER_KEY = 2  # places one address (or account) may hold in a queue at once
 HASH_MAX_WAIT = 10.0  # seconds a try may wait for its turn; then it is answered 429
 REFUSALS_WINDOW = 60.0  # a key refused as busy this lately waits behind those that were not
@@ -138,9 +138,11 @@ def _traces(browser: str | None, address: str) -> list[tuple[str, str]]:
 
 
 def _yield_cpu() -> None:
-    """Lower the priority of the calling thread (on Linux a thread has its own), if the system allows."""
+    """Lower the priority of the calling thread (on Linux a thread has its own) :data:`HASH_NICE` below the
+    process's own, if the system allows: a server started with ``nice`` still has its hashes yield to it."""
     with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HASH_NICE)
+        mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(19, mine + HASH_NICE))
 
 
 def owasp_hasher() -> PasswordHasher:

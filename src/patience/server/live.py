@@ -68,6 +68,7 @@ class Connection(Peer):
     def __init__(self, browser: str, on_overflow: Callable[[], None] | None = None) -> None:
         super().__init__()
         self.browser = browser
+        self.address = "?"  # where the page connects from (the budgets of an address count it)
         self.game: Any = None  # the solo game this page shows (a patience.server.solo.LiveGame), if any
         self.user: User | None = None  # the signed-in account, if any (duels need one)
         self.match: Any = None  # the duel this page shows (patience.server.arena), if any

@@ -213,6 +213,7 @@ class Arena:
         """Renew this process's leases; give up the matches whose lease was lost; take over the
         matches of processes that stopped (those pages here show first, then every one)."""
         await self.nodes.keep()
+        await self.pools.restore(self._connected)
         await self.owned.renew()
         for remote in list(self.remote.values()):
             if await self.nodes.alive(remote.owner):
@@ -220,6 +221,11 @@ class Arena:
             await self._rejoin(remote.id)
         await self.owned.sweep()
         await self.spectators.follow()
+
+    def _connected(self, user_id: str, peer: str) -> bool:
+        """Is page ``peer`` of ``user_id`` connected to this process?"""
+        conn = self.peers.get(peer)
+        return conn is not None and not conn.dropped and conn.user is not None and conn.user.id == user_id
 
     async def _rejoin(self, match_id: str) -> None:
         """The pages here that show match ``match_id``, owned elsewhere, join it again wherever it is
@@ -350,6 +356,8 @@ class Arena:
             await self._join(conn, message.id, message.v)
         elif conn.user is None:
             conn.error("sign_in", "duels are between people with an account: sign in first")
+        elif isinstance(message, TourJoin) and self.tournaments.refused_lately(conn, message):
+            return  # a guesser refused lately: answered from memory, before the database is asked for a mark
         elif isinstance(message, ChallengeIntent | AcceptIntent | TourJoin) and await self.refused(conn):
             return
         elif isinstance(message, SeekIntent):

@@ -17,6 +17,13 @@ the other waits on): a player who left, or was taken meanwhile, is never in a ma
 ever in two. The claims of a wave go to the bus 256 at a time in one pipeline. The pairs go to
 ``paired``, which makes each match on the process of one of its players.
 
+The seekers of a process that looks stopped (its lease lapsed) are taken out of the pools, so that
+nobody is paired with a page that is gone; they are kept in ``unpooled``, and a process that was
+only stalled (stopped, starved past its lease under load) puts its seekers whose pages are still
+connected back within a second of running again (:meth:`Pools.restore`; within
+:data:`UNPOOLED_SECONDS`), waiting since the same moment: a seeker whose page is connected is not
+left out of the pairing.
+
 Nothing here runs a match's clock: pairing can take as long as it likes, no clock waits for it.
 """
 
@@ -46,6 +53,7 @@ FORMAT_KEYS = [Format(game, variant, limit).key for game, variants in FORMATS.it
 WAVE_SECONDS = 0.5  # the pairer pairs every pool this often (and at once after a seek on its process)
 PAIRER_SECONDS = 3.0  # the pairer's lease: another process pairs within this long after it stops
 CLAIMS_AT_ONCE = 256  # claims of one wave sent to the bus together (one pipeline)
+UNPOOLED_SECONDS = 300.0  # a process that looked stopped puts its seekers back if it runs again within this long
 STARTS_AT_ONCE = 32
 """Matches of one wave made together: a wave of a thousand pairs is made in short turns of the event
 loop, so that the leases and the clocks of the matches going on are never held up for seconds."""
@@ -133,17 +141,54 @@ class Pools:
         return await self.unseek(user)
 
     async def waiting(self, key: str) -> dict[str, tuple[Side, float]]:
-        """The players waiting in pool ``key``, less those whose process has stopped."""
-        found = {user: Side.of(user, data) for user, data in (await self.bus.hgetall(f"pool:{key}")).items()}
+        """The players waiting in pool ``key``, less those whose process looks stopped (its lease lapsed).
+
+        Those are taken out of the pool but kept in ``unpooled``: a process that was only stalled
+        (stopped, swapped out, starved under load past its lease) puts them back as soon as it runs
+        again (:meth:`restore`), so that a page still connected is never left waiting unpaired."""
+        pool = await self.bus.hgetall(f"pool:{key}")
+        found = {user: Side.of(user, data) for user, data in pool.items()}
         gone = {node for node in {side.node for side, _ in found.values()} if not await self.nodes.alive(node)}
         if gone:
             stale = [user for user, (side, _) in found.items() if side.node in gone]
+            at = self.wall()
+            for user in stale:
+                kept = {"node": found[user][0].node, "pool": key, "entry": pool[user].decode(), "at": at}
+                await self.bus.hset("unpooled", user, json.dumps(kept).encode())
             await self.bus.hdel(f"pool:{key}", *stale)
             for user in stale:
                 if await self.bus.hget("seeking", user) == key.encode():
                     await self.bus.hdel("seeking", user)
             found = {user: entry for user, entry in found.items() if entry[0].node not in gone}
         return found
+
+    async def restore(self, connected: Callable[[str, str], bool]) -> int:
+        """Put back the seekers of this process that another took out of their pools while this one looked
+        stopped (:meth:`waiting`), as they were (waiting since the same moment): those whose page is still
+        ``connected(user, page)`` here, who seek nothing else meanwhile and play no match. Entries of
+        another process older than :data:`UNPOOLED_SECONDS` are deleted (it stopped for good: its pages
+        went with it). Returns how many seekers wait again."""
+        kept = {user: json.loads(data) for user, data in (await self.bus.hgetall("unpooled")).items()}
+        if not kept:
+            return 0
+        edge = self.wall() - UNPOOLED_SECONDS
+        mine = {user: item for user, item in kept.items() if item["node"] == self.nodes.node}
+        done = [user for user, item in kept.items() if user in mine or item["at"] < edge]
+        if done:
+            await self.bus.hdel("unpooled", *done)  # taken first: one taken out again meanwhile stays
+        back = 0
+        for user, item in mine.items():
+            side, _ = Side.of(user, item["entry"].encode())
+            if (connected(user, side.peer) and await self.seeking(user) is None
+                    and await self.bus.hget("busy", user) is None):
+                await self.seek_again(side, Format.from_key(item["pool"]), item["entry"].encode())
+                back += 1
+        if back:
+            log.warning("%d seeker(s) of this process were taken out of their pools while it looked stopped: "
+                        "they wait again", back)
+            self._wake.set()
+            await self.changed()
+        return back
 
     async def seeking(self, user: str) -> str | None:
         """The pool ``user`` waits in, if any."""

@@ -8,8 +8,11 @@ pairing is started like any duel, its ``duel`` going to that page wherever it is
 the process that holds the arena's ``pairer`` lease, once a second; each pair is first claimed in the
 database by a conditional update of both players (:func:`claim_pair`), so a pair is made once even
 when two processes pair at the same moment (a lease that lapsed), and the match is written with its
-tournament duel in one transaction. A player is free again once their match is over, whichever process
-played it; the standings are read from the database, so every process shows the same ones.
+tournament duel in one transaction. The pages of a process that looks stopped are taken out of
+``tour_pages``; a process that was only stalled puts its players' pages back within
+:data:`KEEP_SECONDS` of running again (:meth:`Tournaments.keep_pages`). A player is free again once
+their match is over, whichever process played it; the standings are read from the database, so every
+process shows the same ones.
 
 The site schedules one tournament of each duel game every hour (:data:`HOURLY_MINUTES` long, 5-minute
 duels), made once whichever process makes it first (a unique slot); the list shows them first.
@@ -23,12 +26,16 @@ Under hostile load (the counters are the bus's sliding windows, shared by every 
 - **guessing a password**: an account tries tournament passwords at most :data:`GUESSES_PER_ACCOUNT`
   times in :data:`GUESS_WINDOW_S` over every tournament, and :data:`GUESSES_PER_TOURNAMENT` times
   at one; the tries after an account's first at a tournament are :data:`GUESSES_AGAIN_PER_TOURNAMENT`
-  for all accounts together, which holds many accounts of one guesser. An account's *first* try at
-  a tournament never counts against that shared limit, so nobody's guesses keep a friend who knows
-  the password out. The hash itself waits in the tournament passwords' queue of the accounts'
-  :class:`patience.server.accounts.Hashing` (two places per account, a first try before the others),
-  apart from the sign-ins'. A process remembers whom it refused at which tournament until they may
-  try again: a script's next tries there are answered without a database read or a bus call.
+  for all accounts together, which holds many accounts of one guesser; and the accounts of one
+  address (an IPv6 /64) try :data:`GUESSES_PER_ADDRESS` times together. An account's *first* try at
+  a tournament never counts against the tournament's shared limit, so nobody's guesses keep a friend
+  who knows the password out. Every budget is counted before any hash: a refused try costs the server
+  no hash. The hash itself waits in the tournament passwords' queue of the accounts'
+  :class:`patience.server.accounts.Hashing`, whose turns it shares fairly with the sign-ins and
+  sign-ups (two places per address, however many accounts it has, a first try before the others).
+  A wrong password is answered ``bad_password`` and nothing more. A process remembers whom (and
+  which address) it refused at which tournament until they may try again: a script's next tries are
+  answered without a database read, a bus call or a hash.
 """
 
 from __future__ import annotations
@@ -78,11 +85,13 @@ HOURLY_LIMIT_S = 300
 SCHEDULE_SECONDS = 60.0  # how often a process makes sure this hour's and the next one's tournaments exist
 PAIR_SECONDS = 1.0
 TELL_SECONDS = 1.0  # the standings of the tournaments shown here are read again this often
+KEEP_SECONDS = 5.0  # a process puts its players' pages back in ``tour_pages`` this often if another took them out
 NAME_LONGEST = 60
 AHEAD_DAYS = 7  # a tournament may be made to start at most this far ahead
 TOURNAMENT_MESSAGES = (TourAsk, TourJoin, TourPause)
 
 PASSWORD_LONGEST = 100
+ADDRESS = "address:"  # in a process's memory of refusals, an address's (of every tournament) rather than an account's
 
 OPEN_PER_ACCOUNT = 3  # tournaments to come or going on that one account made
 MADE_PER_ACCOUNT = 10  # tournaments one account makes in MADE_WINDOW_S
@@ -92,6 +101,7 @@ GUESS_WINDOW_S = 600.0
 GUESSES_PER_ACCOUNT = 10  # tries of tournament passwords by one account, over every tournament
 GUESSES_PER_TOURNAMENT = 5  # tries of one account at one tournament
 GUESSES_AGAIN_PER_TOURNAMENT = 30  # tries after their first at one tournament, of all accounts together
+GUESSES_PER_ADDRESS = 20  # tries of the accounts of one address (an IPv6 /64) together, over every tournament
 
 
 class FormError(BadInputError):
@@ -177,6 +187,7 @@ class Tournaments:
         self.sent: dict[str, tuple[Any, ...]] = {}  # page id -> what the last standings it got showed
         self._paired_at = 0.0
         self._told_at = 0.0
+        self._kept_at = 0.0
         self._scheduled_at = -SCHEDULE_SECONDS
         self._slots: set[str] = set()
         self._refused: dict[tuple[str, str], float] = {}  # (user, tournament) -> no password tries until then
@@ -209,6 +220,9 @@ class Tournaments:
         if self.pages and now - self._told_at >= TELL_SECONDS:
             self._told_at = now
             due.append(self.tell_all)
+        if self.pages and now - self._kept_at >= KEEP_SECONDS:
+            self._kept_at = now
+            due.append(self.keep_pages)
         for work in due:
             try:
                 await work()
@@ -240,15 +254,17 @@ class Tournaments:
                                            MADE_PER_ADDRESS),
                         "too_many_tournaments", f"{MADE_PER_ADDRESS} tournaments were made from here today")
                 if password:
-                    made = dataclasses.replace(made, password=await hashing.hash(password, lane=TOURNAMENT, key=user))
+                    made = dataclasses.replace(made, password=await hashing.hash(password, lane=TOURNAMENT,
+                                                                                  key=address_group(address)))
                 return await self._run(make_tournament, made)  # type: ignore[no-any-return]
         except BusError:
             raise AccountError("busy", "too many tournaments asked for at once: try again in a few seconds", 429,
                                3) from None
 
-    async def _may_guess(self, tournament_id: str, user: str) -> int:
-        """Count a password try of ``user`` at a tournament, or refuse it (:class:`Refused`); returns the
-        try's rank in the hashing queue (0: the account's first try at this tournament)."""
+    async def _may_guess(self, tournament_id: str, user: str, group: str) -> int:
+        """Count a password try of ``user`` from address group ``group`` at a tournament, or refuse it
+        (:class:`Refused`), before any hash; returns the try's rank in the hashing queue (0: the account's
+        first try at this tournament)."""
         first = not await self.bus.hit(f"rate:tourpw:first:{tournament_id}:{user}", GUESS_WINDOW_S, 1)
         if not first:
             _refuse(await self.bus.hit(f"rate:tourpw:again:{tournament_id}:{user}", GUESS_WINDOW_S,
@@ -259,6 +275,12 @@ class Tournaments:
                     "too_many_guesses", "this tournament's password has been tried too many times")
         _refuse(await self.bus.hit(f"rate:tourpw:user:{user}", GUESS_WINDOW_S, GUESSES_PER_ACCOUNT),
                 "too_many_guesses", "you have tried tournament passwords too many times")
+        try:
+            _refuse(await self.bus.hit(f"rate:tourpw:addr:{group}", GUESS_WINDOW_S, GUESSES_PER_ADDRESS),
+                    "too_many_guesses", "tournament passwords have been tried too many times from here")
+        except Refused as exc:
+            self._remember_refusal(ADDRESS, group, exc.retry_after or 1)
+            raise
         return 0 if first else 1
 
     async def make_schedule(self) -> None:
@@ -380,13 +402,21 @@ class Tournaments:
                 if not pages:
                     del self.pages[shown]
 
+    def refused_lately(self, conn: Connection, message: TourJoin) -> bool:
+        """Was this account (or its address) refused a try at this tournament's password lately? Then
+        the page is told so from memory (True): no database, no bus, no hash."""
+        if conn.user is None:
+            return False
+        until = max(self._refused.get((conn.user.id, message.id), 0.0),
+                    self._refused.get((ADDRESS, address_group(conn.address)), 0.0)) - time.monotonic()
+        if until <= 0:
+            return False
+        conn.error("too_many_guesses", f"too many tries of this password: try again in {int(until) + 1} s")
+        return True
+
     async def handle(self, conn: Connection, message: TourAsk | TourJoin | TourPause) -> None:
-        if isinstance(message, TourJoin) and conn.user is not None:
-            # a guesser refused here lately is answered from memory: no database, no bus
-            until = self._refused.get((conn.user.id, message.id), 0.0) - time.monotonic()
-            if until > 0:
-                conn.error("too_many_guesses", f"too many tries of this password: try again in {int(until) + 1} s")
-                return
+        if isinstance(message, TourJoin) and self.refused_lately(conn, message):
+            return
         tournament = await self._run(find_tournament, message.id)
         if tournament is None:
             conn.error("no_such_tournament", f"there is no tournament {message.id}")
@@ -408,9 +438,10 @@ class Tournaments:
             if not joined and tournament.password is not None:
                 # within the limits of tries, then in the accounts' hashing queue of tournament passwords
                 try:
-                    rank = await self._may_guess(tournament.id, conn.user.id)
+                    group = address_group(conn.address)
+                    rank = await self._may_guess(tournament.id, conn.user.id, group)
                     right = await self.arena.hashing.verify(tournament.password, message.password, lane=TOURNAMENT,
-                                                            key=conn.user.id, rank=rank)
+                                                            key=group, rank=rank)
                 except (Refused, AccountError) as exc:
                     if isinstance(exc, Refused) and exc.retry_after:
                         self._remember_refusal(conn.user.id, tournament.id, exc.retry_after)
@@ -430,6 +461,23 @@ class Tournaments:
                 conn.error("not_joined", "you have not joined this tournament")
                 return
         await self.tell(tournament.id, only=conn)
+
+    async def keep_pages(self) -> None:
+        """Put back the pages here of joined players that are missing from ``tour_pages`` (another process
+        took them out while this one looked stopped: :meth:`_present`), so that a player whose page is
+        open is paired. One read of the bus a tournament shown here; the database only if one is missing."""
+        for tournament_id, conns in list(self.pages.items()):
+            here = {conn.user.id: conn for conn in conns if conn.user is not None and not conn.dropped}
+            if not here:
+                continue
+            kept = await self.bus.hmget(f"tour_pages:{tournament_id}", list(here))
+            missing = [user for user, page in zip(here, kept, strict=True) if page is None]
+            if not missing:
+                continue
+            joined = await self._run(players_of, tournament_id)
+            for user in missing:
+                if user in joined:
+                    await self._keep_page(tournament_id, here[user])
 
     async def _keep_page(self, tournament_id: str, conn: Connection) -> None:
         """The player is paired through this page (the newest page of theirs that shows the tournament)."""

@@ -78,6 +78,8 @@ FAMILIES: tuple[Family, ...] = (
     # the lobby and its pools
     Family("pool:{format}", "hash", _POOLS, "the players waiting in a pool"),
     Family("seeking", "hash", _POOLS, "the pool each waiting player is in"),
+    Family("unpooled", "hash", _POOLS,
+           "a process's seekers taken out of their pools while it looked stopped (it puts them back)"),
     Family("pairer", "lease", _POOLS, "the one process that pairs the pools in waves"),
     Family("online", "hash", _VIEW, "the duel pages open, by player and page"),
     Family("lobby_pages", "hash", _VIEW, "where each player's lobby page is"),
@@ -118,6 +120,8 @@ FAMILIES: tuple[Family, ...] = (
            "the further tries of a tournament's password, of all accounts"),
     Family("rate:tourpw:user:{user}", "rate", "patience.server.arena.tournaments",
            "an account's tries of tournament passwords"),
+    Family("rate:tourpw:addr:{address}", "rate", "patience.server.arena.tournaments",
+           "the tries of tournament passwords of an address's accounts"),
 )
 
 

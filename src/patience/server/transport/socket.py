@@ -74,6 +74,7 @@ async def play_socket(ws: WebSocket) -> None:
         USER.set(conn.user.id)  # the log lines of this socket's tasks name the account
     unwatch = accounts_of(ws).watch(ws.cookies.get(SESSION_COOKIE), closing.set) if conn.user else None
     address = ws.client.host if ws.client else "?"
+    conn.address = address
     shared = router.budgets.opened(address)
     sender = asyncio.create_task(_send_all(ws, conn, closing))
     receiver = asyncio.create_task(_receive_all(ws, conn, router, router.budgets.socket(), shared, address))
