@@ -115,6 +115,7 @@ class LiveMatch:
         self.result: tuple[MatchResult, tuple[Rating, Rating]] | None = None
         self.over_at: float | None = None
         self.broken = False
+        self.met_renewed = False  # whom each player met last counts again from the end (OwnedMatches.ended)
         self.evidence_sent = False  # both players' fair-play evidence was handed over at the end
         self.watchers: set[Peer] = set()  # spectators: they get WatchMsg, never a card
         self.offers = [False, False]  # after the end: which side offers a rematch

@@ -16,6 +16,7 @@ nothing but its own commit — not for pairing, tournaments or any other I/O.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
@@ -32,7 +33,7 @@ from patience.rng import check_seed
 from patience.server.arena.dealstock import DealStock
 from patience.server.arena.matches import Intent, LiveMatch, MatchClock
 from patience.server.arena.nodes import Envelope, Nodes, Outbound
-from patience.server.arena.pools import Side
+from patience.server.arena.pools import MET_KEEP_SECONDS, Side, remember_met
 from patience.server.bus import Bus
 from patience.server.live import Connection, Now, Peer
 from patience.server.protocol import ErrorMsg, GiveUpIntent, encode
@@ -283,8 +284,8 @@ class OwnedMatches:
         await self._list_live(live)
         for side in (a, b):
             await self.bus.hset("busy", side.user, live.id.encode())
-        for side, other in ((a, b), (b, a)):  # the pools pair them again only when nobody else is in reach
-            await self.bus.hset("met", side.user, other.user.encode())
+        until = self.wall() + fmt.limit_s + self.countdown + MET_KEEP_SECONDS  # and again from its end (ended)
+        await remember_met(self.bus, a.user, b.user, until)  # the pools pair them again only when nobody else waits
         for side in (a, b):
             conn = self.pages.get(side.peer) if side.node == self.node else None
             if conn is not None:
@@ -436,6 +437,12 @@ class OwnedMatches:
             for side, player in enumerate(live.match.players):
                 self.fairplay.game_over(live.views[side].evidence(
                     f"m:{live.id}:{side}", player.id, live.id, player.rating.rating, "duel", games[side]))
+        if not live.met_renewed:  # whom each met last counts from the end on (the pools prune it after)
+            live.met_renewed = True
+            until = self.wall() + MET_KEEP_SECONDS
+            a, b = (player.id for player in live.match.players)
+            with contextlib.suppress(Exception):
+                await remember_met(self.bus, a, b, until)
         if await self._free(live.id, [player.id for player in live.match.players]):
             await self._changed()
 
