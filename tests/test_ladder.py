@@ -11,6 +11,7 @@ import contextlib
 import itertools
 import json
 import random
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -443,3 +444,42 @@ def test_a_farm_through_the_arena_moves_nothing_and_the_end_says_so(tmp_path: Pa
         assert "no_attempt_opp" in reasons and set(reasons) <= {"no_attempt", "no_attempt_opp"}
         with app.state.store.engine.connect() as c:
             assert fp._standing(c, farmer_id).state == "review"
+
+
+def test_two_ends_of_one_pair_at_one_moment_keep_within_the_day_cap(postgres_url: str) -> None:
+    """Two matches of one pair end at the same moment on two processes (two connections of PostgreSQL,
+    each in its own transaction): the second decides after the first's commit, so both together take no
+    more than the day's cap. (SQLite writes one transaction at a time: a server's ends never overlap.)"""
+    store = Store(postgres_url)
+    store.migrate()
+    try:
+        farmer, puppet = user(store, "farmer"), user(store, "puppet")
+        for _ in range(3):  # a new puppet: 10 a match, 30 taken of the day's 40
+            play(store, farmer, puppet, "play")
+        taken = rating(store, farmer) - 1500
+        assert DAY_CAP - NEW_GAIN - 1e-6 <= taken < DAY_CAP
+        both = [match_between(store, farmer, puppet, "play") for _ in range(2)]  # both under way at once
+        first_written = threading.Event()
+
+        def end(match: Match, first: bool) -> None:
+            if not first:
+                first_written.wait(10)
+            result, after = match.finish()
+            with store.engine.begin() as c:
+                league.finish_match(c, match, result, after)
+                if first:  # written, not committed yet: the other end runs now
+                    first_written.set()
+                    time.sleep(1.0)
+
+        threads = [threading.Thread(target=end, args=(m, n == 0)) for n, m in enumerate(both)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert rating(store, farmer) - 1500 <= DAY_CAP + 1e-6
+        with store.engine.connect() as c:
+            applied = [ledger.changes_of(c, farmer, [m.id])[m.id] for m in both]
+        assert sorted(round(a["applied"], 1) for a in applied)[0] <= DAY_CAP - taken + 0.05
+        assert {a["reason"] for a in applied} <= {"capped", "new"} and any(a["reason"] == "capped" for a in applied)
+    finally:
+        store.close()

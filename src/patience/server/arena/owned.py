@@ -38,6 +38,7 @@ from patience.server.bus import Bus
 from patience.server.live import Connection, Now, Peer
 from patience.server.protocol import ErrorMsg, GiveUpIntent, encode
 from patience.server.solo.fairplay import FairPlay
+from patience.server.storage.ladder import player_lock
 from patience.server.storage.league import (
     MoveRow,
     finish_match,
@@ -392,14 +393,16 @@ class OwnedMatches:
     async def commit_many(self, items: list[tuple[LiveMatch, list[MoveRow]]]) -> bool:
         """Write the rows (and the result of a match that just ended) before anyone is told;
         False if that failed: those matches are then rebuilt from what their logs hold."""
-        after = []
+        after, locks = [], []
         for live, _ in items:
             if live.match.is_over and live.result is not None and live.over_at is None:
                 result, ratings = live.result
                 after.append(functools.partial(finish_match, match=live.match, result=result, after=ratings))
+                locks.extend(player_lock(player.id) for player in live.match.players)  # the batch's, in order
                 live.over_at = self.now()
         try:
-            await self.writer.write([(live.id, row) for live, rows in items for row in rows], after=after)
+            await self.writer.write([(live.id, row) for live, rows in items for row in rows], after=after,
+                                    locks=locks)
         except Exception:
             for live, _ in items:
                 live.broken = True

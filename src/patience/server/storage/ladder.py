@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BigInteger, Float, ForeignKey, Index, String, and_, func, insert, or_, select, update
+from sqlalchemy import BigInteger, Float, ForeignKey, Index, String, and_, func, insert, or_, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, aliased, mapped_column
 
@@ -23,8 +23,9 @@ from patience.ladder import Change, Effort, Facts, SeriesMatch, decide, effort_o
 from patience.ratings import DEFAULT, Rating, expected_score
 from patience.server.storage.store import Base, RatingHistoryRow, RatingRow
 
-__all__ = ["LINK_DAYS", "RatingChangeRow", "Release", "TraceRow", "add_traces", "browser_trace", "changes_of",
-           "clear_changes", "held_of", "linked", "mark_changes", "rate", "refunds_for", "series_of"]
+__all__ = ["LINK_DAYS", "RatingChangeRow", "Release", "TraceRow", "add_traces", "advisory_locks", "browser_trace",
+           "changes_of", "clear_changes", "held_of", "linked", "mark_changes", "player_lock", "rate", "refunds_for",
+           "series_of"]
 
 DAY_MS = 86_400_000
 LINK_DAYS = 30  # accounts that shared a browser or an address group in the last 30 days are one for rating
@@ -117,6 +118,21 @@ def linked(connection: Connection, a: str, b: str, now_ms: int) -> bool:
 # -- a match's end ---------------------------------------------------------------------------------------
 
 
+def player_lock(user: str) -> int:
+    """The key of the advisory lock a match's end takes for each of its players (a signed 64-bit integer)."""
+    return int.from_bytes(hashlib.sha256(f"patience-ladder|{user}".encode()).digest()[:8], "big", signed=True)
+
+
+def advisory_locks(connection: Connection, keys: Iterable[int]) -> None:
+    """Take PostgreSQL's transaction-level advisory locks ``keys``, in ascending order (two transactions that
+    take theirs in one order never wait for each other in a circle); held until the commit. A lock taken
+    again in the same transaction is granted at once. SQLite writes one transaction at a time anyway."""
+    if connection.dialect.name != "postgresql":
+        return
+    for key in sorted(set(keys)):
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+
+
 def _standings(connection: Connection, ids: Iterable[str]) -> dict[str, str]:
     table = Base.metadata.tables["fairplay_accounts"]
     wanted = sorted(set(ids))
@@ -193,7 +209,12 @@ def rate(connection: Connection, match: Match, result: MatchResult, after: tuple
          now_ms: int) -> tuple[Change, Change]:
     """Decide and write a finished match's rating changes: the ledger rows, each rating plus its applied
     change (the deviation by the same share of Glicko-2's change, the volatility when any is applied),
-    the history lines. Part of the transaction that writes the match's end."""
+    the history lines. Part of the transaction that writes the match's end.
+
+    The facts are read under both players' advisory locks (:func:`advisory_locks`), held to the commit: two
+    ends of matches of one player, on two processes at one moment, are decided one after the other, each
+    reading what the other applied (the caps per opponent, the count of rated matches, the give-ups)."""
+    advisory_locks(connection, (player_lock(p.id) for p in match.players))
     f = facts(connection, match, result, after, now_ms)
     changes = decide(f)
     players = match.players
