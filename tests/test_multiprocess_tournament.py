@@ -4,7 +4,8 @@ with the same opponent twice in a row, never in two duels at once; the standings
 double from two wins in a row, and are the same on both processes.
 
 The players are of known strength in Der Fächer, where a wrong move costs points: Anna makes none, Bruno
-one, Carla two, Dora three, then each gives up; so the stronger always wins."""
+one, Carla two, Dora three, then each makes the same real attempt (a duel without one buys no points:
+docs/protocol.md) and gives up; so the stronger always wins."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from arena_processes import Player, ServeProcess, fresh_redis, serving
+from arena_processes import Player, ServeProcess, fresh_redis, real_attempt, serving
 from patience.server.storage.store import Store
 from patience.server.storage.tournaments import Tournament, make_tournament
 from patience.tournament import duel_points
@@ -26,7 +27,7 @@ from patience.tournament import duel_points
 pytestmark = pytest.mark.slow
 
 FORMAT = "faecher/standard/300"
-LENGTH_S = 32.0
+LENGTH_S = 90.0  # a duel with a real attempt lasts 31 s and more: three duels for the first players
 
 
 @pytest.fixture
@@ -35,8 +36,9 @@ def two(postgres_url: str, redis_server: str, tmp_path: Path) -> Iterator[tuple[
         yield one, two
 
 
-def play_tournament(player: Player, tournament_id: str, wrong: int, out: dict[str, Any]) -> None:
-    """Join, then play every duel the tournament brings: ``wrong`` wrong moves, then give up; until the end."""
+def play_tournament(player: Player, tournament_id: str, wrong: int, database_url: str, out: dict[str, Any]) -> None:
+    """Join, then play every duel the tournament brings: ``wrong`` wrong moves, a real attempt, then give up;
+    until the end."""
     try:
         player.open()
         player.send("tour", {"id": tournament_id})
@@ -56,8 +58,9 @@ def play_tournament(player: Player, tournament_id: str, wrong: int, out: dict[st
                 played.append(msg["d"]["id"])
                 for _ in range(wrong):
                     player.intent("move", src="fs", dst="v1", n=1)
+                real_attempt(player, database_url, msg["d"]["id"])
                 if player.intent("giveup")["d"].get("end") is None:  # the other one has not ended yet
-                    player.until(lambda m: m["t"] == "dev" and m["d"]["end"] is not None, timeout=30)
+                    player.until(lambda m: m["t"] == "dev" and m["d"]["end"] is not None, timeout=90)
                 over_at = None if over_at is None else time.monotonic()
             elif msg["t"] == "tour" and msg["d"]["state"] == "over" and over_at is None:
                 over_at = time.monotonic()
@@ -81,7 +84,7 @@ def test_four_players_over_two_processes_play_a_tournament_to_its_end(two: tuple
     tournament_id = f"test{tag}"
     make_tournament(store.engine, Tournament(tournament_id, "Four", FORMAT, now_ms, now_ms + int(LENGTH_S * 1000)))
     outs: list[dict[str, Any]] = [{} for _ in people]
-    threads = [threading.Thread(target=play_tournament, args=(p, tournament_id, strength[p.user_id], out))
+    threads = [threading.Thread(target=play_tournament, args=(p, tournament_id, strength[p.user_id], postgres_url, out))
                for p, out in zip(people, outs, strict=True)]
     for thread in threads:
         thread.start()
@@ -110,10 +113,10 @@ def test_four_players_over_two_processes_play_a_tournament_to_its_end(two: tuple
         assert line["points"] == sum(duel_points(results))
         opponents = [d["opponent"] for d in line["duels"]]
         assert all(a != b for a, b in itertools.pairwise(opponents)), opponents  # never twice in a row
-        assert line["rating"] == 1500  # give-ups without a real attempt move no rating (docs/fairplay.md)
     anna, dora = lines[people[0].user_id], lines[people[3].user_id]
     assert {d["result"] for d in anna["duels"]} == {"w"} and {d["result"] for d in dora["duels"]} == {"l"}
     assert [d["points"] for d in anna["duels"]][:3] == [2, 2, 4]
+    assert anna["rating"] > 1500 > dora["rating"]  # real attempts: the duels moved the ratings too
     ranked = views[0]["players"]
     assert ranked[0]["id"] == people[0].user_id and ranked[-1]["id"] == people[3].user_id
     assert [line["points"] for line in ranked] == sorted((line["points"] for line in ranked), reverse=True)

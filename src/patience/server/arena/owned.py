@@ -59,6 +59,11 @@ FENCE_MARGIN_SECONDS = 1.5  # an owner stops playing this long before its leases
 OVER_KEEP_SECONDS = 120.0  # a finished match stays in memory this long for late reconnects
 
 
+def _finish(live: LiveMatch, result: Any, ratings: Any, connection: Any) -> None:
+    """Write a match's end (:func:`finish_match`, in the batch's transaction) and keep what the ladder applied."""
+    live.rated = finish_match(connection, live.match, result, ratings)
+
+
 def encode_error(code: str, message: str) -> bytes:
     return encode(ErrorMsg(code, message, None))
 
@@ -336,7 +341,7 @@ class OwnedMatches:
                 if ok:
                     if live.match.is_over:
                         await self.ended(live)  # freed before told, as after an intent
-                    live.send(out)
+                    live.send(live.as_settled(out)[0])
                 live.lock.release()
         for match_id in list(self.unfreed):
             if (live := self.matches.get(match_id)) is not None:
@@ -383,6 +388,8 @@ class OwnedMatches:
             if rows and not await self.commit_many([(live, rows)]):
                 conn.error("server_error", "the move could not be saved: reconnect", intent.ack)
                 return
+            out, settled = live.as_settled(out, reply)
+            reply = settled or reply
             live.remember(key, reply)
             if live.match.is_over:  # both players free before either page is told the end: a seek or a
                 await self.ended(live)  # challenge sent the moment the end shows is never answered in_match
@@ -397,7 +404,7 @@ class OwnedMatches:
         for live, _ in items:
             if live.match.is_over and live.result is not None and live.over_at is None:
                 result, ratings = live.result
-                after.append(functools.partial(finish_match, match=live.match, result=result, after=ratings))
+                after.append(functools.partial(_finish, live, result, ratings))
                 locks.extend(player_lock(player.id) for player in live.match.players)  # the batch's, in order
                 live.over_at = self.now()
         try:
@@ -408,6 +415,9 @@ class OwnedMatches:
                 live.broken = True
                 asyncio.get_running_loop().create_task(self._reload(live))
             return False
+        for live, _ in items:
+            if live.rated is not None and live.settled is None:
+                live.settle(live.rated)  # the end tells what was applied, before anyone is told it
         return True
 
     async def _reload(self, live: LiveMatch) -> None:
