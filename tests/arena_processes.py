@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import random
 import signal
 import socket
 import subprocess
@@ -235,53 +234,3 @@ def meet(first: Player, second: Player, fmt: str) -> str:
     assert first.until(lambda m: m["t"] == "duel")["d"]["id"] == match_id
     return match_id
 
-
-def real_attempt(player: Player, database_url: str, match_id: str, moves: int = 12, over_s: float = 31.0) -> None:
-    """Make a real attempt in a match (docs/fairplay.md's rule of no attempt: 10 real moves of 5 kinds, the
-    last 30 s into the game or later), as a person who tries: ``moves`` different real moves, the first
-    useful one each time (a stock turn when there is none), 0.3 s and more apart, the last ``over_s`` s after
-    the clocks started.
-    Two players who both do this on one deal play the same moves and score the same. The deal is read from
-    the database beside the server (these players only need legal moves)."""
-    from sqlalchemy import create_engine, select
-
-    from patience.games import DRAW, REDEAL
-    from patience.server.storage.store import MatchRow
-    from patience.session import Session
-
-    engine = create_engine(database_url)
-    try:
-        with engine.connect() as connection:
-            row = None
-            for _ in range(100):
-                row = connection.execute(select(MatchRow.game, MatchRow.seed, MatchRow.options)
-                                         .where(MatchRow.id == match_id)).first()
-                if row is not None:
-                    break
-                time.sleep(0.1)
-            assert row is not None, f"match {match_id} never reached the database"
-    finally:
-        engine.dispose()
-    session = Session(row.game, row.seed, json.loads(row.options or "{}"))
-    time.sleep(max(0.0, player.starts_at - time.monotonic()))
-    started = time.monotonic()
-    played: set[str] = set()
-    pace = random.Random(match_id)
-    while len(played) < moves and not session.is_over:
-        time.sleep(0.3 + pace.expovariate(2.0))  # a person's think times: the detector marks a machine's
-        state = session.state
-        fresh = [m for m in state.useful_moves() if m not in (DRAW, REDEAL) and str(m) not in played]
-        if fresh:
-            move = fresh[0]
-            if len(played) == moves - 1:  # the last one: late enough to count as an attempt
-                time.sleep(max(0.0, started + over_s - time.monotonic()))
-            answer = player.intent("move", src=move.src, dst=move.dst, n=move.n)
-            played.add(str(move))
-        else:
-            move = DRAW if state.check(DRAW) is None else REDEAL if state.check(REDEAL) is None else None
-            if move is None:
-                return
-            answer = player.intent("stock")
-        if answer["t"] != "dev" or not answer["d"].get("ok", True):
-            return
-        session.play(move)

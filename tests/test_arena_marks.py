@@ -1,5 +1,6 @@
-"""A mark takes effect at once, on one process (SQLite): the marked account's open Play now matches close
-and the one it had taken is void for the other player, who is told; a rematch of a match with it and an
+"""A mark takes effect at once, on one process (SQLite; PostgreSQL too where said): the marked account's open
+Play now matches close and the one it had taken is void for the other player, who is told; a duel of it going
+on ends at once, its opponent losing nothing; a rematch of a match with it and an
 accept of its challenge link are refused; and no page or API that shows an account answers an error for
 a marked account that had played duels, a tournament and the deal of the day, nor once it is cleared."""
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 import test_daily
 from helpers import FakeTime, at_a_scripts_pace
@@ -17,6 +19,7 @@ from patience.server.solo.hints import simple_hint
 from patience.server.storage import apart as db
 from patience.server.storage import fairplay as fp
 from patience.server.storage.roles import grant
+from patience.server.storage.store import MatchRow
 from patience.server.storage.tournaments import Tournament, join_tournament, make_tournament
 from test_fairplay import bot_move
 from test_playnow import play_and_give_up, play_now, player
@@ -161,3 +164,33 @@ def test_every_page_of_a_marked_then_cleared_account_answers(app: Any) -> None:
     a.close()
     b.close()
 
+
+
+@pytest.fixture
+def arena_app(database_url: str, fake_time: FakeTime, seeds: Any) -> Any:
+    """The app on each database in turn (SQLite, PostgreSQL)."""
+    with running(make_app(database_url, fake_time)) as application:
+        yield application
+
+
+def test_a_duel_going_on_when_the_mark_lands_ends_at_once_and_the_honest_player_loses_nothing(
+        arena_app: Any, fake_time: FakeTime) -> None:
+    bot, human, live = pair(arena_app, "robo", "hannah")
+    for _ in range(3):  # a few moves each: no real attempt yet
+        bot_move(bot, live, fake_time, 1.0)
+        bot_move(human, live, fake_time, 1.0)
+    moderate(arena_app, user_id(bot.client), "mark_bot")
+    for page in (human, bot):  # both pages get the end at once, neither having asked for it
+        end = page.until(lambda m: m["t"] == "dev" and m["d"]["end"] is not None)["d"]["end"]
+        assert end["outcomes"] == ["given_up", "given_up"]
+        assert [c["reason"] for c in end["changes"]] == ["marked", "marked"]
+        assert [r["rating"] for r in end["ratings"]] == [1500, 1500]
+    assert human.until(lambda m: m["t"] == "rematch")["d"]["state"] == "marked"
+    assert live.match.is_over
+    with arena_app.state.store.engine.connect() as c:
+        assert c.scalar(select(MatchRow.state).where(MatchRow.id == live.id)) == "over"  # written, as any end
+    profile = human.client.get(f"/api/profile/{user_id(human.client)}").json()
+    assert profile["ratings"]["reloaded"]["rating"] == 1500
+    assert profile["recent"][0]["change"]["reason"] == "marked"  # no quit counted against the honest player
+    bot.close()
+    human.close()

@@ -329,6 +329,17 @@ class LiveMatch:
         out.append(pair)
         return pair[side]
 
+    def give_up_for(self, sides: Iterable[int], rows: list[MoveRow], out: list[tuple[bytes, bytes]]) -> None:
+        """The server gives up the games of ``sides`` still going on (a mark: no intent of a page), each a
+        logged version like a page's give-up."""
+        for side in sides:
+            if self.match.is_over or self.match.sessions[side].is_over:
+                continue
+            self.match.act(side, "giveup")
+            entry = self.match.sessions[side].log[-1]
+            rows.append(self._row("act", side, entry.action, entry.t_ms))
+            out.append(self._version("giveup", side, move=entry.action))
+
     def replay_row(self, row: MoveRow) -> None:
         """Apply one logged row again while rebuilding (the clock stands at the row's time)."""
         self.clock.set_ms(row.t_ms)

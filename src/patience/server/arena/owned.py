@@ -397,6 +397,24 @@ class OwnedMatches:
             if not out or reply not in out[-1]:
                 conn.send(reply)  # a rejection or an error goes to the sender only
 
+    async def end_marked(self, live: LiveMatch, side: int) -> None:
+        """Side ``side`` of a match owned here was marked while it goes on: the match ends now, both games
+        given up in its name (the marked side's first), logged before told, as any end. The ladder's rules
+        settle it (docs/fairplay.md, rule 3: nothing lost to the marked side, a match cut short before a real
+        attempt void); both pages get the end with that reason."""
+        async with live.lock:
+            if live.match.is_over or live.broken or self.matches.get(live.id) is not live:
+                return
+            rows: list[MoveRow] = []
+            out: list[tuple[bytes, bytes]] = []
+            live.tick(rows, out)
+            live.give_up_for([side, 1 - side], rows, out)
+            if not await self.commit_many([(live, rows)]):
+                return
+            if live.match.is_over:
+                await self.ended(live)
+            live.send(live.as_settled(out)[0])
+
     async def commit_many(self, items: list[tuple[LiveMatch, list[MoveRow]]]) -> bool:
         """Write the rows (and the result of a match that just ended) before anyone is told;
         False if that failed: those matches are then rebuilt from what their logs hold."""
