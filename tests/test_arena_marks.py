@@ -168,9 +168,43 @@ def test_every_page_of_a_marked_then_cleared_account_answers(app: Any) -> None:
 
 @pytest.fixture
 def arena_app(database_url: str, fake_time: FakeTime, seeds: Any) -> Any:
-    """The app on each database in turn (SQLite, PostgreSQL)."""
+    """As ``app``, on each database in turn (SQLite, PostgreSQL)."""
     with running(make_app(database_url, fake_time)) as application:
-        yield application
+        at_a_scripts_pace(application)
+        application.state.fairplay.hint = lambda session: simple_hint(session.state)
+        yield test_daily.stocked(application)
+
+
+def test_a_clear_reopens_the_play_now_matches_its_mark_closed_and_takes_the_voided_again(arena_app: Any) -> None:
+    """A true undo (docs/fairplay.md): the match the mark closed is open again and dealt to the next
+    challenger; the one it voided is taken again and, both games over, completed and rated; each in the
+    audit log of both players."""
+    app = arena_app
+    host = player(app, "hugo", "127.0.0.2")
+    first = play_now(host).json()
+    play_and_give_up(host, first["game_id"])
+    carla = player(app, "carla", "127.0.0.3")
+    taken = play_now(carla).json()
+    assert taken["id"] == first["id"]
+    second = play_now(host).json()
+    play_and_give_up(host, second["game_id"])
+    moderate(app, user_id(host), "mark_bot")
+    engine = app.state.store.engine
+    assert (db.find_apart(engine, first["id"]).state, db.find_apart(engine, second["id"]).state) == ("void",
+                                                                                                     "closed")
+    play_and_give_up(carla, taken["game_id"])  # her game ends while the match is void
+    moderate(app, user_id(host), "clear")
+    assert (db.find_apart(engine, first["id"]).state, db.find_apart(engine, second["id"]).state) == ("taken",
+                                                                                                     "open")
+    app.state.test_portal.call(app.state.arena.playnow.sweep)  # both games over: completed, rated
+    assert db.find_apart(engine, first["id"]).state == "done"
+    assert [g["state"] for g in carla.get("/api/playnow").json()["games"]] == ["done"]
+    dora = player(app, "dora", "127.0.0.4")
+    dealt = play_now(dora).json()  # the match the mark had closed is dealt again
+    assert dealt["role"] == "challenger" and dealt["id"] == second["id"]
+    for who in (host, carla):
+        view = fp.account_view(engine, user_id(who))
+        assert view is not None and "reopen" in [a["action"] for a in view["audit"]]
 
 
 def test_a_duel_going_on_when_the_mark_lands_ends_at_once_and_the_honest_player_loses_nothing(

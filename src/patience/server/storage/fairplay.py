@@ -338,6 +338,17 @@ def _unrefund(connection: Connection, cleared: str, by: str) -> None:
         _audit(connection, r.user_id, by, "release", f"{r.points:+.1f} held points of match {r.match_id} applied")
 
 
+def _reopen(connection: Connection, cleared: str, by: str) -> None:
+    """A clear of a mark: the matches of Play now its mark closed are open again, those it voided taken
+    again (:func:`patience.server.storage.apart.reopen_cleared`), each in the audit log of both players."""
+    from patience.server.storage import apart  # it builds on the ladder's tables, which build on these
+
+    for match in apart.reopen_cleared(connection, cleared):
+        note = f"Play now match {match.id} {'open' if match.state == 'open' else match.state} again: {cleared} cleared"
+        for user in {match.host_id, match.challenger_id} - {None}:
+            _audit(connection, str(user), by, "reopen", note)
+
+
 def flag_series(connection: Connection, winner: str, loser: str, game: str, now_ms: int) -> None:
     """Put ``winner`` before the moderators (``review``: its gains are held from then on) when its series
     against ``loser`` in 24 h is lopsided (:func:`patience.ladder.series_reason`), with the evidence in its
@@ -370,6 +381,8 @@ def act(engine: Engine, user_id: str, action: str, note: str, by: str) -> str:
             _set(connection, user_id, "cleared", None, None, note, by, since_ms=_ms())
             if was is not None and was.state in ("marked", "review"):
                 _unrefund(connection, user_id, by)
+            if was is not None and was.state == "marked":
+                _reopen(connection, user_id, by)
             connection.execute(update(FairPlayRow).where(FairPlayRow.user_id == user_id).values(score=0))
             return "cleared"
         _audit(connection, user_id, by, "close", note)
