@@ -415,6 +415,8 @@ def playnow_marked_host(site: Site, rng: random.Random) -> dict[str, Any]:
             return {"error": f"the challenger was dealt {taken.get('role')} {taken.get('id')}"}
         c.send("join", {"id": taken["game_id"], "v": 0, "cid": f"g-{c.login}"})
         c.until(lambda m: m["t"] == "game")
+        c.send("lobby", {})  # the page shows the lobby too: where Play now's news come
+        c.until(lambda m: m["t"] == "lobby")
         before = c.rating()
         status = site.mark(h)
         told = c.until(lambda m: m["t"] == "playnow", 20)["d"]
