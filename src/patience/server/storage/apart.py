@@ -245,31 +245,6 @@ def close_marked(engine: Engine, user_id: str, now_ms: int) -> list[Apart]:
     return changed
 
 
-def reopen_cleared(connection: Connection, user_id: str) -> list[Apart]:
-    """A clear of a marked ``user_id`` undoes what its mark did to its matches of Play now
-    (:func:`close_marked`, the only step that closes or voids one; part of the clear's transaction): a
-    match it hosted that the mark closed is open again (the sweep lets it expire as any open match, if it
-    has waited :data:`patience.duel.PENDING_DAYS` days), a match the mark voided is taken again (completed,
-    and rated, once both games are over), unless the other player is marked now. The matches changed, in
-    their new state."""
-    from patience.server.storage.fairplay import FairPlayRow  # the standing of the other player
-
-    rows = connection.execute(select(_T).where(
-        or_(_T.c.host_id == user_id, _T.c.challenger_id == user_id), _T.c.state.in_(("closed", "void")))).all()
-    others = {r.challenger_id if r.host_id == user_id else r.host_id for r in rows} - {None}
-    marked = set(connection.scalars(select(FairPlayRow.user_id).where(
-        FairPlayRow.user_id.in_(sorted(others)), FairPlayRow.state == "marked"))) if others else set()
-    changed = []
-    for row in rows:
-        if (row.challenger_id if row.host_id == user_id else row.host_id) in marked:
-            continue
-        state = "taken" if row.state == "void" else "open"
-        if connection.execute(update(ApartRow).where(ApartRow.id == row.id, ApartRow.state == row.state).values(
-                state=state, ended_ms=None)).rowcount == 1:
-            changed.append(replace(_apart(row), state=state, ended_ms=None))
-    return changed
-
-
 def expire(engine: Engine, made_before_ms: int, now_ms: int) -> list[Apart]:
     """Let the matches nobody took in time expire (no rating change); the ones expired now."""
     with engine.begin() as connection:

@@ -339,13 +339,28 @@ def _unrefund(connection: Connection, cleared: str, by: str) -> None:
 
 
 def _reopen(connection: Connection, cleared: str, by: str) -> None:
-    """A clear of a mark: the matches of Play now its mark closed are open again, those it voided taken
-    again (:func:`patience.server.storage.apart.reopen_cleared`), each in the audit log of both players."""
-    from patience.server.storage import apart  # it builds on the ladder's tables, which build on these
-
-    for match in apart.reopen_cleared(connection, cleared):
-        note = f"Play now match {match.id} {'open' if match.state == 'open' else match.state} again: {cleared} cleared"
-        for user in {match.host_id, match.challenger_id} - {None}:
+    """A clear of a mark undoes what the mark did to the account's matches of Play now
+    (:func:`patience.server.storage.apart.close_marked`, the only step that closes or voids one): a match it
+    hosted that the mark closed is open again (the sweep lets it expire as any open match, once it has waited
+    :data:`patience.duel.PENDING_DAYS` days), a match the mark voided is taken again (completed, and rated,
+    once both games are over), unless the other player is marked now; each in the audit log of both players.
+    (The table is read by name: the module of Play now builds on this one.)"""
+    table = Base.metadata.tables["apart_matches"]
+    rows = connection.execute(select(table.c.id, table.c.host_id, table.c.challenger_id, table.c.state).where(
+        or_(table.c.host_id == cleared, table.c.challenger_id == cleared),
+        table.c.state.in_(("closed", "void")))).all()
+    others = {r.challenger_id if r.host_id == cleared else r.host_id for r in rows} - {None}
+    marked = set(connection.scalars(select(FairPlayRow.user_id).where(
+        FairPlayRow.user_id.in_(sorted(others)), FairPlayRow.state == "marked"))) if others else set()
+    for row in rows:
+        if (row.challenger_id if row.host_id == cleared else row.host_id) in marked:
+            continue
+        state = "taken" if row.state == "void" else "open"
+        if connection.execute(update(table).where(table.c.id == row.id, table.c.state == row.state).values(
+                state=state, ended_ms=None)).rowcount != 1:
+            continue
+        note = f"Play now match {row.id} {state} again: {cleared} cleared"
+        for user in {row.host_id, row.challenger_id} - {None}:
             _audit(connection, str(user), by, "reopen", note)
 
 
