@@ -233,4 +233,3 @@ def meet(first: Player, second: Player, fmt: str) -> str:
     match_id: str = second.until(lambda m: m["t"] == "duel")["d"]["id"]
     assert first.until(lambda m: m["t"] == "duel")["d"]["id"] == match_id
     return match_id
-
