@@ -14,8 +14,13 @@ leaderboard API, the moderators' API, the websocket's refusals):
 - ``launder``: A and puppet B play matches whose loser tries (12 real moves over 32 s) before giving up; B
   wins 2, A wins the rest; then B is marked: what A gets back against what it genuinely lost to B.
 - ``rematch-after-mark``: a match ends, B is marked, both pages ask for a rematch: does a match start?
-- ``mark-mid-match``: A loses a rated match to B; in the next, B is marked while it runs; A loses that too.
-  A's refund must stay, and the running match's loss must not count.
+- ``mark-mid-match``: A loses a rated match to B; in the next, B is marked while it runs (the match ends
+  then). A's refund must stay, and the running match's loss must not count.
+- ``puppet-self-mark``: A and puppet B play real matches (B wins the first, A the next two), then B plays
+  one at machine speed (the hint's moves 0.1 s apart) until the detection marks it: A must get back
+  nothing beyond what it genuinely lost to B.
+- ``playnow-marked-host``: H hosts two matches of Play now; C takes the first and plays on; H is marked:
+  C's match must be void with no rating lost, H's other one closed (dealt to nobody).
 
 It prints, per kind, the first account's rating before and after, its leaderboard place, its fair-play
 state, refunds and refusals. The targets (issue 33): a second account's give-ups earn the first under 100
@@ -51,7 +56,8 @@ from patience.session import Session
 
 FORMAT = "reloaded/standard/300"
 GAME = "reloaded"
-KINDS = ("farm-quit", "farm-effort", "farm-rotate", "launder", "rematch-after-mark", "mark-mid-match")
+KINDS = ("farm-quit", "farm-effort", "farm-rotate", "launder", "rematch-after-mark", "mark-mid-match",
+         "puppet-self-mark", "playnow-marked-host")
 EFFORT_MOVES, EFFORT_S = 12, 32.0  # a loser's show of an attempt before it gives up
 
 
@@ -138,13 +144,15 @@ def play(person: Person, duel: dict[str, Any], database_url: str, how: str, rng:
                 real_moves = [m for m in session.state.useful_moves() if m not in (DRAW, REDEAL)]
                 move = rng.choice(real_moves) if real_moves else move
             done = (how == "effort" and real >= EFFORT_MOVES and time.monotonic() - started >= EFFORT_S) or (
+                how == "machine" and real >= 40) or (
                 how == "lead" and real >= 3 and (other := lead_over()) is not None and score > other) or (
                 time.monotonic() - started > 120)  # no lead in two minutes: give up, as a person would
             if move is None or done:
                 t, d = "giveup", {}
             else:
                 t, d = intent_of(session, move)
-            pause = rng.uniform(0.6, 1.2) if how == "lead" else EFFORT_S / (EFFORT_MOVES + 4)
+            pause = (rng.uniform(0.6, 1.2) if how == "lead" else 0.1 if how == "machine"
+                     else EFFORT_S / (EFFORT_MOVES + 4))
             time.sleep(pause)
         answer = act(person, t, d)
         if t == "giveup" or answer["t"] != "dev" or not answer["d"].get("ok", False):
@@ -345,6 +353,86 @@ def mark_mid_match(site: Site, rng: random.Random) -> dict[str, Any]:
         b.close()
 
 
+def puppet_self_mark(site: Site, rng: random.Random) -> dict[str, Any]:
+    a, b = site.person("main"), site.person("puppet")
+    for p in (a, b):
+        p.open()
+    try:
+        lost = gained = 0.0
+        duels = challenge(a, b)
+        for n in range(4):
+            if duels is None:
+                return {"error": f"no match {n + 1}"}
+            a_before = a.rating()
+            if n < 3:
+                match(a, b, duels, site.database_url, "effort", rng, a_wins=n >= 1)
+            else:  # the puppet at machine speed: the detection marks it after the match
+                match(a, b, duels, site.database_url, "machine", rng)
+            time.sleep(1.0)
+            change = a.rating() - a_before
+            lost, gained = lost + max(0.0, -change), gained + max(0.0, change)
+            if n < 3:
+                duels = rematch(a, b, duels[0]["id"]) or challenge(a, b)
+        ended = time.monotonic()
+        while site.state(b) != "marked" and time.monotonic() - ended < 120:
+            time.sleep(1.0)
+        marked_after = time.monotonic() - ended
+        time.sleep(1.0)
+        return {"lost_to_b": lost, "won_from_b": gained, "refunded": a.refunds(), "marked": site.state(b) == "marked",
+                "marked_after_s": round(marked_after, 1)}
+    finally:
+        a.close()
+        b.close()
+
+
+def play_solo(p: Person, game_id: str, draws: int) -> None:
+    """Play a game of Play now on the page's socket: ``draws`` stock turns, then give up."""
+    p.send("join", {"id": game_id, "v": 0, "cid": f"g-{p.login}"})
+    p.until(lambda m: m["t"] == "game")
+    for n in range(draws + 1):
+        p.ack += 1
+        ack = p.ack
+        p.send("giveup" if n == draws else "stock", {"ack": ack})
+        p.until(lambda m, ack=ack: m["d"].get("ack") == ack if isinstance(m.get("d"), dict) else False)
+
+
+def playnow_marked_host(site: Site, rng: random.Random) -> dict[str, Any]:
+    h, c, d = site.person("host"), site.person("taker"), site.person("later")
+    for p in (h, c, d):
+        p.open()
+    try:
+        def start(p: Person) -> dict[str, Any]:
+            answer = p.http.post(f"/api/playnow/{FORMAT}", data={"csrf": p.csrf()},
+                                 headers={"accept": "application/json"})
+            return dict(answer.json())
+
+        first = start(h)
+        play_solo(h, first["game_id"], 3)
+        second = start(h)
+        play_solo(h, second["game_id"], 3)
+        taken = start(c)
+        if taken.get("id") != first.get("id"):
+            return {"error": f"the challenger was dealt {taken.get('role')} {taken.get('id')}"}
+        c.send("join", {"id": taken["game_id"], "v": 0, "cid": f"g-{c.login}"})
+        c.until(lambda m: m["t"] == "game")
+        c.send("lobby", {})  # the page shows the lobby too: where Play now's news come
+        c.until(lambda m: m["t"] == "lobby")
+        before = c.rating()
+        status = site.mark(h)
+        told = c.until(lambda m: m["t"] == "playnow", 20)["d"]
+        c.ack += 1
+        c.send("giveup", {"ack": c.ack})
+        time.sleep(2.0)
+        states = {g["id"]: g["state"] for g in c.http.get("/api/playnow").json()["games"]}
+        later = start(d)
+        return {"mark": status, "told": told.get("state"), "taken_state": states.get(first["id"]),
+                "rating_before": before, "rating_after": c.rating(), "later_role": later.get("role"),
+                "later_dealt_closed": later.get("id") == second.get("id")}
+    finally:
+        for p in (h, c, d):
+            p.close()
+
+
 def run_kind(site: Site, kind: str, matches: int, seed: int) -> dict[str, Any]:
     rng = random.Random(f"{seed}:{kind}")
     if kind == "farm-quit":
@@ -357,6 +445,10 @@ def run_kind(site: Site, kind: str, matches: int, seed: int) -> dict[str, Any]:
         return launder(site, max(3, matches // 2 + 2), rng)
     if kind == "rematch-after-mark":
         return rematch_after_mark(site, rng)
+    if kind == "puppet-self-mark":
+        return puppet_self_mark(site, rng)
+    if kind == "playnow-marked-host":
+        return playnow_marked_host(site, rng)
     return mark_mid_match(site, rng)
 
 
@@ -372,6 +464,17 @@ def verdict(kind: str, r: dict[str, Any]) -> str:
         owed = max(0.0, r["lost_to_b"] - r["won_from_b"])
         ok = r["refunded"] <= owed + 0.5
         return f"{'held' if ok else 'BROKEN'}: refunded {r['refunded']:.0f}, genuinely lost {owed:.0f}"
+    if kind == "puppet-self-mark":
+        owed = max(0.0, r["lost_to_b"] - r["won_from_b"])
+        ok = r["marked"] and r["refunded"] <= owed + 0.5
+        return (f"{'held' if ok else 'BROKEN'}: marked {r['marked']} after {r['marked_after_s']} s, refunded "
+                f"{r['refunded']:.0f}, genuinely lost {owed:.0f}")
+    if kind == "playnow-marked-host":
+        ok = (r["taken_state"] == "void" and r["rating_after"] == r["rating_before"]
+              and not r["later_dealt_closed"])
+        return (f"{'held' if ok else 'BROKEN'}: the taken match {r['taken_state']} (told {r['told']}), rating "
+                f"{r['rating_before']:.0f} -> {r['rating_after']:.0f}, the closed one dealt again "
+                f"{r['later_dealt_closed']}")
     if kind == "rematch-after-mark":
         ok = not r["rematch_started"] and not r["challenge_started"]
         return f"{'held' if ok else 'BROKEN'}: rematch started {r['rematch_started']}"

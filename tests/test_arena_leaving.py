@@ -10,6 +10,7 @@ from typing import Any
 import test_server_duel
 from helpers import FakeTime
 from patience.server.arena.matches import COUNTDOWN_SECONDS
+from patience.server.arena.pools import MET_KEEP_SECONDS, MET_PRUNE_SECONDS
 from test_server_duel import FORMAT, Page, arena_of, make_app, pair, person, running
 
 app, seeds = test_server_duel.app, test_server_duel.seeds  # the fixtures of the duel tests
@@ -95,3 +96,23 @@ def test_a_pool_pairs_two_who_met_last_apart_while_a_third_waits(app: Any) -> No
     assert "Carla" in names and len(names & {"Anna", "Bruno"}) == 1
     for page in (a, b, carla):
         page.close()
+
+
+def test_whom_a_player_met_last_is_forgotten_once_it_no_longer_counts(app: Any, fake_time: FakeTime) -> None:
+    """``met`` holds a field per player of the last minutes, never one per player ever paired: the
+    pairer deletes the fields that lapsed (MET_KEEP_SECONDS after the match's end)."""
+    a, b, live = pair(app)
+    a.intent("giveup")
+    b.intent("giveup")
+    bus, portal, pools = arena_of(app).bus, app.state.test_portal, arena_of(app).pools
+    ids = {p.id for p in live.match.players}
+    portal.call(pools.wave)
+    assert portal.call(bus.hgetall, "met").keys() == ids  # still counts: the pools keep them apart
+    fake_time.t += MET_KEEP_SECONDS - 5
+    portal.call(pools.wave)
+    assert portal.call(bus.hgetall, "met").keys() == ids
+    fake_time.t += max(10.0, MET_PRUNE_SECONDS)
+    portal.call(pools.wave)
+    assert portal.call(bus.hgetall, "met") == {}
+    a.close()
+    b.close()

@@ -1,5 +1,6 @@
-"""A mark takes effect at once, on one process (SQLite): the marked account's open Play now matches close
-and the one it had taken is void for the other player, who is told; a rematch of a match with it and an
+"""A mark takes effect at once, on one process (SQLite; PostgreSQL too where said): the marked account's open
+Play now matches close and the one it had taken is void for the other player, who is told; a duel of it going
+on ends at once, its opponent losing nothing; a rematch of a match with it and an
 accept of its challenge link are refused; and no page or API that shows an account answers an error for
 a marked account that had played duels, a tournament and the deal of the day, nor once it is cleared."""
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 import test_daily
 from helpers import FakeTime, at_a_scripts_pace
@@ -17,6 +19,7 @@ from patience.server.solo.hints import simple_hint
 from patience.server.storage import apart as db
 from patience.server.storage import fairplay as fp
 from patience.server.storage.roles import grant
+from patience.server.storage.store import MatchRow
 from patience.server.storage.tournaments import Tournament, join_tournament, make_tournament
 from test_fairplay import bot_move
 from test_playnow import play_and_give_up, play_now, player
@@ -161,3 +164,67 @@ def test_every_page_of_a_marked_then_cleared_account_answers(app: Any) -> None:
     a.close()
     b.close()
 
+
+
+@pytest.fixture
+def arena_app(database_url: str, fake_time: FakeTime, seeds: Any) -> Any:
+    """As ``app``, on each database in turn (SQLite, PostgreSQL)."""
+    with running(make_app(database_url, fake_time)) as application:
+        at_a_scripts_pace(application)
+        application.state.fairplay.hint = lambda session: simple_hint(session.state)
+        yield test_daily.stocked(application)
+
+
+def test_a_clear_reopens_the_play_now_matches_its_mark_closed_and_takes_the_voided_again(arena_app: Any) -> None:
+    """A true undo (docs/fairplay.md): the match the mark closed is open again and dealt to the next
+    challenger; the one it voided is taken again and, both games over, completed and rated; each in the
+    audit log of both players."""
+    app = arena_app
+    host = player(app, "hugo", "127.0.0.2")
+    first = play_now(host).json()
+    play_and_give_up(host, first["game_id"])
+    carla = player(app, "carla", "127.0.0.3")
+    taken = play_now(carla).json()
+    assert taken["id"] == first["id"]
+    second = play_now(host).json()
+    play_and_give_up(host, second["game_id"])
+    moderate(app, user_id(host), "mark_bot")
+    engine = app.state.store.engine
+    assert (db.find_apart(engine, first["id"]).state, db.find_apart(engine, second["id"]).state) == ("void",
+                                                                                                     "closed")
+    play_and_give_up(carla, taken["game_id"])  # her game ends while the match is void
+    moderate(app, user_id(host), "clear")
+    assert (db.find_apart(engine, first["id"]).state, db.find_apart(engine, second["id"]).state) == ("taken",
+                                                                                                     "open")
+    app.state.test_portal.call(app.state.arena.playnow.sweep)  # both games over: completed, rated
+    assert db.find_apart(engine, first["id"]).state == "done"
+    assert [g["state"] for g in carla.get("/api/playnow").json()["games"]] == ["done"]
+    dora = player(app, "dora", "127.0.0.4")
+    dealt = play_now(dora).json()  # the match the mark had closed is dealt again
+    assert dealt["role"] == "challenger" and dealt["id"] == second["id"]
+    for who in (host, carla):
+        view = fp.account_view(engine, user_id(who))
+        assert view is not None and "reopen" in [a["action"] for a in view["audit"]]
+
+
+def test_a_duel_going_on_when_the_mark_lands_ends_at_once_and_the_honest_player_loses_nothing(
+        arena_app: Any, fake_time: FakeTime) -> None:
+    bot, human, live = pair(arena_app, "robo", "hannah")
+    for _ in range(3):  # a few moves each: no real attempt yet
+        bot_move(bot, live, fake_time, 1.0)
+        bot_move(human, live, fake_time, 1.0)
+    moderate(arena_app, user_id(bot.client), "mark_bot")
+    for page in (human, bot):  # both pages get the end at once, neither having asked for it
+        end = page.until(lambda m: m["t"] == "dev" and m["d"]["end"] is not None)["d"]["end"]
+        assert end["outcomes"] == ["given_up", "given_up"]
+        assert [c["reason"] for c in end["changes"]] == ["marked", "marked"]
+        assert [r["rating"] for r in end["ratings"]] == [1500, 1500]
+    assert human.until(lambda m: m["t"] == "rematch")["d"]["state"] == "marked"
+    assert live.match.is_over
+    with arena_app.state.store.engine.connect() as c:
+        assert c.scalar(select(MatchRow.state).where(MatchRow.id == live.id)) == "over"  # written, as any end
+    profile = human.client.get(f"/api/profile/{user_id(human.client)}").json()
+    assert profile["ratings"]["reloaded"]["rating"] == 1500
+    assert profile["recent"][0]["change"]["reason"] == "marked"  # no quit counted against the honest player
+    bot.close()
+    human.close()

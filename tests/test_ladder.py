@@ -11,6 +11,7 @@ import contextlib
 import itertools
 import json
 import random
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,7 @@ from patience.errors import PatienceError
 from patience.fairplay import reason_text
 from patience.games import DRAW, REDEAL
 from patience.ladder import DAY_CAP, NEW_GAIN, Effort, Facts, attempted, decide
+from patience.server.protocol import encode
 from patience.server.solo.hints import simple_hint
 from patience.server.storage import fairplay as fp
 from patience.server.storage import ladder as ledger
@@ -454,3 +456,95 @@ def test_a_farm_through_the_arena_moves_nothing_and_the_end_says_so(tmp_path: Pa
         assert "no_attempt_opp" in reasons and set(reasons) <= {"no_attempt", "no_attempt_opp"}
         with app.state.store.engine.connect() as c:
             assert fp._standing(c, farmer_id).state == "review"
+
+
+def test_two_ends_of_one_pair_at_one_moment_keep_within_the_day_cap(postgres_url: str) -> None:
+    """Two matches of one pair end at the same moment on two processes (two connections of PostgreSQL,
+    each in its own transaction): the second decides after the first's commit, so both together take no
+    more than the day's cap. (SQLite writes one transaction at a time: a server's ends never overlap.)"""
+    store = Store(postgres_url)
+    store.migrate()
+    try:
+        farmer, puppet = user(store, "farmer"), user(store, "puppet")
+        for _ in range(3):  # a new puppet: 10 a match, 30 taken of the day's 40
+            play(store, farmer, puppet, "play")
+        taken = rating(store, farmer) - 1500
+        assert DAY_CAP - NEW_GAIN - 1e-6 <= taken < DAY_CAP
+        both = [match_between(store, farmer, puppet, "play") for _ in range(2)]  # both under way at once
+        first_written = threading.Event()
+
+        def end(match: Match, first: bool) -> None:
+            if not first:
+                first_written.wait(10)
+            result, after = match.finish()
+            with store.engine.begin() as c:
+                league.finish_match(c, match, result, after)
+                if first:  # written, not committed yet: the other end runs now
+                    first_written.set()
+                    time.sleep(1.0)
+
+        threads = [threading.Thread(target=end, args=(m, n == 0)) for n, m in enumerate(both)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert rating(store, farmer) - 1500 <= DAY_CAP + 1e-6
+        with store.engine.connect() as c:
+            applied = [ledger.changes_of(c, farmer, [m.id])[m.id] for m in both]
+        assert sorted(round(a["applied"], 1) for a in applied)[0] <= DAY_CAP - taken + 0.05
+        assert {a["reason"] for a in applied} <= {"capped", "new"} and any(a["reason"] == "capped" for a in applied)
+    finally:
+        store.close()
+
+
+def _try(page: Any, live: Any, fake_time: FakeTime, played: set[str]) -> None:
+    """One action of a player who tries: a real move not made before (a stock turn when there is none)."""
+    state = live.match.sessions[page.side].state
+    fresh = [m for m in state.useful_moves() if m not in (DRAW, REDEAL) and str(m) not in played]
+    fake_time.t += 1.5
+    move = fresh[0] if fresh else simple_hint(state)
+    if move in (DRAW, REDEAL):
+        page.intent("stock")
+    elif move is not None:
+        played.add(str(move))
+        page.intent("move", src=move.src, dst=move.dst, n=move.n)
+
+
+def test_the_end_tells_both_pages_what_the_ladder_applied_and_why(database_url: str, fake_time: FakeTime,
+                                                                   seeds: Any) -> None:
+    """Both try: the end each page is told (the event of the last give-up, the answer to it, a page that
+    comes back) has the ratings as the ledger left them and each change's reason: two new accounts move 10
+    (``new``), not Glicko-2's 160; with a player in review nothing moves (``held``)."""
+    from test_server_duel import arena_of, end_of, make_app, pair, running
+
+    with running(make_app(database_url, fake_time)) as app:
+        for one, two, review in (("anna", "bruno", False), ("carla", "dora", True)):
+            a, b, live = pair(app, one, two)
+            ids = [p.id for p in live.match.players]
+            if review:
+                with app.state.store.engine.begin() as c:
+                    fp._set(c, ids[0], "review", None, None, "flagged for review by the detection", None)
+            played: tuple[set[str], set[str]] = (set(), set())
+            for _ in range(60):
+                if all(len(p) >= 12 for p in played) or any(s.is_over for s in live.match.sessions):
+                    break
+                for page in (a, b):
+                    _try(page, live, fake_time, played[page.side])
+            assert all(len(p) >= 10 for p in played), (played, [s.outcome for s in live.match.sessions])
+            a.intent("giveup")
+            answer = b.intent("giveup")["d"]["end"]
+            with app.state.store.engine.connect() as c:
+                written = [ledger.changes_of(c, u, [live.id])[live.id] for u in ids]
+            ratings = [round(league.load_rating(app.state.store.engine, u, "reloaded").rating) for u in ids]
+            for end in (end_of(a)["end"], end_of(b)["end"], answer,
+                        json.loads(encode(arena_of(app).matches[live.id].snapshot(0)))["d"]["end"]):
+                assert [r["rating"] for r in end["ratings"]] == ratings, end
+                assert [(c["applied"], c["held"], c["reason"]) for c in end["changes"]] == [
+                    (w["applied"], w["held"], w["reason"]) for w in written]
+            reasons = {w["reason"] for w in written}
+            if review:
+                assert reasons == {"held"} and ratings == [1500, 1500]
+            elif end_of(a)["end"]["winner"] is not None:
+                assert reasons == {"new"} and sorted(ratings) == [1490, 1510]
+            a.close()
+            b.close()

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 import pytest
+import redis
 
 import test_multiprocess
 from arena_processes import Player, ServeProcess, meet
@@ -71,5 +72,41 @@ def test_an_account_marked_on_one_process_is_refused_on_the_other(
         assert human.http.get(f"/api/profile/{bot.user_id}").json()["fairplay"]["marked"] is True
     finally:
         for player in (bot, human, moderator):
+            player.close()
+            player.http.close()
+
+
+def test_a_duel_going_on_is_ended_by_a_mark_made_on_the_other_process(
+        two: tuple[ServeProcess, ServeProcess], postgres_url: str, arena_redis: str) -> None:
+    """The moderator marks on the process that does not own the match: the owner ends it at once (the bus
+    channel ``marked``) and both pages, one on each process, get the end; the honest player loses nothing."""
+    one, other = two
+    tag = secrets.token_hex(3)
+    bot = Player(one.url, f"fpbot{tag}", address="127.0.42.1")
+    human = Player(other.url, f"fphum{tag}", address="127.0.42.2")
+    store = Store(postgres_url)
+    try:
+        match_id = meet(bot, human, FORMAT)
+        lease = redis.Redis.from_url(arena_redis).get(f"patience:match:{match_id}")
+        assert lease is not None
+        owner = one if f"-{one.proc.pid}-" in lease.decode().rsplit("/", 1)[0] else other
+        moderator = Player((other if owner is one else one).url, f"fpmod{tag}", address="127.0.42.3")
+        assert grant(store, moderator.login, "moderator")
+        bot.intent("stock")
+        human.intent("stock")
+        answer = post(moderator, f"/api/mod/account/{bot.user_id}", action="mark_bot", note="machine-made games")
+        assert answer.status_code == 200, answer.text
+        for page in (bot, human):
+            end = page.until(lambda m: m["t"] == "dev" and m["d"]["end"] is not None, timeout=20)["d"]["end"]
+            assert [c["reason"] for c in end["changes"]] == ["marked", "marked"]
+            assert [r["rating"] for r in end["ratings"]] == [1500, 1500]
+        profile = human.http.get(f"/api/profile/{human.user_id}").json()
+        assert profile["ratings"]["reloaded"]["rating"] == 1500
+        assert profile["recent"][0]["change"]["reason"] == "marked"
+        moderator.close()
+        moderator.http.close()
+    finally:
+        store.close()
+        for player in (bot, human):
             player.close()
             player.http.close()

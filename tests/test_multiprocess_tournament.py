@@ -1,10 +1,11 @@
 """A tournament of four scripted players over two ``patience serve`` processes (PostgreSQL and Redis), run
 to its end: each player is paired again as soon as their duel has ended, across the processes, never
-with the same opponent twice in a row, never in two duels at once; the standings count 2 for a win and
-double from two wins in a row, and are the same on both processes.
+with the same opponent twice in a row, never in two duels at once; the standings are the same on both
+processes, and count no points for a duel in which neither side made a real attempt (docs/protocol.md).
 
 The players are of known strength in Der Fächer, where a wrong move costs points: Anna makes none, Bruno
-one, Carla two, Dora three, then each gives up; so the stronger always wins."""
+one, Carla two, Dora three, then each gives up at once; so the stronger always wins the match, and nobody
+made a real attempt (the points for real duels: tests/test_tournaments.py, on both databases)."""
 
 from __future__ import annotations
 
@@ -100,23 +101,23 @@ def test_four_players_over_two_processes_play_a_tournament_to_its_end(two: tuple
         assert line["playing"] is None and not line["paused"]
         results = [d["result"] for d in line["duels"]]
         assert len(results) >= 2, line
-        # the stronger player won every duel, and the points are the rules' (2 a win, double on fire)
+        # nobody made a real attempt: every duel counts as a loss for both, whoever won the match
         names = {p.login.title(): p.user_id for p in people}
         for duel in line["duels"]:
             them = names[duel["opponent"]]
-            assert duel["result"] == ("w" if strength[user] < strength[them] else "l"), line
+            assert duel["result"] == "l", line
             duels.setdefault(duel["match"], set()).update({user, them})
-        assert [d["points"] for d in line["duels"]] == duel_points(results)
-        assert line["points"] == sum(duel_points(results))
+        assert [d["points"] for d in line["duels"]] == duel_points(results) == [0] * len(results)
+        assert line["points"] == 0
         opponents = [d["opponent"] for d in line["duels"]]
         assert all(a != b for a, b in itertools.pairwise(opponents)), opponents  # never twice in a row
         assert line["rating"] == 1500  # give-ups without a real attempt move no rating (docs/fairplay.md)
-    anna, dora = lines[people[0].user_id], lines[people[3].user_id]
-    assert {d["result"] for d in anna["duels"]} == {"w"} and {d["result"] for d in dora["duels"]} == {"l"}
-    assert [d["points"] for d in anna["duels"]][:3] == [2, 2, 4]
-    ranked = views[0]["players"]
-    assert ranked[0]["id"] == people[0].user_id and ranked[-1]["id"] == people[3].user_id
-    assert [line["points"] for line in ranked] == sorted((line["points"] for line in ranked), reverse=True)
+    with store.engine.connect() as connection:  # the stronger won every match all the same
+        won = connection.exec_driver_sql(
+            "SELECT m.player_a, m.player_b, m.winner FROM matches m JOIN tournament_duels d ON d.match_id = m.id "
+            "WHERE d.tournament_id = %(t)s", {"t": tournament_id}).all()
+    for a, b, winner in won:
+        assert winner == (0 if strength[a] < strength[b] else 1)
     # every duel was one match of two players, each player's duels one after another, never two at once
     assert all(len(pair) == 2 for pair in duels.values())
     for person, out in zip(people, outs, strict=True):

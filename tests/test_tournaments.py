@@ -18,6 +18,7 @@ import test_server_duel
 from helpers import TestClient
 from patience.duel import Format, Match, Player
 from patience.errors import BadInputError, IllegalMoveError
+from patience.games import DRAW, REDEAL
 from patience.rng import new_deal_key
 from patience.server.arena.tournaments import check_password, hourly, new_tournament
 from patience.server.storage.fairplay import act
@@ -39,7 +40,7 @@ from patience.server.storage.tournaments import (
     standings,
 )
 from patience.session import ManualClock
-from patience.tournament import Entrant, check_minutes, duel_points, on_fire, pair_free
+from patience.tournament import Entrant, Standing, check_minutes, duel_points, on_fire, pair_free, rank
 from test_server_duel import PASSWORD, Page, person, post
 
 app, seeds = test_server_duel.app, test_server_duel.seeds  # the fixtures of the duel tests
@@ -109,14 +110,43 @@ def add_users(store: Store, *names: str) -> None:
                                               "created_ms": 0, "name_key": name_key(name)} for name in names])
 
 
-def play(store: Store, tournament: str, match_id: str, a: str, b: str, winner: int | None) -> None:
-    """A duel of the tournament from its claim to its end; ``winner`` 0 (a), 1 (b) or None (a draw)."""
+def _attempted(match_id: str, a: str, b: str, sides: tuple[int, ...] = (0, 1)) -> Match:
+    """A match of Der Fächer in which ``sides`` make the same real attempt (12 moves over 36 s and more:
+    docs/fairplay.md's rule of no attempt), no game over yet."""
+    for _ in range(40):
+        clock = ManualClock()
+        match = Match(match_id, Format("faecher", None, 300), new_deal_key(), clock=clock,
+                      players=(Player(a, a.title()), Player(b, b.title())))
+        if not sides:
+            return match
+        played: set[str] = set()
+        for _ in range(80):
+            state = match.sessions[sides[0]].state
+            if len(played) >= 12 or match.sessions[sides[0]].is_over:
+                break
+            clock.advance(3.0)
+            fresh = [m for m in state.useful_moves() if m not in (DRAW, REDEAL) and str(m) not in played]
+            move = fresh[0] if fresh else DRAW if state.check(DRAW) is None else REDEAL if state.check(REDEAL) is None \
+                else None
+            if move is None:
+                break
+            if fresh:
+                played.add(str(move))
+            for side in sides:
+                match.act(side, str(move))
+        if len(played) >= 12 and not any(s.is_over for s in match.sessions):
+            return match
+    raise AssertionError("no deal found with 12 different moves")  # pragma: no cover
+
+
+def play(store: Store, tournament: str, match_id: str, a: str, b: str, winner: int | None, *,
+         tried: tuple[bool, bool] = (True, True)) -> None:
+    """A duel of the tournament from its claim to its end; ``winner`` 0 (a), 1 (b) or None (a draw); ``tried``:
+    whether each side makes a real attempt first (else it gives up at once)."""
     now = int(time.time() * 1000)
     free_players(store.engine, tournament, now)  # as the pairing does: the last duels' claims go
     assert claim_pair(store.engine, tournament, a, b, match_id, now)
-    clock = ManualClock()
-    match = Match(match_id, Format("faecher", None, 300), new_deal_key(), clock=clock,
-                  players=(Player(a, a.title()), Player(b, b.title())))
+    match = _attempted(match_id, a, b, tuple(side for side in (0, 1) if tried[side]))
     with store.engine.begin() as connection:
         insert_match(connection, match)
         insert_duel(connection, tournament, match_id, a, b)
@@ -200,8 +230,10 @@ def test_standings_from_the_duels_with_the_fire_and_a_pause(store: Store) -> Non
     assert {u for u, _ in free_players(store.engine, "tour0002", now)} == {"anna", "bruno"}  # carla paused
     table = standings(store.engine, tour)
     assert (table[0]["rank"], table[0]["name"], table[0]["points"]) == (1, "Anna", 8)
-    # equal points, wins and rating (their last duel, a draw, started from 1500 each): one rank
-    assert [(row["rank"], row["points"], row["rating"]) for row in table[1:]] == [(2, 1, 1500), (2, 1, 1500)]
+    # equal points and wins: the rating in the game decides (bruno lost two real duels, carla one)
+    assert [(row["rank"], row["name"], row["points"]) for row in table[1:]] == [(2, "Carla", 1), (3, "Bruno", 1)]
+    assert table[1]["rating"] > table[2]["rating"]
+    assert [r for r, _ in rank([Standing("x", 1500, ("d",)), Standing("y", 1500, ("d",))])] == [1, 1]  # all equal
     anna = table[0]
     assert [d["points"] for d in anna["duels"]] == [2, 2, 4] and anna["fire"]
     assert [d["double"] for d in anna["duels"]] == [False, False, True]  # the third: a win on fire
@@ -209,8 +241,8 @@ def test_standings_from_the_duels_with_the_fire_and_a_pause(store: Store) -> Non
     assert all(row["playing"] is None for row in table)
     carla = next(row for row in table if row["name"] == "Carla")
     assert carla["paused"] and [d["result"] for d in carla["duels"]] == ["l", "d"]
-    # the rating of the game, as the duels left it (give-ups with no real attempt moved none: docs/fairplay.md)
-    assert anna["rating"] == round(load_rating(store.engine, "anna", "faecher").rating) == 1500
+    # the rating of the game, as the duels left it
+    assert anna["rating"] == round(load_rating(store.engine, "anna", "faecher").rating) > 1500
     # a mark takes bruno's line and his duels out (recomputed: anna's win over carla alone), a clear brings them back
     act(store.engine, "bruno", "mark_bot", "a bot", "carla")
     marked = standings(store.engine, tour)
@@ -224,6 +256,32 @@ def test_standings_from_the_duels_with_the_fire_and_a_pause(store: Store) -> Non
     join_tournament(store.engine, "tour0003", "carla")
     assert [(t["id"], t["state"], t["rank"], t["players"], t["points"])
             for t in player_tournaments(store.engine, "carla", now)] == [("tour0002", "on", 2, 3, 1)]
+
+
+def test_a_duel_without_a_real_attempt_buys_no_points(store: Store) -> None:
+    """The rating's rule of no attempt holds for the points: a farm of give-ups scores nothing, a winner
+    keeps its fire through a duel its opponent threw, and a player on fire who gives up a deal at once
+    loses the fire as by a loss (docs/protocol.md, "Points")."""
+    add_users(store, "anna", "bruno", "carla")
+    tour = make_tournament(store.engine, Tournament("tour0009", "Test", "faecher/standard/300", 0, 10**13))
+    for user in ("anna", "bruno", "carla"):
+        join_tournament(store.engine, "tour0009", user)
+    play(store, "tour0009", "farm-0001", "anna", "bruno", 0, tried=(True, False))  # bruno gives up at once
+    play(store, "tour0009", "farm-0002", "bruno", "anna", 1, tried=(False, True))
+    lines = {row["name"]: row for row in standings(store.engine, tour)}
+    assert lines["Anna"]["points"] == 0 and lines["Bruno"]["points"] == 0
+    assert [d["result"] for d in lines["Anna"]["duels"]] == ["v", "v"]
+    assert [d["result"] for d in lines["Bruno"]["duels"]] == ["l", "l"]
+    play(store, "tour0009", "real-0001", "anna", "carla", 0)
+    play(store, "tour0009", "real-0002", "carla", "anna", 1)  # anna's second real win: on fire
+    play(store, "tour0009", "farm-0003", "anna", "bruno", 0, tried=(True, False))  # void: the fire stays
+    play(store, "tour0009", "real-0003", "anna", "carla", 0)  # a win on fire: 4
+    lines = {row["name"]: row for row in standings(store.engine, tour)}
+    assert [d["points"] for d in lines["Anna"]["duels"]] == [0, 0, 2, 2, 0, 4] and lines["Anna"]["fire"]
+    play(store, "tour0009", "quit-0001", "anna", "carla", 1, tried=(False, True))  # anna gives up at once
+    lines = {row["name"]: row for row in standings(store.engine, tour)}
+    assert lines["Anna"]["duels"][-1]["result"] == "l" and not lines["Anna"]["fire"]
+    assert lines["Carla"]["duels"][-1]["result"] == "v" and lines["Carla"]["points"] == 0
 
 
 def test_a_players_tournament_is_checked_before_it_is_made() -> None:

@@ -149,9 +149,11 @@ def _void(proposed: float, reason: str, state: str = "void", held: float = 0.0) 
 def decide(f: Facts) -> tuple[Change, Change]:
     """Each side's :class:`Change`. In this order, the first rule that fits decides:
 
-    1. linked accounts: nothing moves (``linked``);
+    1. linked accounts: nothing moves (``linked``; a match of theirs without a real attempt is written with
+       the reasons of rule 2, so that the tournaments and the series see it, and moves nothing either);
     2. a side without a real attempt (:func:`attempted`): nothing moves (``no_attempt``, and
-       ``no_attempt_opp`` for the side that tried), except that a
+       ``no_attempt_opp`` for the side that tried; ``marked`` for both when a side is marked: a match the
+       mark cut short, whose give-up counts as no quit), except that a
        quitter with :data:`QUITS_FREE` such losses in the day already loses as Glicko-2 says (``quit``;
        the winner still gains nothing);
     3. a side marked at the end: its change is void, the other's loss void and its gain applied
@@ -170,12 +172,14 @@ def decide(f: Facts) -> tuple[Change, Change]:
     [8.0, -8.0]
     """
     p = f.proposed
-    if f.linked:
-        return _void(p[0], "linked"), _void(p[1], "linked")
     tried = (attempted(f.efforts[0]), attempted(f.efforts[1]))
+    if not all(tried) and any(f.marked):  # cut short by a mark (the arena ends such a match): void, no quit counted
+        return _void(p[0], "marked"), _void(p[1], "marked")
+    if f.linked and all(tried):
+        return _void(p[0], "linked"), _void(p[1], "linked")
     if not all(tried):
         out = [_void(p[side], "no_attempt" if not tried[side] else "no_attempt_opp") for side in (0, 1)]
-        for side in (0, 1):
+        for side in (0, 1) if not f.linked else ():  # linked: nothing moves, a quit's loss neither
             if not tried[side] and f.points[side] == 0.0 and f.quits_day[side] >= QUITS_FREE and p[side] < 0:
                 out[side] = Change(p[side], p[side], 0.0, 1.0, "applied", "quit")
         return out[0], out[1]

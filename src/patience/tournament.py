@@ -11,6 +11,16 @@ scores 1 and neither lights nor puts out the fire (:func:`duel_points`)::
     >>> duel_points(["w", "w", "w", "d", "w", "l", "w"])
     [2, 2, 4, 1, 4, 0, 2]
 
+A duel in which a side made no real attempt (:func:`patience.ladder.attempted`: the rating's rule of no
+attempt) buys no points either (:func:`counted`): the side that made none has it as a loss (0, and its
+fire goes out: giving up a bad deal at once is no way to keep the fire), the other side as *void* (``v``:
+0, and its row of wins and its fire stay as they were: not its doing)::
+
+    >>> [counted("w", True, False), counted("l", False, True), counted("d", True, True)]
+    ['v', 'l', 'd']
+    >>> duel_points(["w", "w", "v", "w"])
+    [2, 2, 0, 4]
+
 The standings are the players by points, then by wins, then by rating (:func:`rank`).
 """
 
@@ -21,11 +31,11 @@ from dataclasses import dataclass
 
 from patience.errors import BadInputError
 
-__all__ = ["DRAW", "LOSS", "MAX_MINUTES", "MIN_MINUTES", "POINTS", "WIN", "Entrant", "Standing", "check_minutes",
-           "duel_points", "on_fire", "pair_free", "rank"]
+__all__ = ["DRAW", "LOSS", "MAX_MINUTES", "MIN_MINUTES", "POINTS", "VOID", "WIN", "Entrant", "Standing",
+           "check_minutes", "counted", "duel_points", "on_fire", "pair_free", "rank"]
 
-WIN, DRAW, LOSS = "w", "d", "l"
-POINTS = {WIN: 2, DRAW: 1, LOSS: 0}
+WIN, DRAW, LOSS, VOID = "w", "d", "l", "v"
+POINTS = {WIN: 2, DRAW: 1, LOSS: 0, VOID: 0}
 FIRE_AFTER = 2  # wins in a row that light the fire
 MIN_MINUTES, MAX_MINUTES = 15, 120
 """How long a tournament a player makes may last."""
@@ -39,8 +49,16 @@ def check_minutes(minutes: int) -> int:
 
 def _check(result: str) -> str:
     if result not in POINTS:
-        raise BadInputError(f"a duel's result is w, d or l, not {result!r}")
+        raise BadInputError(f"a duel's result is w, d, l or v, not {result!r}")
     return result
+
+
+def counted(result: str, tried: bool, other_tried: bool) -> str:
+    """What a duel's ``result`` counts as in the standings when the player did (``tried``) or did not make a
+    real attempt, and their opponent did or did not: no attempt is a loss; the opponent's none, void."""
+    if not tried:
+        return LOSS
+    return _check(result) if other_tried else VOID
 
 
 def duel_points(results: Sequence[str]) -> list[int]:
@@ -56,6 +74,8 @@ def duel_points(results: Sequence[str]) -> list[int]:
         elif result == DRAW:
             out.append(POINTS[DRAW])
             row = 0
+        elif result == VOID:
+            out.append(POINTS[VOID])
         else:
             out.append(POINTS[LOSS])
             row = 0
@@ -68,6 +88,8 @@ def on_fire(results: Sequence[str]) -> bool:
     row = 0
     fire = False
     for result in map(_check, results):
+        if result == VOID:
+            continue
         row = row + 1 if result == WIN else 0
         fire = (fire or row >= FIRE_AFTER) and result != LOSS
     return fire

@@ -147,6 +147,8 @@ def test_a_duel_between_two_browsers_to_its_result(two: tuple[Any, Any], base_ur
     # "What moves a rating"), and the result says so with the ratings as they were
     expect(you.nth(4)).to_contain_text("(0)")
     expect(bruno.locator('#result-rows tr[data-side="you"] td').nth(4)).to_contain_text("(0)")
+    # and why, in words, as the server wrote it with the result (no real attempt, or one browser: linked)
+    expect(you.nth(4).locator(".result-why")).to_have_text(re.compile(r"^no rating change: "))
     shot(anna, "duel-result")
 
     # the replay: both games side by side, step by step

@@ -30,8 +30,8 @@ __all__ = [
     "ChallengeMsg", "Clock", "DeclineIntent", "DuelEvent", "DuelMsg", "DuelPlayer", "ErrorMsg", "EventMsg", "GameMsg",
     "GiveUpIntent", "HintAsk", "HintMsg", "JoinIntent", "Line", "LiveInfo", "LobbyAsk", "LobbyMsg", "LookMsg",
     "MatchEnd", "MatchJoin", "MoveIntent", "NewIntent", "Ping", "PlayNowMsg", "Pong", "Pool", "PoolInfo", "Progress",
-    "ProtocolError", "Rejected", "RematchIntent", "RematchMsg", "SeekIntent", "Status", "StockIntent", "Summary",
-    "Table", "TargetsAsk", "TargetsMsg", "TourAsk", "TourDuel", "TourJoin", "TourLine", "TourMsg",
+    "ProtocolError", "RatingChange", "Rejected", "RematchIntent", "RematchMsg", "SeekIntent", "Status", "StockIntent",
+    "Summary", "Table", "TargetsAsk", "TargetsMsg", "TourAsk", "TourDuel", "TourJoin", "TourLine", "TourMsg",
     "TourPause", "UndoIntent", "UnseekIntent", "WatchIntent", "WatchMsg", "Why", "decode",
     "encode", "refused_text",
 ]
@@ -485,12 +485,25 @@ class DuelPlayer(Struct, frozen=True):
     provisional: bool
 
 
+class RatingChange(Struct, frozen=True):
+    """One side's rating change as the ladder's rules applied it at a match's end (docs/fairplay.md, "What
+    moves a rating"): ``applied`` (in the rating now), ``held`` (waiting for the moderators), ``reason``
+    (``rated``, ``no_attempt``, ``no_attempt_opp``, ``quit``, ``linked``, ``capped``, ``new``, ``held``,
+    ``marked``)."""
+
+    applied: float
+    held: float
+    reason: str
+
+
 class MatchEnd(Struct, frozen=True):
     """A finished match: ``winner`` (side 0 or 1, null: a draw), the scores, the scores with the
     bonus, the bonus; the deal key that opens the commitment (``seed``; a match of the first version
     had a game number and a ``nonce``); whether the deal was proved winnable before the match; both
     ratings after the match; how each game ended (``won``, ``no_moves``, ``time_out``, ``given_up``);
-    ``pools``: what Der Fächer's pool added to each score when the match ended (null: no pool)."""
+    ``pools``: what Der Fächer's pool added to each score when the match ended (null: no pool); ``changes``:
+    each side's rating change as written with the result (null only in an end computed before that write,
+    which no page is sent), ``ratings`` being the ratings at the start plus the ``applied`` changes."""
 
     winner: int | None
     scores: list[int]
@@ -502,6 +515,7 @@ class MatchEnd(Struct, frozen=True):
     outcomes: list[str | None]
     proved: bool = False
     pools: list[int] | None = None
+    changes: list[RatingChange] | None = None
 
 
 class DuelMsg(_Msg, frozen=True):

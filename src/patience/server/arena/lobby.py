@@ -688,12 +688,28 @@ class Arena:
             log.exception("closing what the marked account %s had open failed", user_id)
 
     def _on_marked(self, data: bytes) -> None:
-        """Every process: no rematch of a finished match with a marked account (both pages are told)."""
+        """Every process: no rematch of a finished match with a marked account (both pages are told), and a
+        match of it going on here ends now (:meth:`patience.server.arena.owned.OwnedMatches.end_marked`)."""
         user_id = data.decode()
         for live in list(self.owned.matches.values()):
             side = live.side_of(user_id)
-            if side is not None and live.match.is_over and not live.rematch_closed:
+            if side is None:
+                continue
+            if not live.match.is_over:
+                task = asyncio.get_running_loop().create_task(self._end_marked(live, side))
+                self._checks.add(task)
+                task.add_done_callback(self._checks.discard)
+            elif not live.rematch_closed:
                 self._no_rematch(live, side)
+
+    async def _end_marked(self, live: LiveMatch, side: int) -> None:
+        try:
+            await self.owned.end_marked(live, side)
+        except Exception:
+            log.exception("the match %s of a marked account could not be ended", live.id)
+            return
+        async with live.lock:
+            self._no_rematch(live, side)
 
     # -- what other processes say ------------------------------------------------------------
 

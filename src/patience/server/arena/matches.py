@@ -19,7 +19,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+import msgspec
 
 from patience.duel import (
     Match,
@@ -28,7 +30,7 @@ from patience.duel import (
 )
 from patience.errors import BadInputError, GameOverError, IllegalMoveError
 from patience.games import DRAW, REDEAL, get_game
-from patience.ladder import attempted, effort_of
+from patience.ladder import Change, attempted, effort_of
 from patience.ratings import Rating
 from patience.server.explain import why
 from patience.server.live import Connection, GameClock, Now, Peer
@@ -41,6 +43,7 @@ from patience.server.protocol import (
     MatchEnd,
     MoveIntent,
     Progress,
+    RatingChange,
     Rejected,
     Status,
     StockIntent,
@@ -51,6 +54,7 @@ from patience.server.protocol import (
 from patience.server.solo.hub import STALE, LiveGame, TableChanges, ledger_line
 from patience.server.storage.league import (
     MoveRow,
+    applied_ratings,
 )
 
 __all__ = ["COUNTDOWN_SECONDS", "Intent", "LiveMatch", "MatchClock", "error_reply"]
@@ -115,6 +119,12 @@ class LiveMatch:
         self.result: tuple[MatchResult, tuple[Rating, Rating]] | None = None
         self.over_at: float | None = None
         self.broken = False
+        self.told_end: tuple[tuple[DuelEvent, DuelEvent], tuple[bytes, bytes]] | None = None
+        """The version that first told the end (both players' events, rendered), rendered again once the
+        result's write says what the ladder applied (:meth:`settle`)."""
+        self.settled: tuple[tuple[bytes, bytes], tuple[bytes, bytes]] | None = None  # (as rendered, as settled)
+        self.rated: Sequence[Change] | None = None  # what the result's write applied (OwnedMatches.commit_many)
+        self.met_renewed = False  # whom each player met last counts again from the end (OwnedMatches.ended)
         self.evidence_sent = False  # both players' fair-play evidence was handed over at the end
         self.watchers: set[Peer] = set()  # spectators: they get WatchMsg, never a card
         self.offers = [False, False]  # after the end: which side offers a rematch
@@ -177,22 +187,24 @@ class LiveMatch:
         self.version += 1
         if moved and actor is not None:
             self.changes[actor].note(self.version, cid)
-        rendered = []
+        events = []
         for side in (0, 1):
             session = self.match.sessions[side]
             lines = [ledger_line(e) for e in session.ledger[self.ledger_sent[side]:]]
             self.ledger_sent[side] = len(session.ledger)
             mine = actor == side
             own_kind = kind if actor is None or mine else "opp"
-            rendered.append(encode(DuelEvent(
+            events.append(DuelEvent(
                 v=self.version, kind=own_kind, ack=ack if mine else None, cid=cid if mine else None,
                 move=move if mine else None, ok=ok or not mine, reason=reason if mine else None,
                 why=why(reason) if mine and reason else None,
                 table=self.views[side].table() if mine and moved else None, status=self.status(side), ledger=lines,
                 opp=self.progress(1 - side), summary=self.views[side].summary(),
                 end=self.end if self.match.is_over else None,
-            )))
-        pair = (rendered[0], rendered[1])
+            ))
+        pair = (encode(events[0]), encode(events[1]))
+        if self.match.is_over and self.told_end is None:
+            self.told_end = ((events[0], events[1]), pair)
         self.events.append(pair)
         while len(self.events) > KEEP_EVENTS:
             self.events.popleft()
@@ -213,6 +225,41 @@ class LiveMatch:
             outcomes=list(result.outcomes),
             pools=None if (pools := self.match.pools()) is None else list(pools),
         )
+
+    def settle(self, changes: Sequence[Change]) -> None:
+        """The result is written: the end says what the ladder applied to each rating and why (not Glicko-2's
+        proposal), in the version that told it (as kept for reconnecting pages and intents sent again) and
+        from now on."""
+        if self.end is None or self.result is None:
+            return
+        players = self.match.players
+        after = applied_ratings(self.match, self.result[1], changes)
+        self.end = msgspec.structs.replace(
+            self.end, ratings=[DuelPlayer(p.id, p.name, round(r.rating), r.provisional) for p, r in zip(
+                players, after, strict=True)],
+            changes=[RatingChange(round(c.applied, 1), round(c.held, 1), c.reason) for c in changes])
+        if self.told_end is None:
+            return
+        events, old = self.told_end
+        new = (encode(msgspec.structs.replace(events[0], end=self.end)),
+               encode(msgspec.structs.replace(events[1], end=self.end)))
+        self.told_end, self.settled = None, (old, new)
+        self.events = deque(new if pair is old else pair for pair in self.events)
+        for key, reply in self.replies.items():
+            if reply is old[key[0]]:
+                self.replies[key] = new[key[0]]
+
+    def as_settled(self, out: list[tuple[bytes, bytes]], reply: bytes | None = None
+                   ) -> tuple[list[tuple[bytes, bytes]], bytes | None]:
+        """Versions rendered before the result's write (and the answer to the intent that ended the match), as
+        :meth:`settle` rendered them again."""
+        if self.settled is None:
+            return out, reply
+        old, new = self.settled
+        out = [new if pair is old else pair for pair in out]
+        if reply is not None and reply in old:
+            reply = new[old.index(reply)]
+        return out, reply
 
     def _row(self, kind: str, side: int | None, action: str | None, t_ms: int, cid: str | None = None,
              ack: int | None = None) -> MoveRow:
@@ -281,6 +328,17 @@ class LiveMatch:
         pair = self._version(kind, side, ack=ack, cid=cid, move=entry.action, moved=kind != "giveup")
         out.append(pair)
         return pair[side]
+
+    def give_up_for(self, sides: Iterable[int], rows: list[MoveRow], out: list[tuple[bytes, bytes]]) -> None:
+        """The server gives up the games of ``sides`` still going on (a mark: no intent of a page), each a
+        logged version like a page's give-up."""
+        for side in sides:
+            if self.match.is_over or self.match.sessions[side].is_over:
+                continue
+            self.match.act(side, "giveup")
+            entry = self.match.sessions[side].log[-1]
+            rows.append(self._row("act", side, entry.action, entry.t_ms))
+            out.append(self._version("giveup", side, move=entry.action))
 
     def replay_row(self, row: MoveRow) -> None:
         """Apply one logged row again while rebuilding (the clock stands at the row's time)."""

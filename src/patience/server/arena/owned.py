@@ -16,6 +16,7 @@ nothing but its own commit — not for pairing, tournaments or any other I/O.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
@@ -32,11 +33,12 @@ from patience.rng import check_seed
 from patience.server.arena.dealstock import DealStock
 from patience.server.arena.matches import Intent, LiveMatch, MatchClock
 from patience.server.arena.nodes import Envelope, Nodes, Outbound
-from patience.server.arena.pools import Side
+from patience.server.arena.pools import MET_KEEP_SECONDS, Side, remember_met
 from patience.server.bus import Bus
 from patience.server.live import Connection, Now, Peer
 from patience.server.protocol import ErrorMsg, GiveUpIntent, encode
 from patience.server.solo.fairplay import FairPlay
+from patience.server.storage.ladder import player_lock
 from patience.server.storage.league import (
     MoveRow,
     finish_match,
@@ -55,6 +57,11 @@ log = logging.getLogger("patience.server")
 LEASE_SECONDS = 5.0  # a match whose owner stops renewing for this long is taken over
 FENCE_MARGIN_SECONDS = 1.5  # an owner stops playing this long before its leases could have lapsed
 OVER_KEEP_SECONDS = 120.0  # a finished match stays in memory this long for late reconnects
+
+
+def _finish(live: LiveMatch, result: Any, ratings: Any, connection: Any) -> None:
+    """Write a match's end (:func:`finish_match`, in the batch's transaction) and keep what the ladder applied."""
+    live.rated = finish_match(connection, live.match, result, ratings)
 
 
 def encode_error(code: str, message: str) -> bytes:
@@ -283,8 +290,8 @@ class OwnedMatches:
         await self._list_live(live)
         for side in (a, b):
             await self.bus.hset("busy", side.user, live.id.encode())
-        for side, other in ((a, b), (b, a)):  # the pools pair them again only when nobody else is in reach
-            await self.bus.hset("met", side.user, other.user.encode())
+        until = self.wall() + fmt.limit_s + self.countdown + MET_KEEP_SECONDS  # and again from its end (ended)
+        await remember_met(self.bus, a.user, b.user, until)  # the pools pair them again only when nobody else waits
         for side in (a, b):
             conn = self.pages.get(side.peer) if side.node == self.node else None
             if conn is not None:
@@ -334,7 +341,7 @@ class OwnedMatches:
                 if ok:
                     if live.match.is_over:
                         await self.ended(live)  # freed before told, as after an intent
-                    live.send(out)
+                    live.send(live.as_settled(out)[0])
                 live.lock.release()
         for match_id in list(self.unfreed):
             if (live := self.matches.get(match_id)) is not None:
@@ -381,6 +388,8 @@ class OwnedMatches:
             if rows and not await self.commit_many([(live, rows)]):
                 conn.error("server_error", "the move could not be saved: reconnect", intent.ack)
                 return
+            out, settled = live.as_settled(out, reply)
+            reply = settled or reply
             live.remember(key, reply)
             if live.match.is_over:  # both players free before either page is told the end: a seek or a
                 await self.ended(live)  # challenge sent the moment the end shows is never answered in_match
@@ -388,22 +397,45 @@ class OwnedMatches:
             if not out or reply not in out[-1]:
                 conn.send(reply)  # a rejection or an error goes to the sender only
 
+    async def end_marked(self, live: LiveMatch, side: int) -> None:
+        """Side ``side`` of a match owned here was marked while it goes on: the match ends now, both games
+        given up in its name (the marked side's first), logged before told, as any end. The ladder's rules
+        settle it (docs/fairplay.md, rule 3: nothing lost to the marked side, a match cut short before a real
+        attempt void); both pages get the end with that reason."""
+        async with live.lock:
+            if live.match.is_over or live.broken or self.matches.get(live.id) is not live:
+                return
+            rows: list[MoveRow] = []
+            out: list[tuple[bytes, bytes]] = []
+            live.tick(rows, out)
+            live.give_up_for([side, 1 - side], rows, out)
+            if not await self.commit_many([(live, rows)]):
+                return
+            if live.match.is_over:
+                await self.ended(live)
+            live.send(live.as_settled(out)[0])
+
     async def commit_many(self, items: list[tuple[LiveMatch, list[MoveRow]]]) -> bool:
         """Write the rows (and the result of a match that just ended) before anyone is told;
         False if that failed: those matches are then rebuilt from what their logs hold."""
-        after = []
+        after, locks = [], []
         for live, _ in items:
             if live.match.is_over and live.result is not None and live.over_at is None:
                 result, ratings = live.result
-                after.append(functools.partial(finish_match, match=live.match, result=result, after=ratings))
+                after.append(functools.partial(_finish, live, result, ratings))
+                locks.extend(player_lock(player.id) for player in live.match.players)  # the batch's, in order
                 live.over_at = self.now()
         try:
-            await self.writer.write([(live.id, row) for live, rows in items for row in rows], after=after)
+            await self.writer.write([(live.id, row) for live, rows in items for row in rows], after=after,
+                                    locks=locks)
         except Exception:
             for live, _ in items:
                 live.broken = True
                 asyncio.get_running_loop().create_task(self._reload(live))
             return False
+        for live, _ in items:
+            if live.rated is not None and live.settled is None:
+                live.settle(live.rated)  # the end tells what was applied, before anyone is told it
         return True
 
     async def _reload(self, live: LiveMatch) -> None:
@@ -436,6 +468,12 @@ class OwnedMatches:
             for side, player in enumerate(live.match.players):
                 self.fairplay.game_over(live.views[side].evidence(
                     f"m:{live.id}:{side}", player.id, live.id, player.rating.rating, "duel", games[side]))
+        if not live.met_renewed:  # whom each met last counts from the end on (the pools prune it after)
+            live.met_renewed = True
+            until = self.wall() + MET_KEEP_SECONDS
+            a, b = (player.id for player in live.match.players)
+            with contextlib.suppress(Exception):
+                await remember_met(self.bus, a, b, until)
         if await self._free(live.id, [player.id for player in live.match.players]):
             await self._changed()
 

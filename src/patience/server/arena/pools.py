@@ -44,7 +44,8 @@ from patience.server.arena.nodes import Nodes
 from patience.server.bus import Bus
 from patience.server.live import Now
 
-__all__ = ["FORMAT_KEYS", "PAIRER_SECONDS", "WAVE_SECONDS", "Pools", "Side"]
+__all__ = ["FORMAT_KEYS", "MET_KEEP_SECONDS", "MET_PRUNE_SECONDS", "PAIRER_SECONDS", "WAVE_SECONDS", "Pools", "Side",
+           "met_value", "read_met", "remember_met"]
 
 log = logging.getLogger("patience.server")
 
@@ -54,6 +55,11 @@ WAVE_SECONDS = 0.5  # the pairer pairs every pool this often (and at once after 
 PAIRER_SECONDS = 3.0  # the pairer's lease: another process pairs within this long after it stops
 CLAIMS_AT_ONCE = 256  # claims of one wave sent to the bus together (one pipeline)
 UNPOOLED_SECONDS = 300.0  # a process that looked stopped puts its seekers back if it runs again within this long
+MET_KEEP_SECONDS = 600.0
+"""Whom a player met last counts this long after their match ended (``met``: a field per player, its value
+the other player and when it lapses on the shared clock); the pairer deletes the lapsed ones every
+:data:`MET_PRUNE_SECONDS`, so the hash holds only players of the last minutes, never every player ever paired."""
+MET_PRUNE_SECONDS = 60.0
 STARTS_AT_ONCE = 32
 """Matches of one wave made together: a wave of a thousand pairs is made in short turns of the event
 loop, so that the leases and the clocks of the matches going on are never held up for seconds."""
@@ -84,6 +90,29 @@ class Side:
 Paired = Callable[[Format, Side, Side], Awaitable[None]]
 
 
+def met_value(other: str, until: float) -> bytes:
+    """A field of ``met``: the player met last and until when (the shared clock, s) it counts."""
+    return f"{other} {until:.0f}".encode()
+
+
+async def remember_met(bus: Bus, a: str, b: str, until: float) -> None:
+    """``a`` and ``b`` met last, until ``until`` (the shared clock, s): written when their match starts and
+    again when it ends (:mod:`patience.server.arena.owned`)."""
+    await asyncio.gather(bus.hset("met", a, met_value(b, until)), bus.hset("met", b, met_value(a, until)))
+
+
+def read_met(value: bytes | None, now: float) -> str | None:
+    """The player a field of ``met`` names, if it still counts at ``now`` (a value without a time: no longer).
+
+    >>> read_met(met_value("bob", 1000.0), 999.0), read_met(met_value("bob", 1000.0), 1001.0), read_met(b"bob", 0)
+    ('bob', None, None)
+    """
+    if value is None:
+        return None
+    other, _, until = value.decode().partition(" ")
+    return other if until and float(until) > now else None
+
+
 class Pools:
     """The pools of the lobby on the bus. ``wall`` is the clock all processes share (seconds since
     the epoch: how long a player has waited); ``paired`` makes the match of a pair taken out of a
@@ -99,6 +128,7 @@ class Pools:
         self._token: str | None = None
         self._wake = asyncio.Event()
         self.waves = 0  # waves this process ran as the pairer
+        self.pruned_at = 0.0  # when (the shared clock) this process last deleted the lapsed fields of ``met``
         self.made = 0  # pairs it made
         self.seekers: dict[str, int] = {}  # seekers waiting per pool at its last wave
         self.left: dict[str, tuple[float, list[Side]]] = {}
@@ -233,6 +263,8 @@ class Pools:
     async def _wave(self) -> int:
         self.waves += 1
         now = self.wall()
+        if now - self.pruned_at >= MET_PRUNE_SECONDS:
+            await self.prune_met(now)
         made: list[tuple[Format, Side, Side]] = []
         for key in FORMAT_KEYS:
             waiting = await self.waiting(key)
@@ -241,8 +273,8 @@ class Pools:
                 self.left[key] = (now, [side for side, _ in waiting.values()])
                 continue
             users = list(waiting)
-            met = {user: other.decode() for user, other in zip(users, await self.bus.hmget("met", users), strict=True)
-                   if other is not None}  # whom each met last: not paired again while another is in reach
+            met = {user: other for user, value in zip(users, await self.bus.hmget("met", users), strict=True)
+                   if (other := read_met(value, now)) is not None}  # whom each met last: not again while another waits
             chosen = pairs([Seeker(side.user, side.rating.rating, since) for side, since in waiting.values()], now,
                            met)
             taken = {seeker.user for pair in chosen for seeker in pair}
@@ -263,6 +295,14 @@ class Pools:
         for start in range(0, len(made), STARTS_AT_ONCE):
             await asyncio.gather(*(self._start(fmt, a, b) for fmt, a, b in made[start:start + STARTS_AT_ONCE]))
         return len(made)
+
+    async def prune_met(self, now: float) -> int:
+        """Delete the fields of ``met`` that no longer count; returns how many."""
+        self.pruned_at = now
+        lapsed = [user for user, value in (await self.bus.hgetall("met")).items() if read_met(value, now) is None]
+        for start in range(0, len(lapsed), CLAIMS_AT_ONCE):
+            await self.bus.hdel("met", *lapsed[start:start + CLAIMS_AT_ONCE])
+        return len(lapsed)
 
     async def seek_again(self, side: Side, fmt: Format, entry: bytes) -> None:
         """Put a player taken out of a pool back as they were (waiting since the same moment)."""

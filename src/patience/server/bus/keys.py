@@ -98,7 +98,8 @@ FAMILIES: tuple[Family, ...] = (
     Family("live", "hash", _OWNED, "the matches going on and their owners"),
     Family("live_info", "hash", _OWNED, "the matches going on as the lobby lists them"),
     Family("busy", "hash", _OWNED, "the match each player plays now"),
-    Family("met", "hash", _OWNED, "whom each player met last in a live match (the pools pair them apart)"),
+    Family("met", "hash", _POOLS, "whom each player met last and until when it counts (the pools pair them apart "
+           "and delete the lapsed fields)"),
     # fair play
     Family("marked", "channel", "patience.server.arena.lobby",
            "an account was marked: every process closes the rematches of its matches with it"),

@@ -377,6 +377,32 @@ def _unrefund(connection: Connection, cleared: str, by: str) -> None:
         _audit(connection, r.user_id, by, "release", Note("note_release", {"delta": r.points, "match": r.match_id}))
 
 
+def _reopen(connection: Connection, cleared: str, by: str) -> None:
+    """A clear of a mark undoes what the mark did to the account's matches of Play now
+    (:func:`patience.server.storage.apart.close_marked`, the only step that closes or voids one): a match it
+    hosted that the mark closed is open again (the sweep lets it expire as any open match, once it has waited
+    :data:`patience.duel.PENDING_DAYS` days), a match the mark voided is taken again (completed, and rated,
+    once both games are over), unless the other player is marked now; each in the audit log of both players.
+    (The table is read by name: the module of Play now builds on this one.)"""
+    table = Base.metadata.tables["apart_matches"]
+    rows = connection.execute(select(table.c.id, table.c.host_id, table.c.challenger_id, table.c.state).where(
+        or_(table.c.host_id == cleared, table.c.challenger_id == cleared),
+        table.c.state.in_(("closed", "void")))).all()
+    others = {r.challenger_id if r.host_id == cleared else r.host_id for r in rows} - {None}
+    marked = set(connection.scalars(select(FairPlayRow.user_id).where(
+        FairPlayRow.user_id.in_(sorted(others)), FairPlayRow.state == "marked"))) if others else set()
+    for row in rows:
+        if (row.challenger_id if row.host_id == cleared else row.host_id) in marked:
+            continue
+        state = "taken" if row.state == "void" else "open"
+        if connection.execute(update(table).where(table.c.id == row.id, table.c.state == row.state).values(
+                state=state, ended_ms=None)).rowcount != 1:
+            continue
+        note = f"Play now match {row.id} {state} again: {cleared} cleared"
+        for user in {row.host_id, row.challenger_id} - {None}:
+            _audit(connection, str(user), by, "reopen", note)
+
+
 def flag_series(connection: Connection, winner: str, loser: str, game: str, now_ms: int) -> None:
     """Put ``winner`` before the moderators (``review``: its gains are held from then on) when its series
     against ``loser`` in 24 h is lopsided (:func:`patience.ladder.series_reason`), with the evidence in its
@@ -409,6 +435,8 @@ def act(engine: Engine, user_id: str, action: str, note: str, by: str) -> str:
             _set(connection, user_id, "cleared", None, None, note, by, since_ms=_ms())
             if was is not None and was.state in ("marked", "review"):
                 _unrefund(connection, user_id, by)
+            if was is not None and was.state == "marked":
+                _reopen(connection, user_id, by)
             connection.execute(update(FairPlayRow).where(FairPlayRow.user_id == user_id).values(score=0))
             return "cleared"
         _audit(connection, user_id, by, "close", note)

@@ -14,7 +14,21 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BigInteger, Float, ForeignKey, Index, String, and_, func, insert, or_, select, update
+from sqlalchemy import (
+    BigInteger,
+    Float,
+    ForeignKey,
+    Index,
+    String,
+    and_,
+    case,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, aliased, mapped_column
 
@@ -23,8 +37,9 @@ from patience.ladder import Change, Effort, Facts, SeriesMatch, decide, effort_o
 from patience.ratings import DEFAULT, Rating, expected_score
 from patience.server.storage.store import Base, RatingHistoryRow, RatingRow
 
-__all__ = ["LINK_DAYS", "RatingChangeRow", "Release", "TraceRow", "add_traces", "browser_trace", "changes_of",
-           "clear_changes", "held_of", "linked", "mark_changes", "rate", "refunds_for", "series_of"]
+__all__ = ["LINK_DAYS", "RatingChangeRow", "Release", "TraceRow", "add_traces", "advisory_locks", "browser_trace",
+           "changes_of", "clear_changes", "held_of", "linked", "mark_changes", "player_lock", "rate", "refunds_for",
+           "series_of"]
 
 DAY_MS = 86_400_000
 LINK_DAYS = 30  # accounts that shared a browser or an address group in the last 30 days are one for rating
@@ -117,6 +132,21 @@ def linked(connection: Connection, a: str, b: str, now_ms: int) -> bool:
 # -- a match's end ---------------------------------------------------------------------------------------
 
 
+def player_lock(user: str) -> int:
+    """The key of the advisory lock a match's end takes for each of its players (a signed 64-bit integer)."""
+    return int.from_bytes(hashlib.sha256(f"patience-ladder|{user}".encode()).digest()[:8], "big", signed=True)
+
+
+def advisory_locks(connection: Connection, keys: Iterable[int]) -> None:
+    """Take PostgreSQL's transaction-level advisory locks ``keys``, in ascending order (two transactions that
+    take theirs in one order never wait for each other in a circle); held until the commit. A lock taken
+    again in the same transaction is granted at once. SQLite writes one transaction at a time anyway."""
+    if connection.dialect.name != "postgresql":
+        return
+    for key in sorted(set(keys)):
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+
+
 def _standings(connection: Connection, ids: Iterable[str]) -> dict[str, str]:
     table = Base.metadata.tables["fairplay_accounts"]
     wanted = sorted(set(ids))
@@ -124,25 +154,37 @@ def _standings(connection: Connection, ids: Iterable[str]) -> dict[str, str]:
                                                 .where(table.c.user_id.in_(wanted))).all()}
 
 
-def _taken(connection: Connection, user: str, opponent: str, game: str, since_ms: int) -> float:
-    return float(connection.scalar(select(func.coalesce(func.sum(_C.c.applied), 0.0)).where(
-        _C.c.user_id == user, _C.c.opponent_id == opponent, _C.c.game == game, _C.c.at_ms >= since_ms,
-        _C.c.state.in_(APPLIED))) or 0.0)
+def _taken(connection: Connection, a: str, b: str, game: str, day_ms: int, week_ms: int
+           ) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The net rating ``a`` took from ``b`` and ``b`` from ``a`` in ``game`` since ``day_ms`` and since ``week_ms``
+    (applied changes only): ((a's day, b's day), (a's week, b's week)), in one query."""
+    day = func.coalesce(func.sum(case((_C.c.at_ms >= day_ms, _C.c.applied), else_=0.0)), 0.0)
+    found = {u: (float(d or 0.0), float(w or 0.0)) for u, d, w in connection.execute(
+        select(_C.c.user_id, day, func.coalesce(func.sum(_C.c.applied), 0.0)).where(
+            or_(and_(_C.c.user_id == a, _C.c.opponent_id == b), and_(_C.c.user_id == b, _C.c.opponent_id == a)),
+            _C.c.game == game, _C.c.at_ms >= week_ms, _C.c.state.in_(APPLIED)).group_by(_C.c.user_id)).all()}
+    (ad, aw), (bd, bw) = found.get(a, (0.0, 0.0)), found.get(b, (0.0, 0.0))
+    return (ad, bd), (aw, bw)
 
 
-def _rated(connection: Connection, user: str, game: str) -> int:
-    """The rated matches with effort of ``user`` in ``game``, at most :data:`PER_OPPONENT` counted per
-    opponent (two puppets playing each other do not make each other established)."""
-    return sum(min(PER_OPPONENT, int(n)) for _, n in connection.execute(
-        select(_C.c.opponent_id, func.count()).where(
-            _C.c.user_id == user, _C.c.game == game, _C.c.reason.in_(EFFORT_REASONS), _C.c.state.in_(APPLIED))
-        .group_by(_C.c.opponent_id)).all())
+def _rated(connection: Connection, users: Sequence[str], game: str) -> list[int]:
+    """The rated matches with effort of each of ``users`` in ``game``, at most :data:`PER_OPPONENT` counted per
+    opponent (two puppets playing each other do not make each other established), in one query."""
+    counts = dict.fromkeys(users, 0)
+    for user, _, n in connection.execute(
+            select(_C.c.user_id, _C.c.opponent_id, func.count()).where(
+                _C.c.user_id.in_(list(users)), _C.c.game == game, _C.c.reason.in_(EFFORT_REASONS),
+                _C.c.state.in_(APPLIED)).group_by(_C.c.user_id, _C.c.opponent_id)).all():
+        counts[user] += min(PER_OPPONENT, int(n))
+    return [counts[u] for u in users]
 
 
-def _quits(connection: Connection, user: str, since_ms: int) -> int:
-    return int(connection.scalar(select(func.count()).select_from(_C).where(
-        _C.c.user_id == user, _C.c.reason.in_(("no_attempt", "quit")), _C.c.points == 0.0,
-        _C.c.at_ms >= since_ms)) or 0)
+def _quits(connection: Connection, users: Sequence[str], since_ms: int) -> list[int]:
+    """Each of ``users``' losses with no attempt since ``since_ms``, in one query."""
+    found = dict(connection.execute(select(_C.c.user_id, func.count()).where(
+        _C.c.user_id.in_(list(users)), _C.c.reason.in_(("no_attempt", "quit")), _C.c.points == 0.0,
+        _C.c.at_ms >= since_ms).group_by(_C.c.user_id)).all())
+    return [int(found.get(u, 0)) for u in users]
 
 
 def _add_rating(connection: Connection, user: str, game: str, delta: float, dev_delta: float,
@@ -172,19 +214,19 @@ def efforts(match: Match) -> tuple[Effort, Effort]:
 
 def facts(connection: Connection, match: Match, result: MatchResult, after: tuple[Rating, Rating],
           now_ms: int) -> Facts:
-    """What :func:`patience.ladder.decide` needs of a finished match, read in its transaction."""
+    """What :func:`patience.ladder.decide` needs of a finished match, read in its transaction: five queries
+    (the standings, the link, what each took from the other, the rated matches and the give-ups of both)."""
     (a, b), game = (p.id for p in match.players), match.game
     states = _standings(connection, (a, b))
     day, week = now_ms - DAY_MS, now_ms - 7 * DAY_MS
     before = (match.players[0].rating, match.players[1].rating)
+    taken_day, taken_week = _taken(connection, a, b, game, day, week)
+    rated, quits = _rated(connection, (a, b), game), _quits(connection, (a, b), day)
     return Facts(
         efforts=efforts(match), points=(result.points(0), result.points(1)),
         proposed=(after[0].rating - before[0].rating, after[1].rating - before[1].rating),
-        linked=linked(connection, a, b, now_ms),
-        taken_day=(_taken(connection, a, b, game, day), _taken(connection, b, a, game, day)),
-        taken_week=(_taken(connection, a, b, game, week), _taken(connection, b, a, game, week)),
-        rated=(_rated(connection, a, game), _rated(connection, b, game)),
-        quits_day=(_quits(connection, a, day), _quits(connection, b, day)),
+        linked=linked(connection, a, b, now_ms), taken_day=taken_day, taken_week=taken_week,
+        rated=(rated[0], rated[1]), quits_day=(quits[0], quits[1]),
         review=(states.get(a) == "review", states.get(b) == "review"),
         marked=(states.get(a) == "marked", states.get(b) == "marked"))
 
@@ -193,7 +235,12 @@ def rate(connection: Connection, match: Match, result: MatchResult, after: tuple
          now_ms: int) -> tuple[Change, Change]:
     """Decide and write a finished match's rating changes: the ledger rows, each rating plus its applied
     change (the deviation by the same share of Glicko-2's change, the volatility when any is applied),
-    the history lines. Part of the transaction that writes the match's end."""
+    the history lines. Part of the transaction that writes the match's end.
+
+    The facts are read under both players' advisory locks (:func:`advisory_locks`), held to the commit: two
+    ends of matches of one player, on two processes at one moment, are decided one after the other, each
+    reading what the other applied (the caps per opponent, the count of rated matches, the give-ups)."""
+    advisory_locks(connection, (player_lock(p.id) for p in match.players))
     f = facts(connection, match, result, after, now_ms)
     changes = decide(f)
     players = match.players

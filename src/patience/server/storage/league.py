@@ -8,7 +8,7 @@ writer, which runs each batch in one transaction (see :class:`patience.server.st
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from patience.duel import FORMATS, Match, MatchResult
 from patience.errors import PatienceError
 from patience.games import get_game
+from patience.ladder import Change
 from patience.ratings import PROVISIONAL_DEVIATION, Rating
 from patience.record import replay
 from patience.rng import check_seed
@@ -41,7 +42,8 @@ from patience.session import ManualClock
 from patience.session import Session as GameSession
 
 __all__ = [
-    "DUEL_GAMES", "HISTORY_PAGE", "History", "MoveRow", "OpenChallenge", "delete_challenges", "finish_match",
+    "DUEL_GAMES", "HISTORY_PAGE", "History", "MoveRow", "OpenChallenge", "applied_ratings", "delete_challenges",
+    "finish_match",
     "insert_challenge", "insert_match", "insert_moves", "leaderboard", "live_match_ids", "load_rating", "match_history",
     "match_view", "names_of", "open_challenges", "profile", "recent_matches", "saved_matches",
 ]
@@ -100,20 +102,26 @@ def insert_moves(connection: Connection, rows: Iterable[tuple[str, MoveRow]]) ->
         connection.execute(insert(MatchMoveRow), batch)
 
 
-def finish_match(connection: Connection, match: Match, result: MatchResult, after: tuple[Rating, Rating]) -> None:
+def applied_ratings(match: Match, after: tuple[Rating, Rating], changes: Sequence[Change]) -> list[Rating]:
+    """Both ratings as a match's end left them: at the start plus the applied change, the deviation moved by
+    the share of Glicko-2's change kept (when applied), the volatility Glicko-2's when any change is applied."""
+    return [Rating(p.rating.rating + c.applied,
+                   p.rating.deviation + (r.deviation - p.rating.deviation) * c.share * (c.state == "applied"),
+                   r.volatility if c.state == "applied" and c.share > 0 else p.rating.volatility)
+            for p, r, c in zip(match.players, after, changes, strict=True)]
+
+
+def finish_match(connection: Connection, match: Match, result: MatchResult, after: tuple[Rating, Rating]
+                 ) -> tuple[Change, Change]:
     """The end of a match: its result and record, both rating changes as the ladder's rules decide them
     (:func:`patience.server.storage.ladder.rate`: added to the ratings as they are now, with the ledger
-    and history lines), and a lopsided series put before the moderators."""
+    and history lines), and a lopsided series put before the moderators. Returns the changes."""
     now = now_ms()
     changes = rate(connection, match, result, after, now)
     record = match.record()
     if "ratings_after" in record:  # what was applied, not Glicko-2's proposal
-        record["ratings_after"] = [
-            {"rating": round(p.rating.rating + c.applied, 1),
-             "deviation": round(p.rating.deviation + (r.deviation - p.rating.deviation) * c.share
-                                * (c.state == "applied"), 1),
-             "volatility": r.volatility if c.state == "applied" and c.share > 0 else p.rating.volatility}
-            for p, r, c in zip(match.players, after, changes, strict=True)]
+        record["ratings_after"] = [{"rating": round(r.rating, 1), "deviation": round(r.deviation, 1),
+                                    "volatility": r.volatility} for r in applied_ratings(match, after, changes)]
     connection.execute(update(MatchRow).where(MatchRow.id == match.id).values(
         state="over", ended_ms=now, winner=result.winner, score_a=result.scores[0], score_b=result.scores[1],
         final_a=result.finals[0], final_b=result.finals[1], outcome_a=result.outcomes[0],
@@ -121,6 +129,7 @@ def finish_match(connection: Connection, match: Match, result: MatchResult, afte
     if result.winner is not None:
         winner, loser = match.players[result.winner].id, match.players[1 - result.winner].id
         flag_series(connection, winner, loser, match.game, now)
+    return changes
 
 
 @dataclass(frozen=True)

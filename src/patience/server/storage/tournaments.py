@@ -25,7 +25,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from patience.ratings import PROVISIONAL_DEVIATION
 from patience.server.storage.store import Base, MatchRow, RatingRow, UserRow, now_ms
-from patience.tournament import DRAW, LOSS, POINTS, WIN, Standing, duel_points, on_fire, rank
+from patience.tournament import DRAW, LOSS, POINTS, WIN, Standing, counted, duel_points, on_fire, rank
 
 __all__ = ["CLAIM_LAPSE_MS", "Tournament", "TournamentDuelRow", "TournamentPlayerRow", "TournamentRow", "claim_pair",
            "count_open", "find_tournament", "free_players", "insert_duel", "join_tournament", "list_tournaments",
@@ -299,6 +299,9 @@ def insert_duel(connection: Connection, tournament_id: str, match_id: str, a: st
 # -- the standings -------------------------------------------------------------------------------
 
 
+NO_ATTEMPT = ("no_attempt", "quit")  # the ledger's reasons of a side that made no real attempt
+
+
 def _result(winner: int | None, side: int) -> str:
     return DRAW if winner is None else WIN if winner == side else LOSS
 
@@ -327,6 +330,12 @@ def standings(engine: Engine, tournament: Tournament) -> list[dict[str, Any]]:
             .join(TournamentDuelRow, TournamentDuelRow.match_id == MatchRow.id)
             .where(TournamentDuelRow.tournament_id == tournament.id)
             .order_by(MatchRow.ended_ms, MatchRow.id)).all()
+        # the rating's rule of no attempt, as the ledger wrote it at each duel's end: no points either
+        ledger = Base.metadata.tables["rating_changes"]
+        reasons = {(m, u): r for m, u, r in connection.execute(
+            select(ledger.c.match_id, ledger.c.user_id, ledger.c.reason)
+            .join(TournamentDuelRow, TournamentDuelRow.match_id == ledger.c.match_id)
+            .where(TournamentDuelRow.tournament_id == tournament.id)).all()}
     names = {row.user_id: row.name for row in people}
     lines: dict[str, list[dict[str, Any]]] = {row.user_id: [] for row in people}
     playing: dict[str, str] = {}
@@ -339,8 +348,10 @@ def standings(engine: Engine, tournament: Tournament) -> list[dict[str, Any]]:
             if state != "over":
                 playing[me] = match_id
                 continue
+            reason = reasons.get((match_id, me))
             lines[me].append({"match": match_id, "opponent": names.get(other, "?"),
-                              "result": _result(winner, side)})
+                              "result": counted(_result(winner, side), reason not in NO_ATTEMPT,
+                                                reason != "no_attempt_opp")})
     table = []
     for row in people:
         results = tuple(d["result"] for d in lines[row.user_id])

@@ -17,6 +17,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import OperationalError
 
 import patience.server.figures as figures
+from patience.server.storage.ladder import advisory_locks
 from patience.server.storage.league import MoveRow, insert_moves
 from patience.server.storage.store import SavedGame, Store, write_acks, write_figures, write_games, write_moves
 
@@ -40,6 +41,7 @@ class _Job:
     after: list[Callable[[Any], None]]
     done: asyncio.Future[None]
     acks: list[tuple[str, str, int, int, bytes]]
+    locks: list[int]
 
 
 class GroupWriter:
@@ -71,14 +73,16 @@ class GroupWriter:
                     games: Iterable[SavedGame] = (), game_moves: Iterable[tuple[str, int, dict[str, Any]]] = (),
                     figures: Iterable[tuple[str, int, int, int]] = (),
                     after: Iterable[Callable[[Any], None]] = (),
-                    acks: Iterable[tuple[str, str, int, int, bytes]] = ()) -> None:
+                    acks: Iterable[tuple[str, str, int, int, bytes]] = (), locks: Iterable[int] = ()) -> None:
         """Durable when this returns: ``moves`` (match id, move row), ``games`` (solo games whole),
         ``game_moves`` (solo game id, place in its log, the action), ``figures`` (solo game id, time
         played, moves, score: a game going on as its row shows it), ``acks`` (solo game id, client id,
         ack, version, answer: the last intent of a page), and what ``before`` and ``after`` write on the
-        batch's connection."""
+        batch's connection. ``locks``: keys of PostgreSQL's transaction-level advisory locks the ``after`` work
+        takes (:func:`patience.server.storage.ladder.pair_lock`): the batch takes all of its jobs' first, in
+        ascending order, so two processes' batches never wait for each other in a circle."""
         job = _Job(list(before), list(moves), list(games), list(game_moves), list(figures), list(after),
-                   asyncio.get_running_loop().create_future(), list(acks))
+                   asyncio.get_running_loop().create_future(), list(acks), list(locks))
         self._jobs.append(job)
         if self._running:
             self._wake.set()
@@ -191,6 +195,7 @@ class GroupWriter:
 
     def _write(self, connection: Connection, jobs: list[_Job]) -> None:
         with connection.begin():
+            advisory_locks(connection, {key for job in jobs for key in job.locks})
             write_games(connection, [game for job in jobs for game in job.games])  # in queue order: the last wins
             for job in jobs:
                 for work in job.before:

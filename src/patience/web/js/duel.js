@@ -597,7 +597,18 @@ async function showResult() {
     tr.insertCell().textContent = end.winner === side ? signed(end.bonus) : "";
     tr.insertCell().textContent = points(end.finals[side]);
     const diff = after.rating - before.rating;
-    tr.insertCell().textContent = `${after.rating}${after.provisional ? "?" : ""} (${signed(diff)})`;
+    const rated = tr.insertCell();
+    rated.textContent = `${after.rating}${after.provisional ? "?" : ""} (${signed(diff)})`;
+    // what the ladder's rules did to this change and why (as the server wrote it with the result)
+    const change = end.changes && end.changes[side];
+    if (change && change.reason !== "rated") {
+      const why = document.createElement("span");
+      why.className = "result-how result-why";
+      why.dataset.reason = change.reason;
+      why.textContent = t(`profile.change.${change.reason}`,
+        { points: signed(Math.round(change.reason === "held" ? change.held : change.applied)) });
+      rated.append(why);
+    }
   }
   for (const node of dialog.querySelectorAll(".pool-col")) node.hidden = !end.pools;
   $("#commitment").textContent = d.commitment;
