@@ -238,6 +238,8 @@ NOTES = {
     "note_release": "{delta:+.1f} held points of match {match} applied",
     "note_refund": "{points:.1f} points of match {match} given back",
     "note_unrefund": "{points:.1f} points of match {match} taken back: the account that took them was cleared",
+    "note_reopen_open": "Play now match {match} open again: {cleared} cleared",
+    "note_reopen_taken": "Play now match {match} taken again: {cleared} cleared",
 }
 """The notes the server writes in the audit log, in English by key; the log keeps the English text and the key
 with its figures, which the moderators' page writes in its language (``mod.reason`` in ``web/js/arena-text.js``)."""
@@ -398,7 +400,7 @@ def _reopen(connection: Connection, cleared: str, by: str) -> None:
         if connection.execute(update(table).where(table.c.id == row.id, table.c.state == row.state).values(
                 state=state, ended_ms=None)).rowcount != 1:
             continue
-        note = f"Play now match {row.id} {state} again: {cleared} cleared"
+        note = Note(f"note_reopen_{state}", {"match": row.id, "cleared": cleared})
         for user in {row.host_id, row.challenger_id} - {None}:
             _audit(connection, str(user), by, "reopen", note)
 
