@@ -50,7 +50,7 @@ class ServeProcess:
                                      env={**os.environ, "PYTHONUNBUFFERED": "1"})
         self.url = f"http://127.0.0.1:{self.port}"
 
-    def wait_ready(self, seconds: float = 30.0) -> None:
+    def wait_ready(self, seconds: float = 60.0) -> None:  # ready at once when idle; a loaded machine takes longer
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

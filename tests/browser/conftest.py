@@ -72,8 +72,8 @@ def base_url(server_app: Any) -> Iterator[str]:
     # every browser of the session comes from 127.0.0.1, one address: the sign-up limit of an address
     # (20 accounts in 10 minutes, for a person) would refuse the session's players after the first few
     # test files. Each test is a few people; the limit itself is tested in tests/test_server_signin_load.py.
-    server_app.state.accounts.signups = 100_000
     with served(server_app) as url:
+        server_app.state.accounts.signups = 100_000  # made as the app starts
         yield url
 
 
