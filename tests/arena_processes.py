@@ -50,7 +50,7 @@ class ServeProcess:
                                      env={**os.environ, "PYTHONUNBUFFERED": "1"})
         self.url = f"http://127.0.0.1:{self.port}"
 
-    def wait_ready(self, seconds: float = 30.0) -> None:
+    def wait_ready(self, seconds: float = 60.0) -> None:  # ready at once when idle; a loaded machine takes longer
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -83,10 +83,30 @@ class ServeProcess:
         self._log.close()
 
 
+def worker_redis_db(db: int, worker: str | None = None, count: int | None = None) -> int:
+    """The Redis database that stands for ``db`` in this pytest process: ``db`` itself in a run of one
+    process; under pytest-xdist (``-n``: ``worker`` "gw0", "gw1", ... of ``count``, from the environment
+    when not given), one of the databases 1..15 that are this worker's alone, so that no worker empties
+    or shares another's (a worker runs one module at a time; a module's numbers stay apart as far as
+    its share allows).
+
+    >>> worker_redis_db(12, ""), [worker_redis_db(db, "gw1", 3) for db in (9, 12, 13)]
+    (12, [14, 8, 11])
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "") if worker is None else worker
+    if not worker.startswith("gw"):
+        return db
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) if count is None else count
+    share = [n for n in range(1, 16) if (n - 1) % count == int(worker[2:])]
+    if not share:
+        raise RuntimeError(f"{count} pytest-xdist workers: more than the 15 spare Redis databases, one each")
+    return share[db % len(share)]
+
+
 def fresh_redis(redis_server: str, db: int) -> str:
     """The address of database ``db`` of the test Redis at ``redis_server``, emptied (each module of
-    multi-process tests has one of its own)."""
-    url = redis_server.rsplit("/", 1)[0] + f"/{db}"
+    multi-process tests has one of its own; under pytest-xdist, see :func:`worker_redis_db`)."""
+    url = redis_server.rsplit("/", 1)[0] + f"/{worker_redis_db(db)}"
     client = redis.Redis.from_url(url)
     client.flushdb()
     client.close()

@@ -226,3 +226,15 @@ def redis_url(redis_server: str) -> str:
 @pytest.fixture
 def bus_prefix() -> str:
     return f"test-{secrets.token_hex(4)}:"
+
+
+# -- order -----------------------------------------------------------------------------------------
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The test files with a test marked ``slow`` first, each file's tests together and in their order:
+    under pytest-xdist (``--dist loadfile``) a worker takes a whole file at a time, so the long files start
+    at once and the short ones fill the workers' ends, rather than a long file left to run alone last. A
+    test that takes more than a few seconds is marked ``slow`` for this too."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)

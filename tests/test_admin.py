@@ -137,6 +137,9 @@ def test_admin_works_beside_a_running_busy_server(database_url: str, tmp_path: P
     stop, acks, failures = threading.Event(), [0], []
     try:
         site.wait_ready()
+        started = time.monotonic()  # what one admin command costs on this machine now, beside an idle server
+        assert patience_admin(database_url, "users", "--find", "nobody").returncode == 0
+        one = time.monotonic() - started
         anna, bruno = Player(site.url, "annadmin"), Player(site.url, "brunadmin")
         cookie = "; ".join(f"{name}={value}" for name, value in anna.http.cookies.items())
         with connect(f"ws://127.0.0.1:{site.port}/ws", additional_headers={"Cookie": cookie}) as ws:
@@ -170,9 +173,9 @@ def test_admin_works_beside_a_running_busy_server(database_url: str, tmp_path: P
         assert listed.returncode == 0 and "annadmin\tAnnadmin" in listed.stdout and "moderator" in listed.stdout
         assert wrong.returncode == 2 and len(wrong.stderr.splitlines()) == 1 and "nobody" in wrong.stderr
         assert closed.returncode == 0 and "closed brunadmin" in closed.stdout, closed.stderr
-        # at once, the game going on: four Python starts, well under one lock wait (32 s) each even on a loaded
-        # machine; a locked file fails the exit codes above in any case
-        assert seconds < 60 and acks[0] > before, (seconds, acks[0], before)
+        # at once, the game going on: never waiting for the server (its lock held for as long as it plays)
+        # beyond what the four commands cost on this machine, however loaded its cores are
+        assert seconds < 20 + 4 * one and acks[0] > before, (seconds, one, acks[0], before)
         assert anna.http.get("/mod").status_code == 200  # a moderator now, for the running site
         assert bruno.http.get("/api/me").json()["user"] is None  # closed: signed out
         anna.close()

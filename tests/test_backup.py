@@ -101,6 +101,7 @@ def backup_redis(redis_server: str) -> str:
     return fresh_redis(redis_server, 15)
 
 
+@pytest.mark.slow
 def test_a_running_sqlite_site_is_backed_up_and_restored_into_a_new_data_folder(
         tmp_path: Path, backup_redis: str) -> None:
     old_dir, new_dir, backup = tmp_path / "old", tmp_path / "new", tmp_path / "site.backup"
@@ -207,6 +208,7 @@ def rows(url: str, query: str) -> list[tuple[Any, ...]]:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_a_postgresql_database_is_backed_up_with_pg_dump_and_restored_into_an_empty_one(
         tmp_path: Path, two_databases: tuple[str, str]) -> None:
     source, target = two_databases
@@ -376,6 +378,7 @@ def served_lines(site: ServeProcess, words: str, count: int, seconds: float = 10
     raise AssertionError(f"no {count} lines with {words!r}: {site.log()}")
 
 
+@pytest.mark.slow
 def test_a_server_of_its_own_makes_the_copy_while_a_game_is_played(tmp_path: Path) -> None:
     old_dir, new_dir, backup = tmp_path / "old", tmp_path / "new", tmp_path / "site.backup"
     old_dir.mkdir(mode=0o700)

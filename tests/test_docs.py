@@ -76,6 +76,7 @@ def _chosen_python(tmp_path: Path, path: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/usr/lib/python3.11/EXTERNALLY-MANAGED").exists(),
                     reason="no externally managed Debian Python here")
 def test_the_set_up_scripts_use_a_venv_where_the_system_python_is_externally_managed(tmp_path: Path) -> None:

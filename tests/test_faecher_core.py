@@ -41,6 +41,7 @@ def test_core_lists_the_moves_of_the_python_problem(variant: dict[str, Any], see
         assert core_moves(state, order) == FanProblem(state, order).moves(), (order, str(state))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_core_runs_the_same_search(variant: dict[str, Any]) -> None:
     decided = 0

@@ -238,6 +238,7 @@ def test_reports_are_rate_limited_and_the_mod_api_is_for_moderators_only(app: An
     assert csrf(ada)
 
 
+@pytest.mark.slow
 def test_a_fresh_accounts_scouted_daily_win_never_reaches_the_board(app: Any, fake_time: FakeTime) -> None:
     from test_daily import join, start, stocked
     from test_server_app import send

@@ -58,9 +58,14 @@ def test_a_duel_across_two_processes_survives_the_owner_being_killed(two: tuple[
     anna.seek(FORMAT)
     anna.until(lambda m: m["t"] == "lobby" and m["d"]["seeking"] == FORMAT)
     # Bruno's process sees Anna waiting on the other one: one pool
-    bruno.send("lobby")
-    shown = bruno.until(lambda m: m["t"] == "lobby")
-    pool = next(p for p in shown["d"]["pools"] if p["format"] == FORMAT)
+    deadline = time.monotonic() + 15  # her seek reaches the other process through Redis: ask until it has
+    while True:
+        bruno.send("lobby")
+        shown = bruno.until(lambda m: m["t"] == "lobby")
+        pool = next(p for p in shown["d"]["pools"] if p["format"] == FORMAT)
+        if (pool["players"] and shown["d"]["online"] == 2) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
     assert [p["name"] for p in pool["players"]] == [anna.login.title()]
     assert shown["d"]["online"] == 2  # one player on each process
     bruno.seek(FORMAT)

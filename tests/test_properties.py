@@ -217,6 +217,7 @@ def moving_card(state: State, move: Move) -> Card | None:
     return cards[-1][0] if cards else None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS, ids=_id)
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=seeds, rnd=players)

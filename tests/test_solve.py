@@ -296,6 +296,7 @@ def test_safe_foundation_rule() -> None:
     assert is_safe(five_hearts, [4, 4, 3, 4])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [11, 12, 13, 14, 15, 16, 17, 18])
 def test_klondike_endgames_agree_with_a_plain_search(seed: int) -> None:
     rng = random.Random(seed)

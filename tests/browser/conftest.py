@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -18,6 +19,10 @@ CHROMIUM = os.environ.get("PATIENCE_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--disable-gpu"]
+
+# what a page shows is waited for up to 15 s (Playwright's own default is 5 s): on a machine whose cores
+# are shared by parallel workers a first answer may take longer, and a wait ends as soon as it holds
+playwright_api.expect.set_options(timeout=15_000)
 
 if not Path(CHROMIUM).exists():
     pytest.skip(f"no Chromium at {CHROMIUM}", allow_module_level=True)
@@ -38,12 +43,12 @@ def server_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return create_app(tmp_path_factory.mktemp("data"))
 
 
-@pytest.fixture(scope="session")
-def base_url(server_app: Any) -> Iterator[str]:
+@contextlib.contextmanager
+def served(app: Any) -> Iterator[str]:
+    """``app`` under uvicorn on a free port of this machine's loopback, on a thread: its base URL."""
     import uvicorn
 
     port = _free_port()
-    app = server_app
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -52,13 +57,34 @@ def base_url(server_app: Any) -> Iterator[str]:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the server did not start")
         time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def base_url(server_app: Any) -> Iterator[str]:
+    """The session's server, shared by the tests of a pytest process (of a worker, under ``-n``) in
+    whatever order they run: a test must not count on what others left there (players online, matches
+    going on); one that does takes ``own_base_url``."""
     # every browser of the session comes from 127.0.0.1, one address: the sign-up limit of an address
     # (20 accounts in 10 minutes, for a person) would refuse the session's players after the first few
     # test files. Each test is a few people; the limit itself is tested in tests/test_server_signin_load.py.
-    app.state.accounts.signups = 100_000
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served(server_app) as url:
+        server_app.state.accounts.signups = 100_000  # made as the app starts
+        yield url
+
+
+@pytest.fixture
+def own_base_url(tmp_path: Path) -> Iterator[str]:
+    """A server of this test alone, on an empty database: for a test that says what a whole site shows
+    (nobody else online, no match going on), which the session's shared server cannot promise."""
+    from patience.server import create_app
+
+    with served(create_app(tmp_path)) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -67,6 +67,7 @@ def no_sideways_scroll(page: Any) -> None:
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
+@pytest.mark.slow
 def test_the_account_page_at_phone_and_desktop_width(mail_site: tuple[str, Inbox], browser: Any, shot: Any) -> None:
     url, inbox = mail_site
     phone = browser.new_context(viewport={"width": 390, "height": 844}, locale="de-DE", is_mobile=True,

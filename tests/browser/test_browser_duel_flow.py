@@ -51,8 +51,9 @@ def give_up(page: Any) -> None:
     page.locator("#confirm-yes").click()
 
 
-def test_challenge_link_match_found_spectator_and_rematch(three: tuple[Any, Any, Any], base_url: str,
+def test_challenge_link_match_found_spectator_and_rematch(three: tuple[Any, Any, Any], own_base_url: str,
                                                          shot: Any) -> None:
+    base_url = own_base_url  # a site of its own: nobody else online, no match going on but theirs
     anna, bruno, visitor = three
     tag = secrets.token_hex(3)
     sign_up(anna, base_url, f"anna{tag}", f"Anna{tag}")

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from browser_accounts import sign_up
 from browser_settle import settle
 from playwright.sync_api import expect
@@ -85,6 +86,7 @@ def elsewhere(browser: Any, base_url: str, login: str, errors: list[str]) -> Non
     context.close()
 
 
+@pytest.mark.slow
 def test_play_now_host_then_challenger_then_results(browser: Any, base_url: str) -> None:
     errors: list[str] = []
     tag = secrets.token_hex(3)

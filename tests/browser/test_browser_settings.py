@@ -207,6 +207,7 @@ def test_sounds_one_switch_off_until_turned_on(context: Any) -> None:
     assert page.evaluate("window.__notes") == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_screenshots_of_each_look(context_of: Any, base_url: str, shot: Any, size: str) -> None:
     context = context_of(size)
