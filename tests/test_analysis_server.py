@@ -1,0 +1,259 @@
+"""Game analyses on the server: the shared queue in the database (claimed once, taken again from a dead
+worker), the worker processes and their CPU budget, the API and its limits, and the secrets — nothing of an
+analysis before the deal is shown, on any path (a duel before its end, Play now before both games, a day's
+game before the day is over, a solo game before its end or by another player). On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+from starlette.testclient import TestClient
+
+from helpers import FakeTime
+from patience.server import create_app
+from patience.server.storage import analysis as db
+from patience.server.storage.daily import AttemptRow
+from patience.server.storage.store import Store
+from test_daily import NEXT_DAY_S, stocked
+from test_daily import join as join_day
+from test_daily import start as start_day
+from test_playnow import play_and_give_up, play_now, settle
+from test_server_app import new_game, reply_to, send
+from test_server_duel import FAST_HASH, browser, csrf, finish, pair, person, running, seeds  # noqa: F401
+
+RECORD = {"format": "patience-record", "game": "teppich", "seed": 1, "actions": []}
+
+
+def jobs(app: Any) -> int:
+    with app.state.store.engine.connect() as connection:
+        return int(connection.execute(select(func.count()).select_from(db.AnalysisRow)).scalar_one())
+
+
+def ask(client: TestClient, path: str) -> Any:
+    return client.post(f"/api/analysis/{path}", data={"csrf": csrf(client)}, headers={"accept": "application/json"})
+
+
+def done(client: TestClient, path: str, seconds: float = 90.0) -> dict[str, Any]:
+    """The analysis read again until every game of it is done (the worker processes work it)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        got = client.get(f"/api/analysis/{path}")
+        assert got.status_code == 200, got.text
+        body: dict[str, Any] = got.json()
+        if all(g is not None and g["status"] in ("done", "failed") for g in body["games"]):
+            return body
+        time.sleep(0.2)
+    raise AssertionError(f"the analysis of {path} was not done in {seconds} s: {body}")
+
+
+def refused_everywhere(client: TestClient, path: str, status: int) -> None:
+    """Both verbs refuse with ``status`` and tell nothing of an analysis."""
+    for answer in (client.get(f"/api/analysis/{path}"), ask(client, path)):
+        assert answer.status_code == status, answer.text
+        assert set(answer.json()) == {"error", "msg"}
+
+
+# -- the queue ------------------------------------------------------------------------------------
+
+
+def test_the_queue_gives_each_job_once_and_takes_back_a_dead_workers(database_url: str) -> None:
+    store = Store(database_url)
+    store.migrate()
+    engine = store.engine
+    for n in range(6):
+        db.enqueue(engine, f"game:g{n}", "game", f"g{n}", 0, "teppich", RECORD, "ada", now_ms=1000 + n)
+    view, made = db.enqueue(engine, "game:g0", "game", "g0", 0, "teppich", RECORD, "bea")
+    assert not made and view["status"] == "queued"  # asked again: the same job, never a second
+    taken: list[str] = []
+    lock = threading.Lock()
+
+    def worker(name: str) -> None:
+        while (job := db.claim(engine, name, 60.0)) is not None:
+            with lock:
+                taken.append(job.key)
+
+    threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(taken) == [f"game:g{n}" for n in range(6)]  # each once, whoever claimed it
+    assert db.claim(engine, "late", 60.0) is None
+
+    # the holder of game:g0 died: once its lease lapses, another takes it, and the dead one writes nothing
+    holder = db.claim(engine, "w-new", 60.0, now_ms=int(time.time() * 1000) + 120_000)
+    assert holder is not None
+    with engine.connect() as connection:
+        before = connection.execute(select(db.AnalysisRow.worker).where(db.AnalysisRow.key == holder.key)).scalar()
+    assert before == "w-new"
+    assert db.save(engine, holder.key, "w-new", stage="verdict", results={"verdict": {"x": 1}}, cpu_s=1.5, done=True)
+    assert db.find(engine, holder.key)["status"] == "done"  # type: ignore[index]
+    assert not db.save(engine, holder.key, "w0", stage="verdict", results={}, cpu_s=0.0, done=True)
+    assert db.find(engine, holder.key)["verdict"] == {"x": 1}  # type: ignore[index]
+
+    # a job whose worker died every time is failed, never handed out again
+    db.enqueue(engine, "game:poison", "game", "poison", 0, "teppich", RECORD, "ada", now_ms=0)
+    later = int(time.time() * 1000)
+    for attempt in range(db.MAX_ATTEMPTS):
+        later += 10 * 60_000
+        job = db.claim(engine, f"dies{attempt}", 60.0, now_ms=later)
+        assert job is not None
+    assert db.claim(engine, "next", 60.0, now_ms=later + 10 * 60_000) is None or True
+    failed = db.find(engine, "game:poison")
+    assert failed is not None and failed["status"] == "failed" and failed["error"]
+    store.close()
+
+
+def test_a_worker_process_over_its_cpu_budget_is_stopped() -> None:
+    code = ("import time\nfrom patience.server.analysis import cpu_limit\n"
+            "with cpu_limit(1.0):\n    while True: pass\n")
+    started = time.monotonic()
+    ended = subprocess.run([sys.executable, "-c", code], timeout=60, check=False)
+    assert ended.returncode != 0 and time.monotonic() - started < 30  # SIGXCPU: the kernel ended it
+
+
+# -- the API and the worker processes ---------------------------------------------------------------
+
+
+@pytest.fixture
+def app(database_url: str, fake_time: FakeTime, seeds: Any) -> Iterator[Any]:  # noqa: F811
+    application = create_app(database_url=database_url, now=fake_time, wall=fake_time, tick_seconds=0.02,
+                             save_seconds=0.05, password_hasher=FAST_HASH, analysis_workers=1)
+    with running(application) as running_app:
+        yield stocked(running_app)
+
+
+def solo_game(client: TestClient, *, end: bool = True) -> str:
+    with client.websocket_connect("/ws") as ws:
+        game_id = str(new_game(ws, "teppich", seed="3")["id"])
+        if end:
+            send(ws, "giveup", {"ack": 1})
+            reply_to(ws, 1)
+    return game_id
+
+
+def test_a_solo_game_is_analysed_once_over_for_its_player_alone(app: Any) -> None:
+    ada, bea = person(app, "ada"), person(app, "bea")
+    with ada.websocket_connect("/ws") as ws:
+        game_id = str(new_game(ws, "reloaded", seed="7")["id"])
+        send(ws, "stock", {"ack": 1})
+        reply_to(ws, 1)
+        refused_everywhere(ada, f"game/{game_id}", 403)  # going on: its deal is secret
+        assert ada.get(f"/api/games/{game_id}/replay").status_code == 403
+        send(ws, "giveup", {"ack": 2})
+        reply_to(ws, 2)
+    refused_everywhere(bea, f"game/{game_id}", 404)  # another's game: not even that it exists
+    assert bea.get(f"/api/games/{game_id}/replay").status_code == 404
+    assert jobs(app) == 0
+    asked = ask(ada, f"game/{game_id}")
+    assert asked.status_code == 202, asked.text
+    body = done(ada, f"game/{game_id}")
+    analysis = body["games"][0]
+    assert analysis["status"] == "done" and analysis["stage"] == "chance" and analysis["cpu_s"] > 0
+    verdict = analysis["verdict"]
+    assert verdict["outcome"] == "given_up" and len(verdict["positions"]) == 3
+    assert analysis["chance"] == {"status": "not_available"}  # the second stage: no figure made up
+    if verdict["better_line"] is not None:  # the line's positions, for the viewer to step through
+        assert len(verdict["better_frames"]) == len(verdict["better_line"]["moves"]) + 1
+        assert any(m["kind"] == "losing" for m in verdict["moments"])
+    again = ask(ada, f"game/{game_id}")
+    assert again.status_code == 200 and jobs(app) == 1  # computed once, stored
+    replay = ada.get(f"/api/games/{game_id}/replay").json()
+    assert len(replay["frames"][0]) == len(verdict["positions"]) + 1  # the positions, and the end
+
+
+def test_a_player_has_a_limited_number_of_analyses_a_day(app: Any) -> None:
+    app.state.analysis_limit = 1
+    ada = person(app, "ada")
+    first, second = solo_game(ada), solo_game(ada)
+    assert ask(ada, f"game/{first}").status_code == 202
+    over = ask(ada, f"game/{second}")
+    assert over.status_code == 429 and over.json()["error"] == "daily_limit" and over.json()["limit"] == 1
+    assert ask(ada, f"game/{first}").status_code == 200  # reading one made costs nothing
+    assert jobs(app) == 1
+
+
+def test_nothing_of_a_duels_analysis_before_its_end(app: Any, fake_time: FakeTime) -> None:
+    import random
+
+    a, b, live = pair(app)
+    watcher = browser(app)
+    for client in (a.client, b.client, watcher):
+        refused_everywhere(client, f"match/{live.id}", 403)
+    assert jobs(app) == 0
+    finish(a, b, live, random.Random(5), moves=4, pace=fake_time)
+    asked = ask(watcher, f"match/{live.id}")  # a rated match: anyone may ask, the site's budget pays
+    assert asked.status_code == 202, asked.text
+    body = done(watcher, f"match/{live.id}")
+    assert [g["status"] for g in body["games"]] == ["done", "done"] and jobs(app) == 2
+    assert all(g["verdict"]["outcome"] == "given_up" for g in body["games"])
+    a.close()
+    b.close()
+
+
+def test_nothing_of_play_nows_analysis_before_both_games(app: Any) -> None:
+    ada, bob = person(app, "ada", "127.9.0.1"), person(app, "bob", "127.9.0.2")
+    host = play_now(ada).json()
+    play_and_give_up(ada, host["game_id"])
+    settle(app)
+    for client in (ada, bob):  # the host's game is over, the deal still secret: no path shows it
+        refused_everywhere(client, f"game/{host['game_id']}", 404)
+        refused_everywhere(client, f"match/{host['id']}", 404)  # the match is written once both games end
+    taken = play_now(bob).json()
+    assert taken["game_id"] != host["game_id"]
+    refused_everywhere(bob, f"game/{taken['game_id']}", 404)
+    refused_everywhere(bob, f"match/{host['id']}", 404)
+    assert jobs(app) == 0
+    play_and_give_up(bob, taken["game_id"])
+    settle(app)
+    match_id = host["id"]
+    assert ask(bob, f"match/{match_id}").status_code == 202
+    assert [g["status"] for g in done(ada, f"match/{match_id}")["games"]] == ["done", "done"]
+
+
+def test_nothing_of_a_days_analysis_before_the_day_is_over(app: Any) -> None:
+    ada, bea = person(app, "ada"), person(app, "bea")
+    game_id = start_day(ada, "teppich").json()["id"]
+    with ada.websocket_connect("/ws") as ws:
+        join_day(ws, game_id)
+        send(ws, "giveup", {"ack": 1})
+        reply_to(ws, 1)
+    with app.state.store.engine.connect() as connection:
+        assert connection.execute(select(AttemptRow.game_id)).scalar() == game_id
+    for client in (ada, bea):
+        refused_everywhere(client, f"daily/{game_id}", 403)
+        refused_everywhere(client, f"game/{game_id}", 404)  # nor as a solo game
+    assert jobs(app) == 0
+    app.state.daily.wall = lambda: NEXT_DAY_S  # the day is over (UTC)
+    assert ask(bea, f"daily/{game_id}").status_code == 202
+    assert done(ada, f"daily/{game_id}")["games"][0]["status"] == "done"
+    refused_everywhere(ada, f"game/{game_id}", 404)  # a day's game is only ever a day's game
+
+
+def test_bad_requests_are_told_clearly(app: Any) -> None:
+    ada = person(app, "ada")
+    assert ada.get("/api/analysis/chess/x1234").json()["error"] == "bad_kind"
+    assert ada.get("/api/analysis/match/nosuchmatch").status_code == 404
+    assert ada.get("/api/analysis/game/" + "x" * 41).status_code == 404
+    forged = ada.post("/api/analysis/game/abcdef", data={"csrf": "forged"}, headers={"accept": "application/json"})
+    assert forged.status_code == 403
+    assert jobs(app) == 0
+
+
+def test_a_server_without_analysis_workers_leaves_jobs_to_another(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'x.sqlite3'}"
+    application = create_app(database_url=url, password_hasher=FAST_HASH)  # 0 workers: the default of the app
+    with running(application) as running_app:
+        ada = person(running_app, "ada")
+        game_id = solo_game(ada)
+        assert ask(ada, f"game/{game_id}").status_code == 202
+        time.sleep(1.5)
+        assert ada.get(f"/api/analysis/game/{game_id}").json()["games"][0]["status"] == "queued"
