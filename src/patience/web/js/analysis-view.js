@@ -4,7 +4,7 @@
 // analyses (worker processes, /api/analysis) and sends every position of the better line: this page knows no rule.
 
 import { el, postForm } from "./arena.js";
-import { moveName, t } from "./i18n.js";
+import { t } from "./i18n.js";
 import { $ } from "./ui.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -29,8 +29,8 @@ function texted(tag, key, params = null, props = {}) {
 }
 
 /** The analysis panel of the replay viewer. ``view`` gives ``match`` (the replay's data), ``path`` (the API's
- * ``kind/id``), ``show(side, action)`` (the game at the position after ``action``) and ``draw(side, frame)``
- * (a position of the better line on that side's board). */
+ * ``kind/id``), ``show(side, action)`` (the game at the position after ``action``), ``draw(side, frame)``
+ * (a position of the better line on that side's board) and ``name(action)`` (an action's words). */
 export function mountAnalysis(view) {
   const panel = $("#analysis");
   const sides = view.match.frames.length;
@@ -133,9 +133,11 @@ export function mountAnalysis(view) {
     root.setAttribute("aria-label", t("analysis.graph"));
     root.append(svg("title"));
     root.firstChild.textContent = t("analysis.graph");
-    for (const run of verdict.runs) { // a band a run of equal verdicts
-      const band = svg("rect", { x: x(run.from) - (run.from ? (W - 2 * PAD) / n / 2 : 0), y: PAD,
-        width: Math.max(2, x(run.to) - x(run.from) + (W - 2 * PAD) / n), height: H - 2 * PAD,
+    const half = (W - 2 * PAD) / n / 2;
+    for (const run of verdict.runs) { // a band a run of equal verdicts, to halfway to the next position
+      const left = x(run.from) - (run.from ? half : 0);
+      const right = x(run.to) + (run.to < n ? half : 0);
+      const band = svg("rect", { x: left, y: PAD, width: Math.max(2, right - left), height: H - 2 * PAD,
         class: `band ${run.verdict}` });
       band.setAttribute("aria-hidden", "true");
       root.append(band);
@@ -178,13 +180,7 @@ export function mountAnalysis(view) {
     return parts.join(". ");
   }
 
-  function moveText(m) {
-    if (m === "draw") return t("stock_draw");
-    if (m === "redeal") return t("stock_redeal");
-    if (m === "undo") return t("undo");
-    if (m === "giveup") return t("give_up");
-    return moveName(m, view.match.game);
-  }
+  const moveText = (m) => view.name(m);
 
   function drawMoments(list, verdict) {
     const items = verdict.moments.map((m) => {
@@ -223,7 +219,7 @@ export function mountAnalysis(view) {
       { className: "moment-what" })];
     if (moment.played) lines.push(el("p", { className: "moment-played", textContent: t("analysis.played", { move: moveText(moment.played) }) }));
     if (moment.better) lines.push(el("p", { className: "moment-better", textContent: t("analysis.better", { move: moveText(moment.better) }) }));
-    const controls = el("div", { className: "toolbar line-controls" });
+    const controls = el("div", { className: "line-controls" });
     if (frames.length > 1) {
       const prev = el("button", { type: "button", className: "btn", id: "line-prev", textContent: t("analysis.line_prev") });
       const next = el("button", { type: "button", className: "btn primary", id: "line-next",

@@ -33,6 +33,12 @@ function frameAt(side, upto) {
   return index;
 }
 
+/** An action of a record for people: a move, a turn of the stock, an undo, a give-up. */
+function actionName(m) {
+  return m === "draw" || m === "redeal" ? t(m === "draw" ? "stock_draw" : "stock_redeal")
+    : m === "giveup" ? t("give_up") : m === "undo" ? t("undo") : moveName(m, match.game);
+}
+
 /** The replay at the position of ``side`` after its action ``action`` (0: the deal). */
 function showAction(side, action) {
   if (action === 0) return show(0);
@@ -45,7 +51,7 @@ function drawFrame(side, frame) {
   boards[side].update({ piles: frame.piles, counters: frame.counters, stock_action: null });
   const head = document.querySelector(`.side[data-side="${side}"]`);
   head.querySelector(".side-score").textContent = `${t("score")} ${points(frame.score)}`;
-  head.querySelector(".side-step").textContent = `${t("analysis.line")}${frame.m ? ` · ${moveName(frame.m, match.game)}` : ""}`;
+  head.querySelector(".side-step").textContent = `${t("analysis.line")}${frame.m ? ` · ${actionName(frame.m)}` : ""}`;
 }
 
 function show(k) {
@@ -59,8 +65,7 @@ function show(k) {
     const ended = frame.outcome ? ` · ${t(`outcome.${frame.outcome}`)}` : "";
     const what = frame.m == null ? t("replay.deal") : frame.m === "end" ? `${t("replay.end")}${ended}`
       : frame.m === "match_end" ? t("replay.match_end") // a duel's pool, added when the match ended
-      : frame.m === "draw" || frame.m === "redeal" ? t(frame.m === "draw" ? "stock_draw" : "stock_redeal")
-        : frame.m === "giveup" ? t("give_up") : frame.m === "undo" ? t("undo") : moveName(frame.m, match.game);
+        : actionName(frame.m);
     head.querySelector(".side-step").textContent = `${formatTime(frame.t)} · ${what}${frame.ok ? "" : " ✗"}`;
     head.dataset.current = String(timeline[step][1] === side);
   }
@@ -158,7 +163,7 @@ async function main() {
     step = timeline.length - 1; // the end first: the result, then step back through it
     const path = match.daily ? `daily/${encodeURIComponent(match.id)}` : match.solo
       ? `game/${encodeURIComponent(match.id)}` : `match/${encodeURIComponent(match.id)}`;
-    analysis = mountAnalysis({ match, path, show: showAction, draw: drawFrame });
+    analysis = mountAnalysis({ match, path, show: showAction, draw: drawFrame, name: actionName });
   }
   $("#first").addEventListener("click", () => show(0));
   $("#prev").addEventListener("click", () => show(step - 1));
