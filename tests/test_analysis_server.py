@@ -21,7 +21,7 @@ from helpers import FakeTime
 from patience.server import create_app
 from patience.server.storage import analysis as db
 from patience.server.storage.daily import AttemptRow
-from patience.server.storage.store import Store
+from patience.server.storage.store import MatchRow, Store
 from test_daily import NEXT_DAY_S, stocked
 from test_daily import join as join_day
 from test_daily import start as start_day
@@ -257,3 +257,46 @@ def test_a_server_without_analysis_workers_leaves_jobs_to_another(tmp_path: Path
         assert ask(ada, f"game/{game_id}").status_code == 202
         time.sleep(1.5)
         assert ada.get(f"/api/analysis/game/{game_id}").json()["games"][0]["status"] == "queued"
+
+
+def test_a_days_games_are_analysed_in_bulk_on_a_dask_cluster(database_url: str, fake_time: FakeTime,
+                                                              seeds: Any) -> None:  # noqa: F811
+    import random
+
+    import dask.distributed as distributed  # a test dependency: the cluster path must run in CI
+
+    application = create_app(database_url=database_url, now=fake_time, wall=fake_time, tick_seconds=0.02,
+                             save_seconds=0.05, password_hasher=FAST_HASH)  # no analysis worker of its own
+    with running(application) as running_app:
+        stocked(running_app)
+        a, b, live = pair(running_app)
+        finish(a, b, live, random.Random(3), moves=3, pace=fake_time)
+        a.close()
+        b.close()
+        ada = person(running_app, "ada")
+        game_id = start_day(ada, "teppich").json()["id"]
+        with ada.websocket_connect("/ws") as ws:
+            join_day(ws, game_id)
+            send(ws, "giveup", {"ack": 1})
+            reply_to(ws, 1)
+        solo = solo_game(ada)  # a solo game is analysed for its player only, never in bulk
+        running_app.state.test_portal.call(running_app.state.hub.save)
+    store = Store(database_url)
+    with store.engine.connect() as connection:  # a match ends on the wall clock; the day's deal is of the test's
+        ended_ms = connection.execute(select(MatchRow.ended_ms).where(MatchRow.id == live.id)).scalar_one()
+    store.close()
+    days = {time.strftime("%Y-%m-%d", time.gmtime(ended_ms / 1000)): "2 newly queued",
+            time.strftime("%Y-%m-%d", time.gmtime(fake_time())): "1 newly queued"}
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
+        for day, queued in days.items():
+            ended = subprocess.run([sys.executable, "-m", "patience", "analyse", "--day", day, "--database-url",
+                                    database_url, "--scheduler", cluster.scheduler_address, "--budget-s", "10"],
+                                   capture_output=True, text=True, timeout=300, check=False)
+            assert ended.returncode == 0, ended.stderr[-2000:]
+            assert queued in ended.stdout and " done, 0 failed" in ended.stdout, ended.stdout
+    store = Store(database_url)
+    for key in (f"match:{live.id}:0", f"match:{live.id}:1", f"daily:{game_id}"):
+        found = db.find(store.engine, key)
+        assert found is not None and found["status"] == "done" and found["verdict"]["outcome"] == "given_up"
+    assert db.find(store.engine, f"game:{solo}") is None
+    store.close()

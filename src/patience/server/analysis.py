@@ -310,3 +310,49 @@ class Analyst:
                 written = len(partial)
                 results["chance"] = {"status": "filling", "positions": list(partial)}
                 await self._save(key, stage="verdict", results=results, cpu_s=cpu, lease_s=self.lease_seconds)
+
+
+def work_queue(store: Store, executor: Any, *, at_once: int, node: str = "bulk",
+               budgets: dict[str, float] | None = None, on_done: Callable[[str, str], None] | None = None) -> int:
+    """Work the shared queue until it is empty, ``at_once`` stages at a time on ``executor`` (a
+    ``concurrent.futures`` executor: a process pool, or a Dask cluster's ``client.get_executor()``): the bulk
+    analysis of many games (``patience analyse --day``), beside the servers' analysts. Returns the jobs done;
+    ``on_done(key, status)`` is told of each."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    seconds = {"verdict": VERDICT_SECONDS, "chance": CHANCE_SECONDS, **(budgets or {})}
+    lease = 2 * max(seconds.values()) + 60.0
+    running: dict[Any, tuple[db.Claimed, str, dict[str, Any], float]] = {}
+    worked = 0
+
+    def start(job: db.Claimed, stage: str, results: dict[str, Any], cpu: float) -> None:
+        future = executor.submit(run_stage, job.key, stage, job.record, seconds[stage])
+        running[future] = (job, stage, results, cpu)
+
+    while True:
+        while len(running) < at_once and (job := db.claim(store.engine, node, lease)) is not None:
+            first = db.STAGES[db.STAGES.index(job.stage) + 1] if job.stage in db.STAGES[:-1] else db.STAGES[0]
+            start(job, first, dict(job.results), job.cpu_s)
+        if not running:
+            return worked
+        finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
+        for future in finished:
+            job, stage, results, cpu = running.pop(future)
+            try:
+                result, used = future.result()
+            except Exception as exc:  # a worker stopped over its budget, or the search failed
+                db.save(store.engine, job.key, node, stage=stage, results=results, cpu_s=cpu,
+                        error=f"the analysis failed: {type(exc).__name__}"[:200])
+                worked += 1
+                if on_done is not None:
+                    on_done(job.key, "failed")
+                continue
+            results[stage] = result if result is not None else {"status": "not_available"}
+            last = stage == db.STAGES[-1]
+            if db.save(store.engine, job.key, node, stage=stage, results=results, cpu_s=cpu + used, done=last,
+                       lease_s=lease) and not last:
+                start(job, db.STAGES[db.STAGES.index(stage) + 1], results, cpu + used)
+            elif last:
+                worked += 1
+                if on_done is not None:
+                    on_done(job.key, "done")

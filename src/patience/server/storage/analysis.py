@@ -27,8 +27,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from patience.server.storage.store import Base
 
-__all__ = ["KINDS", "MAX_ATTEMPTS", "STAGES", "AnalysisRow", "Claimed", "asked_today", "claim", "enqueue", "find",
-           "give_back", "save"]
+__all__ = ["KINDS", "MAX_ATTEMPTS", "STAGES", "AnalysisRow", "Claimed", "Source", "asked_today", "claim", "day_games",
+           "enqueue", "find", "give_back", "save", "source", "view"]
 
 KINDS = ("match", "daily", "game")  # a duel's, Play now's or a tournament's match side; a day's game; a solo game
 STAGES = ("verdict", "chance")  # in order: every card known, then what the player could see
@@ -226,3 +226,25 @@ def source(engine: Engine, kind: str, ref: str) -> Source | None:
             or_(ApartRow.host_game == ref, ApartRow.challenger_game == ref))).scalar_one()
     shared = day is not None or bool(apart) or str(game.seed).startswith("now:")
     return Source(kind, ref, game.game, [None], game.outcome is not None, game.browser_id, day, shared)
+
+
+def day_games(engine: Engine, day: str) -> tuple[list[tuple[str, str, int, str, dict[str, Any]]], list[str]]:
+    """The games of UTC ``day`` whose deals are shown: both games of every match that ended that day, as ``(key,
+    match id, side, game, record)``, and the ids of that day's finished games of the deal of the day. The caller
+    checks that the day is over (its deals of the day are secret until then)."""
+    import datetime as dt
+
+    from patience.server.storage.daily import AttemptRow
+    from patience.server.storage.store import GameRow, MatchRow
+
+    start = int(dt.datetime.fromisoformat(day).replace(tzinfo=dt.UTC).timestamp() * 1000)
+    out: list[tuple[str, str, int, str, dict[str, Any]]] = []
+    with engine.connect() as connection:
+        for row in connection.execute(select(MatchRow.id, MatchRow.game, MatchRow.record).where(
+                MatchRow.state == "over", MatchRow.record.is_not(None), MatchRow.ended_ms >= start,
+                MatchRow.ended_ms < start + 86_400_000).order_by(MatchRow.ended_ms)):
+            for side, record in enumerate(json.loads(row.record)["games"]):
+                out.append((f"match:{row.id}:{side}", row.id, side, row.game, record))
+        ids = list(connection.scalars(select(AttemptRow.game_id).where(AttemptRow.day == day)))
+        finished = list(connection.scalars(select(GameRow.id).where(GameRow.id.in_(ids), GameRow.outcome.is_not(None))))
+    return out, finished
