@@ -211,7 +211,6 @@ class Analyst:
         self._pool = self._new_pool()
         free = asyncio.Semaphore(self.workers)
         tasks: set[asyncio.Task[None]] = set()
-        drain = asyncio.create_task(self._drain())
         try:
             while True:
                 await free.acquire()
@@ -230,10 +229,9 @@ class Analyst:
                 tasks.add(task)
                 task.add_done_callback(lambda done: (tasks.discard(done), free.release()))
         finally:
-            drain.cancel()
             for task in tasks:
                 task.cancel()
-            await asyncio.gather(drain, *tasks, return_exceptions=True)
+            await asyncio.gather(*tasks, return_exceptions=True)
             for key in list(self._held):  # handed back: another process takes them at once
                 with contextlib.suppress(Exception):
                     await anyio.to_thread.run_sync(db.give_back, self.store.engine, key, self.node)
@@ -249,13 +247,13 @@ class Analyst:
             with contextlib.suppress(Exception):
                 process.terminate()
 
-    async def _drain(self) -> None:
-        """Write the chance stage's positions as the worker processes report them (the graph fills)."""
-        while True:
+    def _drain(self) -> None:
+        """Take the positions the worker processes reported so far (the chance stage's) off their queue."""
+        while self._progress is not None:
             try:
-                key, figures = await anyio.to_thread.run_sync(self._progress.get, True, 0.5, abandon_on_cancel=True)
+                key, figures = self._progress.get_nowait()
             except queue.Empty:
-                continue
+                return
             if key in self._held:
                 self._partial.setdefault(key, []).append(figures)
 
@@ -303,6 +301,7 @@ class Analyst:
         written = 0
         while True:
             done, _ = await asyncio.wait({future}, timeout=1.0)
+            self._drain()
             partial = self._partial.get(key, [])
             if done:
                 return future.result()
