@@ -207,6 +207,7 @@ def test_nothing_of_play_nows_analysis_before_both_games(app: Any) -> None:
     for client in (ada, bob):  # the host's game is over, the deal still secret: no path shows it
         refused_everywhere(client, f"game/{host['game_id']}", 404)
         refused_everywhere(client, f"match/{host['id']}", 404)  # the match is written once both games end
+        assert client.get(f"/api/games/{host['game_id']}/replay").status_code == 404
     taken = play_now(bob).json()
     assert taken["game_id"] != host["game_id"]
     refused_everywhere(bob, f"game/{taken['game_id']}", 404)
@@ -231,6 +232,7 @@ def test_nothing_of_a_days_analysis_before_the_day_is_over(app: Any) -> None:
     for client in (ada, bea):
         refused_everywhere(client, f"daily/{game_id}", 403)
         refused_everywhere(client, f"game/{game_id}", 404)  # nor as a solo game
+        assert client.get(f"/api/games/{game_id}/replay").status_code == 404  # nor its replay as one
     assert jobs(app) == 0
     app.state.daily.wall = lambda: NEXT_DAY_S  # the day is over (UTC)
     assert ask(bea, f"daily/{game_id}").status_code == 202
@@ -300,3 +302,15 @@ def test_a_days_games_are_analysed_in_bulk_on_a_dask_cluster(database_url: str, 
         assert found is not None and found["status"] == "done" and found["verdict"]["outcome"] == "given_up"
     assert db.find(store.engine, f"game:{solo}") is None
     store.close()
+
+
+@pytest.mark.parametrize(("given", "env"), [(["--analysis-workers", "-1"], ""), (["--analysis-workers", "65"], ""),
+                                            ([], "many")])
+def test_serve_refuses_a_number_of_analysis_workers_that_is_none(tmp_path: Path, given: list[str], env: str) -> None:
+    import os
+
+    ended = subprocess.run([sys.executable, "-m", "patience", "serve", "--data-dir", str(tmp_path), "--port", "1",
+                            *given], capture_output=True, text=True, timeout=60, check=False,
+                           env={**os.environ, "PATIENCE_ANALYSIS_WORKERS": env})
+    assert ended.returncode == 2 and "--analysis-workers is a number of processes from 0 to 64" in ended.stderr
+    assert len(ended.stderr.strip().splitlines()) == 1
