@@ -314,3 +314,62 @@ def test_serve_refuses_a_number_of_analysis_workers_that_is_none(tmp_path: Path,
                            env={**os.environ, "PATIENCE_ANALYSIS_WORKERS": env})
     assert ended.returncode == 2 and "--analysis-workers is a number of processes from 0 to 64" in ended.stderr
     assert len(ended.stderr.strip().splitlines()) == 1
+
+
+def test_a_stage_over_its_cpu_budget_stops_with_a_clear_reason_in_a_worker_process() -> None:
+    code = ("from patience.server.analysis import OverBudget, cpu_limit, worker_init\nworker_init()\n"
+            "try:\n    with cpu_limit(1.0):\n        while True: pass\nexcept OverBudget:\n    print('over')\n")
+    ended = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert ended.returncode == 0 and ended.stdout.strip() == "over", ended.stderr
+
+
+def long_record() -> dict[str, Any]:
+    """A game whose analysis takes all of its budget: Teppich with waste, deal 900,053 played by the greedy
+    player (every position of it takes the solver more than its 2 s: docs/solving.md)."""
+    from patience.games import get_game
+    from patience.session import ManualClock, Session
+    from patience.solve.greedy import play_greedy
+
+    _, moves = play_greedy(get_game("teppich").deal(900_053, {"waste": True}))
+    clock = ManualClock()
+    session = Session("teppich", 900_053, {"waste": True}, clock=clock)
+    for move in moves:
+        clock.advance(0.1)
+        session.play(move)
+    if session.outcome is None:
+        session.give_up()
+    return session.record()
+
+
+def test_a_job_whose_worker_process_died_is_taken_again(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    from patience.server.storage.store import SavedGame
+
+    application = create_app(tmp_path, password_hasher=FAST_HASH, analysis_workers=1)
+    with running(application) as running_app:
+        analyst = running_app.state.analyst
+        analyst.budgets["verdict"] = 3.0
+        ada = person(running_app, "ada")
+        record = long_record()
+        browser_cookie = ada.cookies.get("patience_id")
+        game = SavedGame("long-game-0001", browser_cookie, "teppich", "waste", "900053", record, 1000,
+                         len(record["actions"]), 0, "given_up")
+        running_app.state.store.save_games([game])
+        assert ask(ada, f"game/{game.id}").status_code == 202
+        deadline = time.monotonic() + 60
+        while ada.get(f"/api/analysis/game/{game.id}").json()["games"][0]["status"] != "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        pids = []
+        while not pids:  # the worker process is spawned for the job
+            pids = list(getattr(analyst._pool, "_processes", {}))
+            time.sleep(0.05)
+        os.kill(pids[0], signal.SIGKILL)
+        body = done(ada, f"game/{game.id}", 120)["games"][0]
+        assert body["status"] == "done" and body["verdict"]["complete"] is False  # its budget spent, no more
+        with running_app.state.store.engine.connect() as connection:
+            attempts = connection.execute(select(db.AnalysisRow.attempts)
+                                          .where(db.AnalysisRow.key == f"game:{game.id}")).scalar_one()
+        assert attempts == 2  # taken again after its worker died

@@ -213,7 +213,7 @@ def _analyse_day(args: argparse.Namespace) -> int:
     from multiprocessing import get_context
 
     from patience.daily import check_day, is_over
-    from patience.server.analysis import work_queue
+    from patience.server.analysis import work_queue, worker_init
     from patience.server.app import DB_FILE, default_data_dir
     from patience.server.storage import analysis as db
     from patience.server.storage.store import Store, sqlite_url
@@ -251,10 +251,11 @@ def _analyse_day(args: argparse.Namespace) -> int:
             raise BadInputError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
         with Client(args.scheduler) as client:
             at_once = max(1, sum(client.nthreads().values()))
-            work_queue(store, client.get_executor(pure=False), at_once=at_once, budgets=budgets, on_done=told)
+            work_queue(store, client.get_executor(pure=False), at_once=at_once, budgets=budgets, on_done=told,
+                       enforce=False)
     else:
         n = args.workers or os.cpu_count() or 1
-        with ProcessPoolExecutor(n, mp_context=get_context("spawn")) as pool:
+        with ProcessPoolExecutor(n, mp_context=get_context("spawn"), initializer=worker_init) as pool:
             work_queue(store, pool, at_once=n, budgets=budgets, on_done=told)
     store.close()
     print(f"analysed: {counts['done']} done, {counts['failed']} failed")

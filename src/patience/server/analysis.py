@@ -6,8 +6,10 @@ with analysis workers (``--analysis-workers N``, 0: none) runs an :class:`Analys
 that claims jobs from the shared queue (any process's job: the queue is the database's) while one of its N
 worker processes is free, hands each stage to a worker process and writes the stage's results. The event loop
 only waits; the solvers run in the worker processes, each stage under a CPU budget that the worker process
-enforces on itself (:func:`cpu_limit`: the kernel stops a process over it, and the job is failed, never taken
-again). A process that dies holding a job leaves its lease to lapse: another process's analyst takes it.
+enforces on itself (:func:`cpu_limit`: past it the kernel signals the process, the stage stops with
+:class:`OverBudget` and the job is failed, never taken again). A worker process that dies puts its job back in
+the queue (at most :data:`patience.server.storage.analysis.MAX_ATTEMPTS` times); a server process that dies
+holding a job leaves its lease to lapse, and another process's analyst takes it.
 
 The stages, in order (:data:`patience.server.storage.analysis.STAGES`):
 
@@ -39,7 +41,8 @@ import anyio
 from patience.server.storage import analysis as db
 from patience.server.storage.store import Store
 
-__all__ = ["CHANCE_SECONDS", "VERDICT_SECONDS", "Analyst", "chance_function", "cpu_limit", "run_stage"]
+__all__ = ["CHANCE_SECONDS", "VERDICT_SECONDS", "Analyst", "OverBudget", "chance_function", "cpu_limit", "run_stage",
+           "work_queue", "worker_init"]
 
 log = logging.getLogger("patience.server")
 
@@ -85,16 +88,32 @@ def cpu_limit(seconds: float) -> Iterator[None]:
         resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
-def _worker_init(progress: Any) -> None:
+class OverBudget(RuntimeError):
+    """A stage went past its CPU budget (the kernel's SIGXCPU, turned into this exception in a worker process)."""
+
+
+def _over_budget(signum: int, frame: Any) -> None:
+    raise OverBudget("the analysis went over its CPU budget")
+
+
+def worker_init(progress: Any = None) -> None:
+    """A worker process starts: where its stages' progress goes, and SIGXCPU raises :class:`OverBudget`."""
+    import signal
+
     global _progress
     _progress = progress
+    if hasattr(signal, "SIGXCPU"):
+        signal.signal(signal.SIGXCPU, _over_budget)
 
 
-def run_stage(key: str, stage: str, record: dict[str, Any], seconds: float) -> tuple[dict[str, Any] | None, float]:
+def run_stage(key: str, stage: str, record: dict[str, Any], seconds: float,
+              enforce: bool = True) -> tuple[dict[str, Any] | None, float]:
     """One stage of one game's analysis (in a worker process): its results and the CPU seconds it took.
-    The chance stage's result is None when the solver has no win-chance function yet."""
+    The chance stage's result is None when the solver has no win-chance function yet. With ``enforce`` the
+    process's CPU limit bounds it (a process that runs one stage at a time; a Dask worker's threads share
+    one process, so there the solver's own budget alone bounds it)."""
     started = time.process_time()
-    with cpu_limit(seconds + GRACE_SECONDS):
+    with cpu_limit(seconds + GRACE_SECONDS) if enforce else contextlib.nullcontext():
         if stage == "verdict":
             result: dict[str, Any] | None = verdict_stage(record, seconds)
         else:
@@ -202,7 +221,7 @@ class Analyst:
         context = multiprocessing.get_context("spawn")
         if self._progress is None:
             self._progress = context.Queue()
-        return ProcessPoolExecutor(self.workers, mp_context=context, initializer=_worker_init,
+        return ProcessPoolExecutor(self.workers, mp_context=context, initializer=worker_init,
                                    initargs=(self._progress,))
 
     async def run(self) -> None:
@@ -282,12 +301,16 @@ class Analyst:
                                         lease_s=self.lease_seconds):
                     return  # the claim was lost (this process was too slow): the other holder writes
             self.worked += 1
-        except BrokenProcessPool:
-            log.warning("analysis %s: its worker process stopped (over its CPU budget?)", job.key)
+        except BrokenProcessPool:  # the worker process died: the job goes back to the queue (a few times at most)
+            log.warning("analysis %s: its worker process stopped", job.key)
             self._stop_pool()
             self._pool = self._new_pool()
+            await anyio.to_thread.run_sync(db.release, self.store.engine, job.key, self.node,
+                                           "its worker process stopped every time")
+            self.wake()
+        except OverBudget:
             await self._save(job.key, stage=job.stage or "verdict", results=results, cpu_s=cpu,
-                             error="the analysis went over its CPU budget or its worker process stopped")
+                             error="the analysis went over its CPU budget")
         except Exception as exc:
             log.exception("analysis %s failed", job.key)
             await self._save(job.key, stage=job.stage or "verdict", results=results, cpu_s=cpu,
@@ -311,12 +334,13 @@ class Analyst:
                 await self._save(key, stage="verdict", results=results, cpu_s=cpu, lease_s=self.lease_seconds)
 
 
-def work_queue(store: Store, executor: Any, *, at_once: int, node: str = "bulk",
+def work_queue(store: Store, executor: Any, *, at_once: int, node: str = "bulk", enforce: bool = True,
                budgets: dict[str, float] | None = None, on_done: Callable[[str, str], None] | None = None) -> int:
     """Work the shared queue until it is empty, ``at_once`` stages at a time on ``executor`` (a
     ``concurrent.futures`` executor: a process pool, or a Dask cluster's ``client.get_executor()``): the bulk
     analysis of many games (``patience analyse --day``), beside the servers' analysts. Returns the jobs done;
-    ``on_done(key, status)`` is told of each."""
+    ``on_done(key, status)`` is told of each. ``enforce``: each stage under the process's CPU limit (a pool
+    made with :func:`worker_init` as its initializer; not on a Dask cluster, see :func:`run_stage`)."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     seconds = {"verdict": VERDICT_SECONDS, "chance": CHANCE_SECONDS, **(budgets or {})}
@@ -325,7 +349,7 @@ def work_queue(store: Store, executor: Any, *, at_once: int, node: str = "bulk",
     worked = 0
 
     def start(job: db.Claimed, stage: str, results: dict[str, Any], cpu: float) -> None:
-        future = executor.submit(run_stage, job.key, stage, job.record, seconds[stage])
+        future = executor.submit(run_stage, job.key, stage, job.record, seconds[stage], enforce)
         running[future] = (job, stage, results, cpu)
 
     while True:

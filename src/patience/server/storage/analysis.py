@@ -28,7 +28,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from patience.server.storage.store import Base
 
 __all__ = ["KINDS", "MAX_ATTEMPTS", "STAGES", "AnalysisRow", "Claimed", "Source", "asked_today", "claim", "day_games",
-           "enqueue", "find", "give_back", "save", "source", "view"]
+           "enqueue", "find", "give_back", "release", "save", "source", "view"]
 
 KINDS = ("match", "daily", "game")  # a duel's, Play now's or a tournament's match side; a day's game; a solo game
 STAGES = ("verdict", "chance")  # in order: every card known, then what the player could see
@@ -179,6 +179,18 @@ def save(engine: Engine, key: str, worker: str, *, stage: str, results: dict[str
         changed = connection.execute(update(_T).where(_T.c.key == key, _T.c.status == "running",
                                                       _T.c.worker == worker).values(**values)).rowcount
     return bool(changed)
+
+
+def release(engine: Engine, key: str, worker: str, error: str) -> None:
+    """A worker process died on the job ``worker`` held: queued again (its attempt counted), or failed with
+    ``error`` after :data:`MAX_ATTEMPTS`."""
+    now = _ms()
+    with engine.begin() as connection:
+        connection.execute(update(_T).where(_T.c.key == key, _T.c.status == "running", _T.c.worker == worker,
+                                            _T.c.attempts < MAX_ATTEMPTS)
+                           .values(status="queued", worker=None, lease_ms=None))
+        connection.execute(update(_T).where(_T.c.key == key, _T.c.status == "running", _T.c.worker == worker)
+                           .values(status="failed", worker=None, lease_ms=None, finished_ms=now, error=error[:200]))
 
 
 def give_back(engine: Engine, key: str, worker: str) -> None:
