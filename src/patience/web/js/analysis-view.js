@@ -93,6 +93,7 @@ export function mountAnalysis(view) {
     $("#analysis-ask").hidden = Boolean(game);
     const graph = $("#analysis-graph");
     const list = $("#analysis-moments");
+    $("#analysis-moments-title").hidden = !(game && game.verdict);
     if (!game) {
       if (data) say("analysis.intro");
       graph.replaceChildren();
