@@ -54,10 +54,11 @@ async def _resolve(request: Request, browser: str, kind: str | None = None) -> d
         return _error("bad_kind", f"an analysis is of a {', '.join(db.KINDS)}", 404)
     if not ref or len(ref) > 40 or not ref.replace("-", "").replace("_", "").isalnum():
         return _error("not_found", f"no such {kind}", 404)
-    if kind == "game":
-        await request.app.state.hub.save()  # a game that just ended is over in the database too
     engine = _store(request).engine
     found = await anyio.to_thread.run_sync(db.source, engine, kind, ref)
+    if kind == "game" and (found is None or not found.over):
+        await request.app.state.hub.save()  # a game that just ended (or began) is in the database as it is now
+        found = await anyio.to_thread.run_sync(db.source, engine, kind, ref)
     if found is None or (kind == "daily" and found.day is None):
         return _error("not_found", f"no such {kind}", 404)
     if kind == "game":
