@@ -133,3 +133,36 @@ def test_the_analysis_fits_a_phone(browser: Any, analysing: tuple[str, Any], sho
     shot(page, "analysis-phone-de")
     assert not page.errors, page.errors
     context.close()
+
+
+def test_a_duels_replay_analyses_both_games_one_at_a_time(browser: Any, analysing: tuple[str, Any], shot: Any) -> None:
+    from arena_processes import Player, meet
+
+    url, _ = analysing
+    anna, bruno = Player(url, f"anna{secrets.token_hex(2)}", "127.0.36.1"), \
+        Player(url, f"bruno{secrets.token_hex(2)}", "127.0.36.2")
+    match_id = meet(anna, bruno, "reloaded/standard/300")
+    for player, draws in ((anna, 2), (bruno, 3)):
+        for _ in range(draws):
+            player.intent("stock")
+        player.intent("giveup")
+    for player in (anna, bruno):
+        player.close()
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{url}/match?id={match_id}")
+    sides = page.locator("#analysis-sides button")
+    expect(sides).to_have_count(2)
+    page.locator("#analysis-ask").click()
+    expect(page.locator("#analysis-graph circle.moment")).to_have_count(1, timeout=90_000)
+    expect(sides.first).to_have_attribute("aria-pressed", "true")
+    first = page.locator("#analysis-graph svg").inner_html()
+    sides.nth(1).click()  # the other player's game: its own analysis, asked for with the first
+    expect(sides.nth(1)).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#analysis-graph circle.moment")).to_have_count(1, timeout=90_000)
+    assert page.locator("#analysis-graph svg").inner_html() != first  # 3 draws, not 2: another game
+    page.locator(".moment-button").first.click()
+    expect(page.locator('.side[data-side="1"] .side-step')).to_contain_text("0:")
+    shot(page, "analysis-duel-en")
+    context.close()

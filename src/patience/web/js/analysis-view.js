@@ -103,7 +103,7 @@ export function mountAnalysis(view) {
     }
     if (game.status === "failed") say("analysis.failed", { why: game.error || "" });
     else if (!game.verdict) say(`analysis.${game.status}`);
-    else say("analysis.done", { s: game.cpu_s.toFixed(1) });
+    else say("analysis.done", { s: game.cpu_s.toFixed(2) });
     $("#analysis-chance").textContent = chanceText(game);
     if (!game.verdict) return;
     drawGraph(graph, game);
