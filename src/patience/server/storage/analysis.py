@@ -138,6 +138,11 @@ def claim(engine: Engine, worker: str, lease_s: float, now_ms: int | None = None
     Jobs whose holders died :data:`MAX_ATTEMPTS` times are failed here."""
     now = _ms() if now_ms is None else now_ms
     lease = now + int(lease_s * 1000)
+    with engine.connect() as connection:  # an idle queue is read, never written: no write lock a poll
+        free = connection.execute(select(_T.c.key).where(or_(_T.c.status == "queued", and_(
+            _T.c.status == "running", _T.c.lease_ms < now))).limit(1)).first()
+    if free is None:
+        return None
     with engine.begin() as connection:
         connection.execute(update(_T).where(_T.c.status == "running", _T.c.lease_ms < now,
                                             _T.c.attempts >= MAX_ATTEMPTS)
