@@ -166,3 +166,25 @@ def test_a_duels_replay_analyses_both_games_one_at_a_time(browser: Any, analysin
     expect(page.locator('.side[data-side="1"] .side-step')).to_contain_text("0:")
     shot(page, "analysis-duel-en")
     context.close()
+
+
+def test_a_solo_games_end_leads_to_its_replay_and_analysis(browser: Any, analysing: tuple[str, Any]) -> None:
+    url, _ = analysing
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="it-IT")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{url}/play?game=faecher&seed=12")
+    page.wait_for_selector(".card.up")
+    page.locator('.slot[data-pile="s"]').click(position={"x": 10, "y": 10}, force=True)
+    expect(page.locator('.card[data-pile="w"]')).to_have_count(1)
+    page.locator("#menu-btn").click()
+    page.locator("#m-giveup").click()
+    page.locator("#confirm-yes").click()
+    link = page.locator("#end-replay")
+    expect(link).to_have_text("Replay e analisi")
+    link.click()
+    page.wait_for_url(f"{url}/match?game=*")
+    page.locator("#analysis-ask").click()
+    expect(page.locator("#analysis-graph svg")).to_have_count(1, timeout=90_000)
+    expect(page.locator('.side[data-side="0"] .side-step')).to_contain_text("Abbandona")
+    context.close()

@@ -4,7 +4,7 @@
 export const ANALYSIS_TEXT = {
   en: {
     analysis: {
-      title: "Analysis", ask: "Analyse this game", asking: "Asking…",
+      title: "Analysis", replay: "Replay and analysis", ask: "Analyse this game", asking: "Asking…",
       intro: "With every card known, where could the deal still be won, and which move lost it?",
       side: "Whose game", queued: "Waiting for a worker…", running: "Analysing…", failed: "The analysis failed: {why}",
       done: "Analysed in {s} s of CPU.", secret: "The analysis opens once the deal is no longer secret.",
@@ -28,7 +28,7 @@ export const ANALYSIS_TEXT = {
   },
   de: {
     analysis: {
-      title: "Analyse", ask: "Dieses Spiel analysieren", asking: "Wird angefragt…",
+      title: "Analyse", replay: "Wiederholung und Analyse", ask: "Dieses Spiel analysieren", asking: "Wird angefragt…",
       intro: "Wenn man alle Karten kennt: wo war das Spiel noch zu gewinnen, und welcher Zug hat es verloren?",
       side: "Wessen Spiel", queued: "Wartet auf einen Rechner…", running: "Wird analysiert…",
       failed: "Die Analyse ist fehlgeschlagen: {why}", done: "Analysiert in {s} s Rechenzeit.",
@@ -55,7 +55,7 @@ export const ANALYSIS_TEXT = {
   },
   it: {
     analysis: {
-      title: "Analisi", ask: "Analizza questa partita", asking: "Richiesta…",
+      title: "Analisi", replay: "Replay e analisi", ask: "Analizza questa partita", asking: "Richiesta…",
       intro: "Conoscendo tutte le carte: dove la smazzata era ancora vincibile, e quale mossa l'ha persa?",
       side: "Di chi è la partita", queued: "In attesa di un processo…", running: "Analisi in corso…",
       failed: "L'analisi non è riuscita: {why}", done: "Analizzata in {s} s di CPU.",
