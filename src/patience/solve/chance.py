@@ -20,14 +20,17 @@ How it is computed (docs/solving.md, "The win chance"):
   samples of the next position, when the player played the hint's move, cost nothing.
 - **The estimate** is the share of samples won, with its 95 % Wilson interval (``low``, ``high``). A
   won position is 1, a position after a give-up or with no useful move left is 0 (no sampling).
-- **An action's drop.** For a move, the *played chance* is the share of the position's samples won after
-  that move is made on each of them (before the cards it turns up are known); the *best chance* is the
-  position's own chance, i.e. what the hint player's choice makes of it, or the played chance if that is
-  higher. ``drop = best - played`` (never below 0); ``label`` is ``blunder`` for a drop of at least
-  :data:`BLUNDER` (20 points), ``mistake`` at least :data:`MISTAKE` (10), ``inaccuracy`` at least
-  :data:`INACCURACY` (5), and only when the drop is clear of the samples' noise (its paired 95 % bound
-  is above 0); else None. A give-up drops the position's whole chance; an undo, an illegal move and a
-  finished game have no drop.
+- **An action's drop.** A move's *chance* is the share of the position's samples won after that move is
+  made on each of them (before the cards it turns up are known). The *played chance* is the played move's;
+  the *best chance* the highest among the played move and every move the hint player makes first on some
+  sample (in Solitaire Reloaded that is one move, the same on every sample, and its chance is the
+  position's; in Teppich and Der Fächer the hint player knows the stock, so each sample may have its own,
+  and the position's chance, a clairvoyant player's, can be above every single move's). ``drop = best -
+  played``; ``label`` is ``blunder`` for a drop of at least :data:`BLUNDER` (20 points), ``mistake`` at
+  least :data:`MISTAKE` (10), ``inaccuracy`` at least :data:`INACCURACY` (5), and only when the drop is
+  clear of the samples' noise (the paired differences, sample by sample, put it above 0 at 95 %, and at
+  least two samples are won by the best move and lost by the played one); else None. A give-up's played
+  chance is 0; an undo, a rejected move and a move after the end have no figures.
 - **Luck.** ``luck`` of an action is the chance after it minus its played chance: what the cards it
   turned up gave or took (0 for a move that turns nothing up). For the game: the deal's chance, the
   outcome, ``luck`` = the sum over actions, ``lost_by_play`` = the sum of the drops; the outcome minus
@@ -51,16 +54,15 @@ import math
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from patience.errors import IllegalMoveError
 from patience.games import Move, Reloaded, State
 from patience.solve.search import Budget, Status
 from patience.solve.unseen import carry, unseen, visible_deals
 
-__all__ = ["ActionChance", "PositionChance", "WinChances", "label_of", "wilson", "win_chances"]
+__all__ = ["ActionChance", "PositionChance", "WinChances", "label_of", "wilson", "win_chances", "win_chances_from"]
 
 ROUND = 4  # samples added to every position a round
 DEFAULT_SAMPLES = 32  # samples a position at most
@@ -132,9 +134,8 @@ class ActionChance:
     drop: float | None = None
     label: str | None = None
     luck: float | None = None
-    # per sample: won after the hint player's choice (the position's own play-out), won after the played move
-    _best: list[bool] = field(default_factory=list, repr=False)
-    _played: list[bool] = field(default_factory=list, repr=False)
+    # per move weighed (the played one, the hint player's): won on each sample after it
+    _results: dict[str, list[bool]] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"action": self.action, "played": self.played, "best_action": self.best_action,
@@ -193,7 +194,7 @@ class _Player:
     def __init__(self, game: str) -> None:
         self.game = game
         self.memo: dict[Hashable, bool] = {}
-        self.first: dict[Hashable, str | None] = {}  # the hint player's move from a position
+        self.first: dict[Hashable, Move | None] = {}  # the hint player's move from a position
         self.playouts = 0
 
     def wins(self, state: State) -> bool:
@@ -209,7 +210,7 @@ class _Player:
         solution = solve(state, Budget(seconds=HINT_CAP_S * 4, nodes=SOLVE_NODES, memory_mb=64.0))
         won = solution.status is Status.WON
         self.memo[key] = won
-        self.first[key] = str(solution.moves[0]) if won and solution.moves else None
+        self.first[key] = solution.moves[0] if won and solution.moves else None
         return won
 
     def _play(self, state: State) -> bool:
@@ -229,7 +230,7 @@ class _Player:
                 won = True
                 break
             move = hint(s, budget_s=HINT_CAP_S)
-            self.first[key] = None if move is None else str(move)
+            self.first[key] = move
             if move is None:
                 won = False
                 break
@@ -238,7 +239,7 @@ class _Player:
             self.memo[key] = bool(won)
         return bool(won)
 
-    def move(self, state: State) -> str | None:
+    def move(self, state: State) -> Move | None:
         """The hint player's move from ``state`` (after :meth:`wins` on it)."""
         return self.first.get(state.key())
 
@@ -260,7 +261,8 @@ def _end(state: State, given_up: bool) -> str | None:
 
 
 def win_chances(record: Mapping[str, Any], *, budget_s: float = DEFAULT_BUDGET_S, samples: int = DEFAULT_SAMPLES,
-                seed: int = 0, on_position: PositionCallback | None = None) -> WinChances:
+                seed: int = 0, on_position: PositionCallback | None = None,
+                positions: Collection[int] | None = None) -> WinChances:
     """The win chance of every position of a game record and every action's drop (module docstring).
 
     Input: ``record`` (a game record that replays exactly; RecordError if not), ``budget_s`` (CPU seconds
@@ -268,6 +270,8 @@ def win_chances(record: Mapping[str, Any], *, budget_s: float = DEFAULT_BUDGET_S
     samples' generator: the same record, seed, samples and budget reached give the same figures),
     ``on_position(position, action)`` called whenever a position's figures change (``action`` is the
     action that led to it, None for the deal), the first time after the first :data:`ROUND` samples.
+    ``positions``: estimate only these positions (action numbers; a benchmark's choice), and the actions
+    from them; the others stay None (default: every position).
 
     Output: :class:`WinChances`: ``positions[i]`` (``chance``, ``low``, ``high``, ``samples``; ``chance``
     None where the budget did not reach), ``actions[i - 1]`` (``played``, ``best_action``, ``best_chance``,
@@ -275,53 +279,66 @@ def win_chances(record: Mapping[str, Any], *, budget_s: float = DEFAULT_BUDGET_S
     from patience.record import replay
     from patience.session import ManualClock, Session
 
+    finished = replay(record)
+    initial = Session(finished.game_id, finished.seed, finished.options, clock=ManualClock()).state
+    return win_chances_from(initial, [str(action["m"]) for action in record["actions"]],
+                            outcome=finished.outcome.value if finished.outcome else None, budget_s=budget_s,
+                            samples=samples, seed=seed, on_position=on_position, positions=positions)
+
+
+def win_chances_from(initial: State, texts: Sequence[str], *, outcome: str | None = None,
+                     budget_s: float = DEFAULT_BUDGET_S, samples: int = DEFAULT_SAMPLES, seed: int = 0,
+                     on_position: PositionCallback | None = None,
+                     positions: Collection[int] | None = None) -> WinChances:
+    """:func:`win_chances` of the game that starts at ``initial`` (a deal, or any position) and goes on by the
+    actions ``texts`` (moves, ``undo``, ``giveup``; a move the rules refuse counts as a rejected one and
+    changes nothing); ``outcome`` is the game's (``won`` or other), for the summary."""
     if not 0 < budget_s <= MAX_BUDGET_S:
         raise ValueError(f"budget_s must be more than 0 and at most {MAX_BUDGET_S:g}")
     if samples < 1:
         raise ValueError("samples must be at least 1")
     started = time.thread_time()
-    finished = replay(record)
-    session = Session(finished.game_id, finished.seed, finished.options, clock=ManualClock())
+    state = with_history(initial)
     # the game's positions: the real state (read through unseen() and carry() only: which cards are unseen,
     # never where) and how each was reached
-    reals: list[State] = [with_history(session.state)]
+    reals: list[State] = [with_history(state)]
     came_from: list[int] = [-1]  # the position an action starts from
     same_as: list[int] = [0]  # the position whose samples a position has: itself, or the one an undo went back to
     moves: list[Move | None] = [None]  # the move played (None: undo, give-up, illegal)
     kinds: list[str] = ["deal"]
     trail = [0]  # the positions of the current line of play
-    for number, action in enumerate(record["actions"], 1):
-        text = str(action["m"])
+    for number, text in enumerate(texts, 1):
         came_from.append(trail[-1])
         move: Move | None = None
         if text == "undo":
-            session.undo()
+            state.pop()
             trail.pop()
             kind, own = "undo", trail[-1]
         elif text == "giveup":
-            session.give_up()
             kind, own = "giveup", number
         else:
-            try:
-                move = session.play(text)
+            parsed = state.parse_move(text)
+            if state.check(parsed) is None:
+                state._apply(parsed)
+                move = parsed
                 kind, own = "move", number
                 trail.append(number)
-            except IllegalMoveError:  # a rejected move the record keeps (replay checked it is marked)
+            else:  # a rejected move (a record keeps them where the game charges for them)
                 kind, own = "illegal", trail[-1]
         same_as.append(own)
         moves.append(move)
         kinds.append(kind)
-        reals.append(with_history(session.state))
+        reals.append(with_history(state))
     n = len(reals)
-    positions = [PositionChance(i) for i in range(n)]
+    wanted = set(range(n)) if positions is None else set(positions)
+    chances = [PositionChance(i) for i in range(n)]
     for i in range(n):
         end = _end(reals[i], kinds[i] == "giveup")
         if end is not None and same_as[i] == i:
-            _decided(positions[i], end)
-    actions = [ActionChance(i, str(record["actions"][i - 1]["m"])) for i in range(1, n)]
-    player = _Player(finished.game_id)
-    result = WinChances(finished.game_id, finished.outcome.value if finished.outcome else None, positions,
-                        actions, seed, samples, budget_s)
+            _decided(chances[i], end)
+    actions = [ActionChance(i, texts[i - 1]) for i in range(1, n)]
+    player = _Player(initial.INFO.id)
+    result = WinChances(initial.INFO.id, outcome, chances, actions, seed, samples, budget_s)
     sampled: list[list[State]] = [[] for _ in range(n)]  # the samples of each position (its own ones)
     wins: list[list[bool]] = [[] for _ in range(n)]  # ... and whether the hint player wins each
     done = 0
@@ -332,7 +349,7 @@ def win_chances(record: Mapping[str, Any], *, budget_s: float = DEFAULT_BUDGET_S
             if time.thread_time() - started >= budget_s:
                 result.complete = False
                 break
-            own, p = same_as[i], positions[i]
+            own, p = same_as[i], chances[i]
             if own == i and kinds[i] != "giveup":
                 if i == 0:
                     news = [visible_deals(reals[0], 1, rng)[0] for rng in rngs]
@@ -340,18 +357,18 @@ def win_chances(record: Mapping[str, Any], *, budget_s: float = DEFAULT_BUDGET_S
                     news = [carry(_after(s, moves[i]), reals[i], rng)
                             for rng, s in zip(rngs, sampled[came_from[i]][done:done + count], strict=True)]
                 sampled[i].extend(news)
-                if p.end is None:
+                if p.end is None and i in wanted:
                     wins[i].extend(player.wins(s) for s in news)
                     p.samples = len(wins[i])
                     p.won = sum(wins[i])
                     p.chance = p.won / p.samples
                     p.low, p.high = wilson(p.won, p.samples)
             elif own != i:
-                q = positions[own]
+                q = chances[own]
                 p.chance, p.low, p.high, p.samples, p.won, p.end = q.chance, q.low, q.high, q.samples, q.won, q.end
             a = actions[i - 1] if i > 0 else None
-            if a is not None:
-                _judge(a, kinds[i], positions, came_from[i], i, moves[i], sampled, wins, player, done, count)
+            if a is not None and came_from[i] in wanted:
+                _judge(a, kinds[i], chances, came_from[i], i, moves[i], sampled, player, done + count)
             if on_position is not None:
                 on_position(p, a)
         done += count
@@ -373,33 +390,39 @@ def _after(sample: State, move: Move | None) -> State:
 
 
 def _judge(a: ActionChance, kind: str, positions: list[PositionChance], before: int, after: int,
-           move: Move | None, sampled: list[list[State]], wins: list[list[bool]], player: _Player,
-           done: int, count: int) -> None:
-    """Action ``a``'s figures, with ``count`` more samples of the position before it."""
+           move: Move | None, sampled: list[list[State]], player: _Player, upto: int) -> None:
+    """Action ``a``'s figures from the first ``upto`` samples of the position before it: the played
+    move's share of samples won, and that of each move the hint player makes on some sample (in
+    Solitaire Reloaded one move, whose share is the position's chance; in Teppich and Der Fächer, whose
+    hint player knows the stock, each sample's own)."""
     start = positions[before]
     if kind in ("undo", "illegal") or start.end is not None:
         return
-    if kind == "giveup":
-        a.best_chance, a.played_chance = start.chance, 0.0
-        a.drop = start.chance
-        a._best = list(wins[before])
-        a._played = [False] * len(a._best)
-        a.best_action = _best_move(sampled[before], player)
-        a.label = label_of(a.drop, _clear(a._best, a._played))
-        a.luck = 0.0
-        return
-    a._played.extend(player.wins(_after(s, move)) for s in sampled[before][done:done + count])
-    a._best = list(wins[before])
-    best = sum(a._best) / len(a._best)
-    played = sum(a._played) / len(a._played)
-    a.best_action = _best_move(sampled[before], player)
-    if played > best:
-        best, a.best_action = played, a.played
-    a.best_chance, a.played_chance = best, played
-    a.drop = max(0.0, best - played)
-    a.label = label_of(a.drop, _clear(a._best, a._played))
+    samples = sampled[before][:upto]
+    candidates: dict[str, Move] = {}
+    for s in samples:
+        first = player.move(s)
+        if first is not None:
+            candidates.setdefault(str(first), first)
+    if kind == "move":
+        assert move is not None
+        candidates.setdefault(str(move), move)
+    results = a._results
+    for text, candidate in candidates.items():
+        got = results.setdefault(text, [])
+        got.extend(player.wins(_after(s, candidate)) for s in samples[len(got):])
+    played = [False] * len(samples) if kind == "giveup" else results[str(move)]
+    counted = Counter(str(m) for s in samples if (m := player.move(s)) is not None)
+    # the best: the move whose samples are won most often, the hint player's most frequent move on a tie
+    best_text = max(results, key=lambda t: (sum(results[t]), counted.get(t, 0), t == str(move)), default=None)
+    best = results[best_text] if best_text is not None else played
+    a.best_action = best_text
+    a.best_chance = sum(best) / len(best)
+    a.played_chance = sum(played) / len(played)
+    a.drop = max(0.0, a.best_chance - a.played_chance)
+    a.label = label_of(a.drop, _clear(best, played))
     now = positions[after].chance
-    a.luck = None if now is None else now - played
+    a.luck = 0.0 if kind == "giveup" else None if now is None else now - a.played_chance
 
 
 def _clear(best: list[bool], played: list[bool]) -> bool:
@@ -414,13 +437,6 @@ def _clear(best: list[bool], played: list[bool]) -> bool:
         return False
     var = sum((d - mean) ** 2 for d in diffs) / max(1, k - 1)
     return mean - Z95 * math.sqrt(var / k) > 0
-
-
-def _best_move(samples: list[State], player: _Player) -> str | None:
-    """The hint player's most frequent first move over the samples (in Solitaire Reloaded the same on every
-    sample: its hint sees only what the player sees)."""
-    counted = Counter(m for s in samples if (m := player.move(s)) is not None)
-    return counted.most_common(1)[0][0] if counted else None
 
 
 def unseen_count(state: State) -> int:
