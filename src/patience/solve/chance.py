@@ -85,7 +85,9 @@ def wilson(won: int, n: int, z: float = Z95) -> tuple[float, float]:
     centre = p + z * z / (2 * n)
     spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     scale = 1 + z * z / n
-    return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
+    low = 0.0 if won == 0 else max(0.0, (centre - spread) / scale)
+    high = 1.0 if won == n else min(1.0, (centre + spread) / scale)
+    return low, high
 
 
 def label_of(drop: float | None, clear: bool = True) -> str | None:
