@@ -130,8 +130,25 @@ def main() -> None:
     parser.add_argument("--graphs", type=int, default=3, help="whole graphs timed a game (default 3)")
     parser.add_argument("--graph-samples", type=int, default=8, help="samples a position of a timed graph")
     parser.add_argument("--no-verdicts", action="store_true", help="skip the every-card-known verdicts")
+    parser.add_argument("--player", default="hint", choices=("hint", "greedy"),
+                        help="who plays the games the positions are drawn from (default hint; greedy never looks at "
+                             "the stock, where the hint player of Teppich and Der Fächer does)")
     parser.add_argument("--save", metavar="FILE", help="write each position's figures as JSON lines here")
+    parser.add_argument("--rows", nargs="+", metavar="FILE",
+                        help="print the tables of positions saved by --save (of one or more runs), run nothing")
     args = parser.parse_args()
+    if args.rows:
+        saved = [json.loads(line) for name in args.rows for line in Path(name).read_text().splitlines() if line]
+        everything: list[tuple[float, bool]] = []
+        for label, game, *_ in GAMES.values():
+            for player in ("hint", "greedy"):
+                mine = [r for r in saved if r["game"] == game and r.get("player", "hint") == player]
+                rows = [(r["won"] / r["samples"], bool(r["observed"])) for r in mine]
+                table(rows, f"{label}, {player} player's games ({len({r['seed'] for r in mine})} deals)")
+                if player == "hint":
+                    everything.extend(rows)
+        table(everything, "All games, hint player's games")
+        return
     counts = {name: int(n) for name, n in (part.split("=") for part in args.games.split(","))}
     pooled: list[tuple[float, bool]] = []
     agree = disagree = undecided = 0
@@ -140,7 +157,7 @@ def main() -> None:
         rows: list[tuple[float, bool]] = []
         started = time.thread_time()
         for seed in range(args.first_seed, args.first_seed + deals):
-            record = game_record(game, options, seed, "hint")
+            record = game_record(game, options, seed, args.player)
             reals = positions_of(record)
             open_ = [i for i, s in enumerate(reals) if not s.is_won()]
             picked = sorted(random.Random(f"{game}/{seed}").sample(open_, min(args.per_game, len(open_))))
@@ -155,8 +172,8 @@ def main() -> None:
                 rows.append((p.chance, observed))
                 if args.save:
                     with open(args.save, "a") as out:
-                        out.write(json.dumps({"game": game, "seed": seed, "position": i, "won": p.won,
-                                              "samples": p.samples, "observed": observed}) + "\n")
+                        out.write(json.dumps({"game": game, "player": args.player, "seed": seed, "position": i,
+                                              "won": p.won, "samples": p.samples, "observed": observed}) + "\n")
             if not args.no_verdicts:
                 analysis = analyse(record)
                 for i in picked:
