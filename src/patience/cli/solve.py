@@ -60,6 +60,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="positions one search may visit (the same on every machine)")
     p.add_argument("--memory-mb", type=float, default=128.0, metavar="MB",
                    help="bound of a search's transposition table (default 128)")
+    p.add_argument("--chance-s", type=float, default=45.0, metavar="S",
+                   help="CPU seconds of the win chance with what the player could see, a game (default 45; "
+                        "0: none)")
+    p.add_argument("--samples", type=int, default=32, metavar="K",
+                   help="sampled deals a position of the win chance at most (default 32)")
+    p.add_argument("--chance-seed", type=int, default=0, metavar="N",
+                   help="the seed of the win chance's sampled deals (default 0)")
     p.add_argument("--json", action="store_true", help="the result as JSON")
     p.set_defaults(func=cmd_analyse)
 
@@ -184,12 +191,18 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         raise BadInputError("--position-nodes must be more than 0")
     if not 0 < args.memory_mb <= 65536:
         raise BadInputError("--memory-mb must be more than 0 and at most 65536")
+    if not 0 <= args.chance_s <= MAX_GAME_SECONDS:
+        raise BadInputError(f"--chance-s must be from 0 to {MAX_GAME_SECONDS:g}")
+    if not 1 <= args.samples <= 10_000:
+        raise BadInputError("--samples must be from 1 to 10000")
     if args.day is not None:
         return _analyse_day(args)
     if args.record is None:
         raise BadInputError("analyse needs a RECORD file, or --day YYYY-MM-DD for a day's games on the server")
     budget = Budget(args.position_s, args.position_nodes, args.memory_mb)
-    kind, analyses = analyse_file(args.record, budget=budget, game_seconds=args.budget_s)
+    kind, analyses = analyse_file(args.record, budget=budget, game_seconds=args.budget_s,
+                                  chance_s=args.chance_s or None, chance_samples=args.samples,
+                                  chance_seed=args.chance_seed)
     if args.json:
         out: dict[str, Any] = analyses[0].to_dict() if kind == "game" else {
             "kind": kind, "games": [a.to_dict() for a in analyses]}
