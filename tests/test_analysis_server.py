@@ -30,6 +30,7 @@ from test_server_app import new_game, reply_to, send
 from test_server_duel import FAST_HASH, browser, csrf, finish, pair, person, running, seeds  # noqa: F401
 
 RECORD = {"format": "patience-record", "game": "teppich", "seed": 1, "actions": []}
+CHANCE_S = 3.0  # the CPU budget of the win-chance stage in these tests
 
 
 def jobs(app: Any) -> int:
@@ -128,6 +129,7 @@ def app(database_url: str, fake_time: FakeTime, seeds: Any) -> Iterator[Any]:  #
     application = create_app(database_url=database_url, now=fake_time, wall=fake_time, tick_seconds=0.02,
                              save_seconds=0.05, password_hasher=FAST_HASH, analysis_workers=1)
     with running(application) as running_app:
+        running_app.state.analyst.budgets["chance"] = CHANCE_S  # the win chance of a test's game: a few seconds
         yield stocked(running_app)
 
 
@@ -160,7 +162,10 @@ def test_a_solo_game_is_analysed_once_over_for_its_player_alone(app: Any) -> Non
     assert analysis["status"] == "done" and analysis["stage"] == "chance" and analysis["cpu_s"] > 0
     verdict = analysis["verdict"]
     assert verdict["outcome"] == "given_up" and len(verdict["positions"]) == 3
-    assert analysis["chance"] == {"status": "not_available"}  # the second stage: no figure made up
+    chance = analysis["chance"]  # the second stage: the win chance with what the player could see
+    assert chance["status"] == "done" and len(chance["positions"]) == len(verdict["positions"])
+    assert chance["positions"][-1]["chance"] == 0.0  # given up
+    assert chance["deal_chance"] == chance["positions"][0]["chance"] and chance["result"] == 0.0
     if verdict["better_line"] is not None:  # the line's positions, for the viewer to step through
         assert len(verdict["better_frames"]) == len(verdict["better_line"]["moves"]) + 1
         assert any(m["kind"] == "losing" for m in verdict["moments"])
@@ -190,11 +195,12 @@ def test_nothing_of_a_duels_analysis_before_its_end(app: Any, fake_time: FakeTim
         refused_everywhere(client, f"match/{live.id}", 403)
     assert jobs(app) == 0
     finish(a, b, live, random.Random(5), moves=4, pace=fake_time)
-    asked = ask(watcher, f"match/{live.id}")  # a rated match: anyone may ask, the site's budget pays
-    assert asked.status_code == 202, asked.text
+    assert jobs(app) == 2  # a rated match is queued at its end, for anyone to read: the site's budget pays
     body = done(watcher, f"match/{live.id}")
+    assert ask(watcher, f"match/{live.id}").status_code == 200  # asked for: the one made at the end
     assert [g["status"] for g in body["games"]] == ["done", "done"] and jobs(app) == 2
     assert all(g["verdict"]["outcome"] == "given_up" for g in body["games"])
+    assert all(g["chance"]["status"] == "done" and g["chance"]["positions"][0]["samples"] > 0 for g in body["games"])
     a.close()
     b.close()
 
@@ -216,8 +222,25 @@ def test_nothing_of_play_nows_analysis_before_both_games(app: Any) -> None:
     play_and_give_up(bob, taken["game_id"])
     settle(app)
     match_id = host["id"]
-    assert ask(bob, f"match/{match_id}").status_code == 202
-    assert [g["status"] for g in done(ada, f"match/{match_id}")["games"]] == ["done", "done"]
+    assert ask(bob, f"match/{match_id}").status_code == 200  # queued at the match's end
+    games = done(ada, f"match/{match_id}")["games"]
+    assert [g["status"] for g in games] == ["done", "done"] and all(g["chance"]["status"] == "done" for g in games)
+
+
+def test_a_rated_match_is_queued_at_its_end_only_while_the_sites_budget_allows(
+        app: Any, fake_time: FakeTime, monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    monkeypatch.setattr(db, "RATED_DAILY_BUDGET", 3)  # room for one match's two games today, not two matches'
+    for n, expected in ((0, 2), (1, 2)):
+        a, b, live = pair(app, f"anna{n}", f"bruno{n}")
+        finish(a, b, live, random.Random(n), moves=2, pace=fake_time)
+        a.close()
+        b.close()
+        assert jobs(app) == expected
+        refused = ask(browser(app), f"match/{live.id}")
+    assert refused.status_code == 503 and refused.json()["error"] == "busy"  # the second's: over the budget
+    assert jobs(app) == 2
 
 
 def test_nothing_of_a_days_analysis_before_the_day_is_over(app: Any) -> None:
@@ -373,3 +396,62 @@ def test_a_job_whose_worker_process_died_is_taken_again(tmp_path: Path) -> None:
             attempts = connection.execute(select(db.AnalysisRow.attempts)
                                           .where(db.AnalysisRow.key == f"game:{game.id}")).scalar_one()
         assert attempts == 2  # taken again after its worker died
+
+
+def greedy_record(game: str, seed: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A game played out by the greedy player, given up where it stops short of a win."""
+    from patience.games import get_game
+    from patience.session import ManualClock, Session
+    from patience.solve.greedy import play_greedy
+
+    _, moves = play_greedy(get_game(game).deal(seed, options or {}))
+    clock = ManualClock()
+    session = Session(game, seed, options or {}, clock=clock)
+    for move in moves:
+        clock.advance(0.1)
+        session.play(move)
+    if session.outcome is None:
+        session.give_up()
+    return session.record()
+
+
+def test_a_jobs_chance_stage_fills_the_graph_is_stored_and_keeps_its_cpu_budget(tmp_path: Path) -> None:
+    from patience.server.analysis import GRACE_SECONDS
+    from patience.server.storage.store import SavedGame
+
+    application = create_app(tmp_path, password_hasher=FAST_HASH, analysis_workers=1)  # SQLite
+    with running(application) as running_app:
+        analyst = running_app.state.analyst
+        analyst.budgets["chance"] = 5.0  # well short of the whole game's graph
+        ada = person(running_app, "ada")
+        record = greedy_record("reloaded", 900_001)
+        game = SavedGame("chance-game-001", ada.cookies.get("patience_id"), "reloaded", "standard", "900001", record,
+                         1000, len(record["actions"]), 0, "given_up")
+        running_app.state.store.save_games([game])
+        assert ask(ada, f"game/{game.id}").status_code == 202
+        seen: list[dict[str, Any]] = []
+        deadline = time.monotonic() + 180
+        while (body := ada.get(f"/api/analysis/game/{game.id}").json()["games"][0])["status"] in ("queued", "running"):
+            assert time.monotonic() < deadline, body
+            if body["verdict"] is not None:
+                seen.append(body)
+            time.sleep(0.1)
+        assert body["status"] == "done", body["error"]
+        # the verdict shows first, then the graph fills while the chance stage runs
+        assert seen and seen[0]["status"] == "running"  # the verdict is read while the chance is worked
+        filling = [b["chance"] for b in seen if b["chance"] and b["chance"]["status"] == "filling"]
+        assert filling and 0 < sum(p is not None for p in filling[0]["positions"]) < len(record["actions"]) + 1
+        assert all(p is None or 0 <= p["low"] <= p["chance"] <= p["high"] <= 1 for p in filling[-1]["positions"])
+        chance = body["chance"]
+        assert chance["status"] == "done" and chance["complete"] is False  # its budget spent, no more
+        assert len(chance["positions"]) == len(record["actions"]) + 1 and chance["positions"][0]["samples"] >= 4
+        assert len(chance["actions"]) == len(record["actions"])
+        assert chance["seconds"] <= 5.0 + GRACE_SECONDS
+        assert body["cpu_s"] <= analyst.budgets["verdict"] + 5.0 + 2 * GRACE_SECONDS
+        for number, frames in chance["better_frames"].items():  # a labelled action's better move, to show
+            action = chance["actions"][int(number) - 1]
+            assert action["label"] and frames[1]["m"] == action["best_action"]
+        again = ada.get(f"/api/analysis/game/{game.id}").json()["games"][0]
+        assert again == body  # a second read: the stored result, not worked again
+        assert ask(ada, f"game/{game.id}").status_code == 200 and jobs(running_app) == 1
+        assert analyst.worked == 1

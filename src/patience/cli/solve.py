@@ -250,7 +250,7 @@ def _analyse_day(args: argparse.Namespace) -> int:
                 made += db.enqueue(store.engine, f"daily:{game_id}", "daily", game_id, 0, saved.game, saved.record,
                                    "bulk")[1]
     print(f"{day}: {len(matches)} games of matches, {len(daily)} of the deals of the day; {made} newly queued")
-    budgets = {"verdict": args.budget_s}
+    budgets = {"verdict": args.budget_s, **({"chance": args.chance_s} if args.chance_s else {})}
     counts = {"done": 0, "failed": 0}
 
     def told(key: str, status: str) -> None:

@@ -16,10 +16,13 @@ The stages, in order (:data:`patience.server.storage.analysis.STAGES`):
 - ``verdict``: every card known (:func:`patience.solve.analysis.analyse`): each position winnable, unwinnable
   or unknown, the first losing action, the slips, the better line (with its positions, for the replay viewer:
   the page holds no rule) and the key moments;
-- ``chance``: the win chance with what the player could see, position by position, written as it fills
-  (the worker process reports each position through a queue; the analyst writes them as they come). It runs
-  when :func:`chance_function` finds the solver's function; until then the job ends after the verdict, with
-  ``chance`` ``{"status": "not_available"}``: no figure is ever made up.
+- ``chance``: the win chance with what the player could see (:func:`patience.solve.chance.win_chances`): each
+  position's ``{chance, low, high, samples}``, each action's ``{best_action, drop, label, luck}``, the deal's
+  chance against the outcome, and for each labelled action the positions before and after the better move (the
+  page holds no rule). Written as it fills: the worker process reports each position's figures through a queue
+  as its samples come in, and the analyst writes the graph so far every second (``status`` ``filling``), so
+  the page's graph fills while the verdict is already shown. Its CPU budget (:data:`CHANCE_SECONDS`) is the
+  solver's own (it stops itself and marks the graph ``complete: false``) and the worker process's limit.
 """
 
 from __future__ import annotations
@@ -47,7 +50,9 @@ __all__ = ["CHANCE_SECONDS", "VERDICT_SECONDS", "Analyst", "OverBudget", "chance
 log = logging.getLogger("patience.server")
 
 VERDICT_SECONDS = 20.0  # the CPU budget of a game's verdict stage (a typical game takes well under 5 s)
-CHANCE_SECONDS = 120.0  # the CPU budget of a game's win-chance stage
+CHANCE_SECONDS = 40.0  # the CPU budget of a game's win-chance stage: with the verdict's, at most 60 s a game
+CHANCE_SAMPLES = 32  # sampled deals a position at most (patience.solve.chance.DEFAULT_SAMPLES)
+CHANCE_SEED = 0  # the samples' seed: the same game gives the same graph on any process
 GRACE_SECONDS = 5.0  # the worker process is stopped this much past a stage's budget (the search stops itself first)
 POLL_SECONDS = 1.0  # how often an idle analyst looks at the queue (at once when this process queued a job)
 
@@ -55,13 +60,12 @@ _progress: Any = None  # in a worker process: the queue its stage's partial resu
 
 
 def chance_function() -> Callable[..., Any] | None:
-    """The solver's win chance with what the player could see, once it exists in :mod:`patience.solve`:
-    ``win_chances(record, budget_seconds, on_position)`` giving ``{"positions": [{chance, low, high,
-    samples}], "actions": [{played, best_action, best_chance, drop, label}]}`` and calling ``on_position``
-    with each position's figures as they come. None while there is none."""
+    """The solver's win chance with what the player could see (:func:`patience.solve.chance.win_chances`:
+    ``win_chances(record, *, budget_s, samples, seed, on_position)``, ``on_position(position, action)`` called
+    whenever a position's figures change), or None where the solvers have none."""
     try:
-        from patience.solve import chance  # type: ignore[attr-defined]
-    except ImportError:
+        from patience.solve import chance
+    except ImportError:  # pragma: no cover - the solvers always have it now
         return None
     found = getattr(chance, "win_chances", None)
     return found if callable(found) else None
@@ -117,16 +121,34 @@ def run_stage(key: str, stage: str, record: dict[str, Any], seconds: float,
         if stage == "verdict":
             result: dict[str, Any] | None = verdict_stage(record, seconds)
         else:
-            function = chance_function()
-            if function is None:
-                return None, 0.0
-
-            def on_position(figures: dict[str, Any]) -> None:
-                if _progress is not None:
-                    _progress.put((key, figures))
-
-            result = function(record, seconds, on_position)
+            result = chance_stage(key, record, seconds)
     return result, time.process_time() - started
+
+
+def chance_stage(key: str, record: dict[str, Any], seconds: float) -> dict[str, Any] | None:
+    """The win chance of every position with what the player could see, within ``seconds`` of CPU; each
+    position's figures reported (to the analyst, through this worker process's queue) as they change. For each
+    labelled action, the positions before and after the better move, for the replay viewer. None where the
+    solvers have no win chance."""
+    from patience.errors import PatienceError
+
+    function = chance_function()
+    if function is None:
+        return None
+
+    def on_position(position: Any, action: Any) -> None:
+        if _progress is not None:
+            _progress.put((key, position.to_dict(), None if action is None else action.to_dict()))
+
+    found = function(record, budget_s=seconds, samples=CHANCE_SAMPLES, seed=CHANCE_SEED, on_position=on_position)
+    out: dict[str, Any] = {"status": "done", **found.to_dict()}
+    out["better_frames"] = {}
+    for action in out["actions"]:
+        if action["label"] and action["best_action"]:
+            with contextlib.suppress(PatienceError):
+                out["better_frames"][str(action["action"])] = line_frames(record, int(action["action"]) - 1,
+                                                                          [str(action["best_action"])])
+    return out
 
 
 def verdict_stage(record: dict[str, Any], seconds: float) -> dict[str, Any]:
@@ -206,7 +228,7 @@ class Analyst:
         self._pool: ProcessPoolExecutor | None = None
         self._progress: Any = None
         self._held: set[str] = set()
-        self._partial: dict[str, list[dict[str, Any]]] = {}
+        self._partial: dict[str, dict[int, dict[str, Any]]] = {}  # a job's positions so far, by number
         self.worked = 0
 
     @property
@@ -270,11 +292,13 @@ class Analyst:
         """Take the positions the worker processes reported so far (the chance stage's) off their queue."""
         while self._progress is not None:
             try:
-                key, figures = self._progress.get_nowait()
+                key, position, action = self._progress.get_nowait()
             except queue.Empty:
                 return
             if key in self._held:
-                self._partial.setdefault(key, []).append(figures)
+                if action is not None:  # the action that led to the position, as the page reads it
+                    position = {**position, "label": action["label"], "drop": action["drop"]}
+                self._partial.setdefault(key, {})[int(position["action"])] = position
 
     async def _save(self, key: str, **what: Any) -> bool:
         return await anyio.to_thread.run_sync(functools.partial(db.save, self.store.engine, key, self.node, **what))
@@ -290,7 +314,7 @@ class Analyst:
                 assert self._pool is not None
                 future = loop.run_in_executor(self._pool, run_stage, job.key, stage, job.record, seconds)
                 if stage == "chance":
-                    self._partial[job.key] = []
+                    self._partial[job.key] = {}
                     result, used = await self._filling(job.key, future, results, cpu)
                 else:
                     result, used = await future
@@ -321,16 +345,22 @@ class Analyst:
 
     async def _filling(self, key: str, future: Any, results: dict[str, Any], cpu: float) -> Any:
         """Wait for the chance stage, writing the positions reported so far every second."""
-        written = 0
+        written: dict[int, dict[str, Any]] = {}
         while True:
             done, _ = await asyncio.wait({future}, timeout=1.0)
             self._drain()
-            partial = self._partial.get(key, [])
+            partial = self._partial.get(key, {})
             if done:
-                return future.result()
-            if len(partial) > written:
-                written = len(partial)
-                results["chance"] = {"status": "filling", "positions": list(partial)}
+                try:
+                    return future.result()
+                except OverBudget:  # one position's samples ran past the budget's grace: the graph so far
+                    return {"status": "done", "complete": False, "stopped": "the CPU budget",
+                            "positions": [partial.get(i) for i in range(max(partial, default=-1) + 1)]}, (
+                        self.budgets["chance"] + GRACE_SECONDS)
+            if partial != written:
+                written = dict(partial)
+                results["chance"] = {"status": "filling", "positions": [
+                    written.get(i) for i in range(max(written) + 1)]}
                 await self._save(key, stage="verdict", results=results, cpu_s=cpu, lease_s=self.lease_seconds)
 
 

@@ -21,17 +21,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import BigInteger, Float, Index, Integer, String, Text, and_, func, insert, or_, select, update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from patience.server.storage.store import Base
 
-__all__ = ["KINDS", "MAX_ATTEMPTS", "STAGES", "AnalysisRow", "Claimed", "Source", "asked_today", "claim", "day_games",
-           "enqueue", "find", "give_back", "release", "save", "source", "view"]
+__all__ = ["KINDS", "MAX_ATTEMPTS", "RATED", "RATED_DAILY_BUDGET", "STAGES", "AnalysisRow", "Claimed", "Source",
+           "asked_today", "claim", "day_games", "enqueue", "find", "give_back", "queue_match", "release", "save",
+           "source", "view"]
 
 KINDS = ("match", "daily", "game")  # a duel's, Play now's or a tournament's match side; a day's game; a solo game
 STAGES = ("verdict", "chance")  # in order: every card known, then what the player could see
+RATED_DAILY_BUDGET = 2000  # analyses of rated matches' games the site computes a day (UTC), asked for or not
+RATED = "rated"  # the asker the analyses of rated matches are counted under
 MAX_ATTEMPTS = 3  # a job whose process died this many times is failed (it would kill the next one too)
 
 
@@ -128,6 +131,29 @@ def enqueue(engine: Engine, key: str, kind: str, ref: str, side: int, game: str,
     return found, True
 
 
+def queue_match(connection: Connection, match_id: str, game: str, records: list[dict[str, Any]],
+                now_ms: int | None = None) -> int:
+    """A rated match just ended (in its end's transaction, :func:`patience.server.storage.league.finish_match`):
+    queue both games' analyses, for anyone to read, while the site's budget of the day
+    (:data:`RATED_DAILY_BUDGET`) allows both; else none (a player may still ask, and is told the budget is
+    spent). The games that are queued already are left as they are. Returns the jobs made."""
+    now = _ms() if now_ms is None else now_ms
+    day_start = now - now % 86_400_000
+    used = connection.execute(select(func.count()).select_from(_T).where(
+        _T.c.requested_by == RATED, _T.c.requested_ms >= day_start)).scalar_one()
+    keys = [f"match:{match_id}:{side}" for side in range(len(records))]
+    known = set(connection.execute(select(_T.c.key).where(_T.c.key.in_(keys))).scalars())
+    missing = [(side, key) for side, key in enumerate(keys) if key not in known]
+    if not missing or int(used) + len(missing) > RATED_DAILY_BUDGET:
+        return 0
+    connection.execute(insert(_T), [
+        {"key": key, "kind": "match", "ref": match_id, "side": side, "game": game,
+         "record": json.dumps(records[side], separators=(",", ":")), "status": "queued", "stage": None,
+         "results": None, "cpu_s": 0.0, "requested_by": RATED, "requested_ms": now, "attempts": 0}
+        for side, key in missing])
+    return len(missing)
+
+
 def _claimable(now: int) -> Any:
     return and_(or_(_T.c.status == "queued", and_(_T.c.status == "running", _T.c.lease_ms < now)),
                 _T.c.attempts < MAX_ATTEMPTS)
@@ -221,7 +247,6 @@ class Source:
 
 def source(engine: Engine, kind: str, ref: str) -> Source | None:
     """The game ``ref`` of ``kind`` as the secrecy rules need it, or None when there is none."""
-    from patience.server.storage.apart import ApartRow
     from patience.server.storage.daily import AttemptRow
     from patience.server.storage.store import GameRow, MatchRow
 
@@ -239,8 +264,9 @@ def source(engine: Engine, kind: str, ref: str) -> Source | None:
         if game is None:
             return None
         day = connection.execute(select(AttemptRow.day).where(AttemptRow.game_id == ref)).scalar()
-        apart = connection.execute(select(func.count()).select_from(ApartRow).where(
-            or_(ApartRow.host_game == ref, ApartRow.challenger_game == ref))).scalar_one()
+        pairs = Base.metadata.tables["apart_matches"]  # Play now's (by name: its module ends matches, queueing here)
+        apart = connection.execute(select(func.count()).select_from(pairs).where(
+            or_(pairs.c.host_game == ref, pairs.c.challenger_game == ref))).scalar_one()
     shared = day is not None or bool(apart) or str(game.seed).startswith("now:")
     return Source(kind, ref, game.game, [None], game.outcome is not None, game.browser_id, day, shared)
 

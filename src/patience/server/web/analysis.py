@@ -31,8 +31,8 @@ __all__ = ["DAILY_LIMIT", "RATED_DAILY_BUDGET", "analysis_api", "analysis_ask", 
 
 NO_STORE = {"Cache-Control": "no-store"}
 DAILY_LIMIT = 20  # analyses a player may have computed a day (UTC), of solo games and days' games
-RATED_DAILY_BUDGET = 2000  # analyses of rated matches' games the site computes a day, for anyone who asks
-RATED = "rated"  # the asker the budget of rated matches is counted under
+RATED_DAILY_BUDGET = db.RATED_DAILY_BUDGET  # analyses of rated matches' games the site computes a day
+RATED = db.RATED  # the asker the budget of rated matches is counted under (the queue at a match's end too)
 
 
 def _error(code: str, message: str, status: int) -> Response:
@@ -121,7 +121,7 @@ async def analysis_ask(request: Request) -> Response:
     missing = [k for k in keys if await anyio.to_thread.run_sync(db.find, engine, k) is None]
     if missing:
         used = await anyio.to_thread.run_sync(db.asked_today, engine, asker)
-        if found.kind == "match" and used + len(missing) > RATED_DAILY_BUDGET:
+        if found.kind == "match" and used + len(missing) > db.RATED_DAILY_BUDGET:
             return _error("busy", "the site's analyses of rated games for today are spent: try again tomorrow", 503)
         limit = getattr(request.app.state, "analysis_limit", DAILY_LIMIT)
         if found.kind != "match" and used + len(missing) > limit:
