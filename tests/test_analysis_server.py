@@ -374,6 +374,7 @@ def test_a_job_whose_worker_process_died_is_taken_again(tmp_path: Path) -> None:
     with running(application) as running_app:
         analyst = running_app.state.analyst
         analyst.budgets["verdict"] = 3.0
+        analyst.budgets["chance"] = CHANCE_S
         ada = person(running_app, "ada")
         record = long_record()
         browser_cookie = ada.cookies.get("patience_id")
@@ -438,7 +439,7 @@ def test_a_jobs_chance_stage_fills_the_graph_is_stored_and_keeps_its_cpu_budget(
             time.sleep(0.1)
         assert body["status"] == "done", body["error"]
         # the verdict shows first, then the graph fills while the chance stage runs
-        assert seen and seen[0]["status"] == "running"  # the verdict is read while the chance is worked
+        assert seen and seen[0]["status"] in ("queued", "running")  # the verdict is read before the chance is done
         filling = [b["chance"] for b in seen if b["chance"] and b["chance"]["status"] == "filling"]
         assert filling and 0 < sum(p is not None for p in filling[0]["positions"]) < len(record["actions"]) + 1
         assert all(p is None or 0 <= p["low"] <= p["chance"] <= p["high"] <= 1 for p in filling[-1]["positions"])

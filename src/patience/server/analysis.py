@@ -322,8 +322,11 @@ class Analyst:
                 results[stage] = result if result is not None else {"status": "not_available"}
                 last = stage == stages[-1]
                 if not await self._save(job.key, stage=stage, results=results, cpu_s=cpu, done=last,
-                                        lease_s=self.lease_seconds):
+                                        lease_s=self.lease_seconds, again=not last):
                     return  # the claim was lost (this process was too slow): the other holder writes
+                if not last:  # back in the queue: the verdicts of games asked for since come before its next stage
+                    self.wake()
+                    return
             self.worked += 1
         except BrokenProcessPool:  # the worker process died: the job goes back to the queue (a few times at most)
             log.warning("analysis %s: its worker process stopped", job.key)

@@ -6,11 +6,12 @@ and holds the game record to analyse. Its ``status`` goes ``queued`` -> ``runnin
 its ``stage`` says what is in ``results``: ``verdict`` (with every card known, :mod:`patience.solve.analysis`),
 then ``chance`` (the win chance with what the player could see, position by position, written as it fills).
 
-The queue is the table: :func:`claim` takes the oldest job that is queued, or running under a lease that has
-lapsed (its process died), in one atomic step: ``SELECT ... FOR UPDATE SKIP LOCKED`` on PostgreSQL (many
-processes claim at once, none waits for another's row), one conditional ``UPDATE`` on SQLite (one writer at a
-time). A job taken :data:`MAX_ATTEMPTS` times without an end is failed, never taken again. Results are written
-by the claim's holder only (:func:`save`): a process whose lease lapsed and was taken over writes nothing.
+The queue is the table: :func:`claim` takes the oldest job that is queued (one with no verdict yet first: a server's
+worker puts a job back after its verdict, so every game's verdict comes before any game's win chance), or running
+under a lease that has lapsed (its process died), in one atomic step: ``SELECT ... FOR UPDATE SKIP LOCKED`` on
+PostgreSQL (many processes claim at once, none waits for another's row), one conditional ``UPDATE`` on SQLite (one
+writer at a time). A job taken :data:`MAX_ATTEMPTS` times without an end is failed, never taken again. Results are
+written by the claim's holder only (:func:`save`): a process whose lease lapsed and was taken over writes nothing.
 """
 
 from __future__ import annotations
@@ -154,6 +155,9 @@ def queue_match(connection: Connection, match_id: str, game: str, records: list[
     return len(missing)
 
 
+_ORDER = (_T.c.stage.is_not(None), _T.c.requested_ms)  # verdicts first (a job with none yet), then the oldest
+
+
 def _claimable(now: int) -> Any:
     return and_(or_(_T.c.status == "queued", and_(_T.c.status == "running", _T.c.lease_ms < now)),
                 _T.c.attempts < MAX_ATTEMPTS)
@@ -175,7 +179,7 @@ def claim(engine: Engine, worker: str, lease_s: float, now_ms: int | None = None
                            .values(status="failed", error="its worker stopped every time", finished_ms=now,
                                    worker=None, lease_ms=None))
         if engine.dialect.name == "postgresql":
-            key = connection.execute(select(_T.c.key).where(_claimable(now)).order_by(_T.c.requested_ms)
+            key = connection.execute(select(_T.c.key).where(_claimable(now)).order_by(*_ORDER)
                                      .limit(1).with_for_update(skip_locked=True)).scalar()
             if key is None:
                 return None
@@ -183,7 +187,7 @@ def claim(engine: Engine, worker: str, lease_s: float, now_ms: int | None = None
                 status="running", worker=worker, lease_ms=lease, attempts=_T.c.attempts + 1,
                 started_ms=func.coalesce(_T.c.started_ms, now)))
         else:  # SQLite: one writer at a time, so one conditional UPDATE is the claim
-            oldest = select(_T.c.key).where(_claimable(now)).order_by(_T.c.requested_ms).limit(1).scalar_subquery()
+            oldest = select(_T.c.key).where(_claimable(now)).order_by(*_ORDER).limit(1).scalar_subquery()
             key = connection.execute(update(_T).where(_T.c.key == oldest, _claimable(now)).values(
                 status="running", worker=worker, lease_ms=lease, attempts=_T.c.attempts + 1,
                 started_ms=func.coalesce(_T.c.started_ms, now)).returning(_T.c.key)).scalar()
@@ -195,15 +199,18 @@ def claim(engine: Engine, worker: str, lease_s: float, now_ms: int | None = None
 
 
 def save(engine: Engine, key: str, worker: str, *, stage: str, results: dict[str, Any], cpu_s: float,
-         done: bool = False, error: str | None = None, lease_s: float | None = None) -> bool:
-    """Write a stage's results (and, with ``done``, end the job; with ``error``, fail it) if ``worker`` still
-    holds the claim; extend the lease by ``lease_s``. False when the claim was lost (nothing written)."""
+         done: bool = False, error: str | None = None, lease_s: float | None = None, again: bool = False) -> bool:
+    """Write a stage's results (and, with ``done``, end the job; with ``error``, fail it; with ``again``, put it
+    back in the queue for its next stage, the claim not counted as an attempt) if ``worker`` still holds the
+    claim; extend the lease by ``lease_s``. False when the claim was lost (nothing written)."""
     now = _ms()
     values: dict[str, Any] = {"stage": stage, "results": json.dumps(results, separators=(",", ":")),
                               "cpu_s": cpu_s}
     if done or error is not None:
         values.update(status="failed" if error is not None else "done", finished_ms=now, worker=None, lease_ms=None,
                       error=error)
+    elif again:
+        values.update(status="queued", worker=None, lease_ms=None, attempts=_T.c.attempts - 1)
     elif lease_s is not None:
         values["lease_ms"] = now + int(lease_s * 1000)
     with engine.begin() as connection:
