@@ -1,7 +1,9 @@
 """A finished game's analysis in the replay viewer, in a real browser: the player opens their solo game's
 replay, asks for the analysis, sees the graph fill in (worked by the server's analysis worker process), picks
 the key moment (by mouse, and by keyboard), reads the move played and the better one, and steps through the
-better line — in German and in Italian, at desktop and at phone width.
+better line — in German and in Italian, at desktop and at phone width; then the win chance with what the
+player could see fills the graph (line and band), names the give-up a blunder with its better move, and tells
+luck against play in one line.
 
 The finished game is written into the server's database through its store, as the server writes a solo game
 that has ended, for the browser that then opens it (its cookie): a Solitaire Reloaded deal of the winnable
@@ -23,6 +25,8 @@ from patience.games import get_game
 from patience.server.storage.store import SavedGame
 from patience.session import ManualClock, Session
 
+CHANCE_S = 12.0  # the win chance's CPU budget a game here: enough for the give-up's samples to name it
+
 
 @pytest.fixture(scope="module")
 def analysing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
@@ -39,6 +43,7 @@ def analysing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, A
     while not server.started:
         assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
         time.sleep(0.05)
+    app.state.analyst.budgets["chance"] = CHANCE_S
     yield f"http://127.0.0.1:{server.config.port}", app
     server.should_exit = True
     thread.join(timeout=15)
@@ -135,6 +140,47 @@ def test_the_analysis_fits_a_phone(browser: Any, analysing: tuple[str, Any], sho
     context.close()
 
 
+VERDICT = ":not(.inaccuracy):not(.mistake):not(.blunder)"  # the moments of the verdict, with every card known
+
+
+def test_the_win_chance_fills_the_graph_and_names_the_blunder_at_phone_width(
+        browser: Any, analysing: tuple[str, Any], shot: Any) -> None:
+    url, app = analysing
+    context, page = open_replay(browser, url, app, "en-US", {"width": 390, "height": 844})
+    page.locator("#analysis-ask").click()
+    chance = page.locator("#analysis-chance")
+    expect(chance).to_contain_text("positions so far", timeout=90_000)  # the graph fills as the server works
+    expect(page.locator("#analysis-graph polyline.chance-line").first).to_be_attached()
+    expect(page.locator("#analysis-graph polygon.chance-band").first).to_be_attached()
+    filling = int(page.locator("#analysis-graph svg").get_attribute("data-chance-points") or 0)
+    blunder = page.locator("#analysis-graph circle.moment.blunder")
+    expect(blunder).to_have_count(1, timeout=120_000)  # the give-up threw the deal's chance away
+    expect(chance).to_contain_text("Luck against play: the deal gave")
+    expect(chance).to_contain_text("the game was lost")
+    assert int(page.locator("#analysis-graph svg").get_attribute("data-chance-points") or 0) == 5 >= filling
+    assert "Blunder: the win chance fell by" in (blunder.get_attribute("aria-label") or "")
+    step = page.locator('.side[data-side="0"] .side-step')
+    blunder.focus()  # by keyboard
+    page.keyboard.press("Enter")
+    detail = page.locator("#analysis-detail")
+    expect(detail.locator(".moment-what")).to_contain_text("Blunder: the win chance fell by")
+    expect(detail.locator(".moment-played")).to_contain_text("Played:")
+    expect(detail.locator(".moment-better")).to_contain_text("Better:")
+    before = board_text(page)
+    assert "Draw a card" in step.inner_text()  # the position the give-up was made in: after the draws
+    page.locator("#line-next").focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")
+    expect(page.locator("#line-step")).to_contain_text("Better line: move 1 of 1")
+    assert board_text(page) != before  # the better move is on the board
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width} px wide on a 390 px phone"
+    page.locator("#analysis").scroll_into_view_if_needed()
+    shot(page, "analysis-chance-phone-en")
+    assert not page.errors, page.errors
+    context.close()
+
+
 def test_a_duels_replay_analyses_both_games_one_at_a_time(browser: Any, analysing: tuple[str, Any], shot: Any) -> None:
     from arena_processes import Player, meet
 
@@ -155,12 +201,12 @@ def test_a_duels_replay_analyses_both_games_one_at_a_time(browser: Any, analysin
     sides = page.locator("#analysis-sides button")
     expect(sides).to_have_count(2)
     page.locator("#analysis-ask").click()
-    expect(page.locator("#analysis-graph circle.moment")).to_have_count(1, timeout=90_000)
+    expect(page.locator(f"#analysis-graph circle.moment{VERDICT}")).to_have_count(1, timeout=90_000)
     expect(sides.first).to_have_attribute("aria-pressed", "true")
     first = page.locator("#analysis-graph svg").inner_html()
     sides.nth(1).click()  # the other player's game: its own analysis, asked for with the first
     expect(sides.nth(1)).to_have_attribute("aria-pressed", "true")
-    expect(page.locator("#analysis-graph circle.moment")).to_have_count(1, timeout=90_000)
+    expect(page.locator(f"#analysis-graph circle.moment{VERDICT}")).to_have_count(1, timeout=90_000)
     assert page.locator("#analysis-graph svg").inner_html() != first  # 3 draws, not 2: another game
     page.locator(".moment-button").first.click()
     expect(page.locator('.side[data-side="1"] .side-step')).to_contain_text("0:")

@@ -1,7 +1,9 @@
 // A finished game's analysis in the replay viewer: a graph of the game (each position still winnable or not with
-// every card known; the win chance with what the player could see, once the server computes it), the key
-// moments, and for a moment the move played, the better one and the better line to step through. The server
-// analyses (worker processes, /api/analysis) and sends every position of the better line: this page knows no rule.
+// every card known; the win chance with what the player could see, with its 95 % band, filling as the server
+// computes it), the key moments (the verdict's, and the moves the win chance names inaccuracy, mistake or
+// blunder, with their drop), and for a moment the move played, the better one and the better line to step
+// through; luck against play in one line. The server analyses (worker processes, /api/analysis) and sends every
+// position of the better line: this page knows no rule.
 
 import { el, postForm } from "./arena.js";
 import { t } from "./i18n.js";
@@ -13,6 +15,8 @@ const H = 120;
 const PAD = 12;
 const LEVEL = { won: 0.95, winnable: 0.8, unknown: 0.5, unwinnable: 0.12, given_up: 0.12 };
 const POLL_MS = 1000;
+const LABELS = ["inaccuracy", "mistake", "blunder"];
+const pct = (x) => Math.round(x * 100);
 
 function svg(tag, attrs = {}) {
   const node = document.createElementNS(SVG, tag);
@@ -107,16 +111,37 @@ export function mountAnalysis(view) {
     $("#analysis-chance").textContent = chanceText(game);
     if (!game.verdict) return;
     drawGraph(graph, game);
-    drawMoments(list, game.verdict);
+    drawMoments(list, game);
     detail();
   }
 
   function chanceText(game) {
     const chance = game.chance;
     if (!game.verdict) return "";
-    if (!chance || chance.status === "not_available") return t("analysis.chance_off");
-    if (chance.status === "filling") return t("analysis.chance_filling", { n: chance.positions.length });
-    return "";
+    if (!chance) return t("analysis.chance_waiting");
+    if (chance.status === "not_available") return t("analysis.chance_off");
+    if (chance.status === "filling") {
+      return t("analysis.chance_filling", { n: chance.positions.filter((p) => p && p.chance !== null).length });
+    }
+    if (chance.deal_chance === null || chance.deal_chance === undefined) return t("analysis.chance_cut");
+    const signed = (x) => (x > 0 ? "+" : "") + pct(x || 0);
+    const line = t("analysis.luck", { deal: pct(chance.deal_chance), result: t(chance.result ? "analysis.result_won"
+      : "analysis.result_lost"), luck: signed(chance.luck), play: signed(-(chance.lost_by_play || 0)) });
+    return chance.complete === false ? `${line} ${t("analysis.chance_cut")}` : line;
+  }
+
+  /** The key moments: the verdict's, and each action the win chance names (inaccuracy, mistake, blunder). */
+  function allMoments(game) {
+    const out = [...game.verdict.moments];
+    const c = game.chance;
+    const frames = (c && c.better_frames) || {};
+    for (const a of (c && c.actions) || []) {
+      if (a.label && LABELS.includes(a.label)) {
+        out.push({ action: a.action, kind: a.label, drop: a.drop, played: a.played, better: a.best_action,
+          frames: frames[String(a.action)] || [] });
+      }
+    }
+    return out.sort((p, q) => p.action - q.action);
   }
 
   function chances(game) {
@@ -146,12 +171,28 @@ export function mountAnalysis(view) {
     const points = verdict.positions.map((p, i) => `${x(i)},${y(LEVEL[p.verdict] ?? 0.5)}`).join(" ");
     root.append(svg("polyline", { points, class: "verdict-line", "aria-hidden": "true" }));
     const chance = chances(game);
-    if (chance && chance.length) {
-      const line = chance.map((c, i) => `${x(i)},${y(c.chance)}`).join(" ");
-      root.append(svg("polyline", { points: line, class: "chance-line", "aria-hidden": "true" }));
+    const runs = []; // the stretches of positions with a figure (a position not reached yet breaks the line)
+    for (const [i, c] of (chance || []).entries()) {
+      if (!c || c.chance === null || c.chance === undefined) continue;
+      const run = runs[runs.length - 1];
+      if (run && run[run.length - 1].i === i - 1) run.push({ i, c });
+      else runs.push([{ i, c }]);
     }
-    for (const m of verdict.moments) {
-      const dot = svg("circle", { cx: x(m.action), cy: y(LEVEL[verdict.positions[m.action].verdict] ?? 0.5), r: 8,
+    for (const run of runs) {
+      const upper = run.map(({ i, c }) => `${x(i)},${y(c.high)}`);
+      const lower = run.map(({ i, c }) => `${x(i)},${y(c.low)}`).reverse();
+      root.append(svg("polygon", { points: [...upper, ...lower].join(" "), class: "chance-band", "aria-hidden": "true" }));
+      root.append(svg("polyline", { points: run.map(({ i, c }) => `${x(i)},${y(c.chance)}`).join(" "),
+        class: "chance-line", "aria-hidden": "true" }));
+    }
+    if (runs.length) root.dataset.chancePoints = String(runs.reduce((n, r) => n + r.length, 0));
+    const level = (m) => {
+      const before = chance && chance[m.action - 1];
+      if (LABELS.includes(m.kind) && before && before.chance !== null) return before.chance;
+      return LEVEL[verdict.positions[m.action].verdict] ?? 0.5;
+    };
+    for (const m of allMoments(game)) {
+      const dot = svg("circle", { cx: x(m.action), cy: y(level(m)), r: 8,
         class: `moment ${m.kind}`, tabindex: 0, role: "button" });
       dot.setAttribute("aria-label", momentLabel(m));
       dot.addEventListener("click", () => choose(m));
@@ -174,7 +215,7 @@ export function mountAnalysis(view) {
   }
 
   function momentLabel(m) {
-    const what = t(`analysis.kind.${m.kind}`, { from: m.action, to: m.to });
+    const what = t(`analysis.kind.${m.kind}`, { from: m.action, to: m.to, drop: pct(m.drop || 0) });
     const parts = [t("analysis.moment", { i: m.action, what })];
     if (m.played) parts.push(t("analysis.played", { move: moveText(m.played) }));
     if (m.better) parts.push(t("analysis.better", { move: moveText(m.better) }));
@@ -183,11 +224,12 @@ export function mountAnalysis(view) {
 
   const moveText = (m) => view.name(m);
 
-  function drawMoments(list, verdict) {
-    const items = verdict.moments.map((m) => {
+  function drawMoments(list, game) {
+    const verdict = game.verdict;
+    const items = allMoments(game).map((m) => {
       const button = el("button", { type: "button", className: "btn solid moment-button", textContent: momentLabel(m) });
       button.dataset.kind = m.kind;
-      button.setAttribute("aria-pressed", String(moment === m || (moment && moment.action === m.action)));
+      button.setAttribute("aria-pressed", String(Boolean(moment && moment.action === m.action && moment.kind === m.kind)));
       button.addEventListener("click", () => choose(m));
       return el("li", {}, button);
     });
@@ -200,7 +242,7 @@ export function mountAnalysis(view) {
   }
 
   function choose(m) {
-    moment = data.games[side].verdict.moments.find((x) => x.action === m.action && x.kind === m.kind) || m;
+    moment = allMoments(data.games[side]).find((x) => x.action === m.action && x.kind === m.kind) || m;
     lineAt = -1;
     view.show(side, Math.max(0, moment.action - (moment.kind === "never" ? 0 : 1)));
     render();
@@ -215,9 +257,9 @@ export function mountAnalysis(view) {
       return;
     }
     box.hidden = false;
-    const frames = moment.kind === "losing" ? verdict.better_frames || [] : [];
-    const lines = [texted("p", `analysis.kind.${moment.kind}`, { from: moment.action, to: moment.to },
-      { className: "moment-what" })];
+    const frames = moment.kind === "losing" ? verdict.better_frames || [] : moment.frames || [];
+    const lines = [texted("p", `analysis.kind.${moment.kind}`, { from: moment.action, to: moment.to,
+      drop: pct(moment.drop || 0) }, { className: "moment-what" })];
     if (moment.played) lines.push(el("p", { className: "moment-played", textContent: t("analysis.played", { move: moveText(moment.played) }) }));
     if (moment.better) lines.push(el("p", { className: "moment-better", textContent: t("analysis.better", { move: moveText(moment.better) }) }));
     const controls = el("div", { className: "line-controls" });
