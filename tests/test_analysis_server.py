@@ -310,12 +310,13 @@ def test_a_days_games_are_analysed_in_bulk_on_a_dask_cluster(database_url: str, 
     with store.engine.connect() as connection:  # a match ends on the wall clock; the day's deal is of the test's
         ended_ms = connection.execute(select(MatchRow.ended_ms).where(MatchRow.id == live.id)).scalar_one()
     store.close()
-    days = {time.strftime("%Y-%m-%d", time.gmtime(ended_ms / 1000)): "2 newly queued",
+    days = {time.strftime("%Y-%m-%d", time.gmtime(ended_ms / 1000)): "0 newly queued",  # queued at the match's end
             time.strftime("%Y-%m-%d", time.gmtime(fake_time())): "1 newly queued"}
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
         for day, queued in days.items():
             ended = subprocess.run([sys.executable, "-m", "patience", "analyse", "--day", day, "--database-url",
-                                    database_url, "--scheduler", cluster.scheduler_address, "--budget-s", "10"],
+                                    database_url, "--scheduler", cluster.scheduler_address, "--budget-s", "10",
+                                    "--chance-s", str(CHANCE_S)],
                                    capture_output=True, text=True, timeout=300, check=False)
             assert ended.returncode == 0, ended.stderr[-2000:]
             assert queued in ended.stdout and " done, 0 failed" in ended.stdout, ended.stdout
@@ -323,6 +324,7 @@ def test_a_days_games_are_analysed_in_bulk_on_a_dask_cluster(database_url: str, 
     for key in (f"match:{live.id}:0", f"match:{live.id}:1", f"daily:{game_id}"):
         found = db.find(store.engine, key)
         assert found is not None and found["status"] == "done" and found["verdict"]["outcome"] == "given_up"
+        assert found["chance"]["status"] == "done"  # the win chance too, on the cluster
     assert db.find(store.engine, f"game:{solo}") is None
     store.close()
 
