@@ -1,12 +1,13 @@
 """The win chance's honesty and cost: a calibration table on positions of hint-player games, the Brier
 score, the CPU of a game's graph, and the every-card-known verdicts against ``patience solve``.
 
-    nice -n 10 python3 benchmarks/win_chance.py [--games reloaded=30,teppich=40,faecher=30] [--per-game 10]
+    nice -n 10 python3 benchmarks/win_chance.py [--games reloaded=30,teppich=40,faecher=30]
         [--samples 12] [--first-seed 900001] [--graphs 3] [--graph-samples 8]
 
 1. **Calibration.** Each deal (seeds from ``--first-seed``, apart from the hint's tuning on seeds 1..1,000)
-   is played by the hint player and made into a record (``benchmarks/analysis.py``); ``--per-game``
-   positions of it are drawn at random (seeded), positions where the game is not over yet. For each, the
+   is played by the hint player and made into a record (``benchmarks/analysis.py``); each position of it
+   where the game is not over yet is drawn with the same chance (one in 18 in Solitaire Reloaded, 6 in
+   Teppich, 12 in Der Fächer: about ten a game; seeded), so that no game's length weighs. For each, the
    win chance is predicted by :func:`patience.solve.chance.win_chances` (``--samples`` sampled deals a
    position, no time budget), then the hint player plays **the real deal** on from that position and its
    result is the observation. Printed: the table by decile of the predicted chance (positions, mean
@@ -49,6 +50,7 @@ GAMES: dict[str, tuple[str, str, dict[str, Any], str]] = {
     "faecher": ("Der Fächer", "faecher", {}, "Der Fächer"),
 }
 HINT_S = {"reloaded": 0.25, "teppich": 1.0, "faecher": 1.0}
+EVERY = {"reloaded": 18, "teppich": 6, "faecher": 12}  # one position in this many drawn (about ten a game)
 
 
 def positions_of(record: dict[str, Any]) -> list[Any]:
@@ -124,7 +126,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", default="reloaded=30,teppich=40,faecher=30",
                         help="deals a game, e.g. reloaded=30,teppich=40,faecher=30")
-    parser.add_argument("--per-game", type=int, default=10, help="positions drawn from each game (default 10)")
     parser.add_argument("--samples", type=int, default=12, help="sampled deals a predicted position (default 12)")
     parser.add_argument("--first-seed", type=int, default=900_001, help="the first seed (default 900001)")
     parser.add_argument("--graphs", type=int, default=3, help="whole graphs timed a game (default 3)")
@@ -159,8 +160,10 @@ def main() -> None:
         for seed in range(args.first_seed, args.first_seed + deals):
             record = game_record(game, options, seed, args.player)
             reals = positions_of(record)
-            open_ = [i for i, s in enumerate(reals) if not s.is_won()]
-            picked = sorted(random.Random(f"{game}/{seed}").sample(open_, min(args.per_game, len(open_))))
+            # each position where the game is not over is drawn with the same chance, whatever the game's length:
+            # drawing so many a game would favour the positions of short games, whose results differ
+            draw = random.Random(f"{game}/{seed}")
+            picked = [i for i, s in enumerate(reals) if draw.random() < 1 / EVERY[name] and not s.is_won()]
             chances = win_chances(record, budget_s=MAX_BUDGET_S, samples=args.samples, seed=seed,
                                   positions=picked)
             real = RealPlayer(game)

@@ -60,7 +60,7 @@ from typing import Any
 
 from patience.games import Move, Reloaded, State
 from patience.solve.search import Budget, Status
-from patience.solve.unseen import carry, unseen, visible_deals
+from patience.solve.unseen import carry, visible_deals
 
 __all__ = ["ActionChance", "PositionChance", "WinChances", "label_of", "wilson", "win_chances", "win_chances_from"]
 
@@ -440,7 +440,3 @@ def _clear(best: list[bool], played: list[bool]) -> bool:
     var = sum((d - mean) ** 2 for d in diffs) / max(1, k - 1)
     return mean - Z95 * math.sqrt(var / k) > 0
 
-
-def unseen_count(state: State) -> int:
-    """How many cards the player has not seen (what a sample deals)."""
-    return len(unseen(state)[0])
