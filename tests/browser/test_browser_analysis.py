@@ -200,7 +200,8 @@ def test_a_duels_replay_analyses_both_games_one_at_a_time(browser: Any, analysin
     page.goto(f"{url}/match?id={match_id}")
     sides = page.locator("#analysis-sides button")
     expect(sides).to_have_count(2)
-    page.locator("#analysis-ask").click()
+    expect(page.locator("#analysis-status")).not_to_be_empty()  # the page has read the analysis
+    expect(page.locator("#analysis-ask")).to_be_hidden()  # a rated match is queued at its end: nothing to ask
     expect(page.locator(f"#analysis-graph circle.moment{VERDICT}")).to_have_count(1, timeout=90_000)
     expect(sides.first).to_have_attribute("aria-pressed", "true")
     first = page.locator("#analysis-graph svg").inner_html()

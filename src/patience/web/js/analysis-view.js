@@ -109,7 +109,11 @@ export function mountAnalysis(view) {
     else if (!game.verdict) say(`analysis.${game.status}`);
     else say("analysis.done", { s: game.cpu_s.toFixed(2) });
     $("#analysis-chance").textContent = chanceText(game);
-    if (!game.verdict) return;
+    if (!game.verdict) { // not yet: nothing of another side's game stays on show
+      graph.replaceChildren();
+      list.replaceChildren();
+      return;
+    }
     drawGraph(graph, game);
     drawMoments(list, game);
     detail();
