@@ -21,7 +21,7 @@ SERVER_RANKS = {
     "bus": 2, "storage": 2,
     "accounts": 3,
     "live": 4,
-    "solo": 5,
+    "solo": 5, "analysis": 5,
     "arena": 6,
     "web": 7,
     "transport": 8,

@@ -21,6 +21,8 @@ REDIS_URL_ENV = "PATIENCE_REDIS_URL"
 DEAL_STOCK_ENV = "PATIENCE_DEAL_STOCK"
 SMTP_URL_ENV = "PATIENCE_SMTP_URL"
 PING_SECONDS = 10.0  # the server pings every socket this often and closes one that does not answer in time
+ANALYSIS_WORKERS_ENV = "PATIENCE_ANALYSIS_WORKERS"
+ANALYSIS_WORKERS = 1  # worker processes a server process starts for game analyses
 DEAL_STOCK = 20  # proved-winnable secret duel deals kept ready per duel variant
 
 
@@ -48,6 +50,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "for Secure cookies); default: trust no forwarding header")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="start N server processes on this port (needs --redis-url; default 1)")
+    p.add_argument("--analysis-workers", type=int, default=None, metavar="N",
+                   help="worker processes that analyse finished games from the queue shared by every process on the "
+                        f"database (default {ANALYSIS_WORKERS} a server process, or ${ANALYSIS_WORKERS_ENV}; 0: none "
+                        "here, another process works the queue; each game's analysis runs under a CPU budget)")
     p.add_argument("--log-format", choices=("text", "json"), default="text",
                    help="the log lines on stderr: readable text (default) or one JSON object a line (time, "
                         "level, process, event, request id; secrets blanked)")
@@ -92,6 +98,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     stock = DEAL_STOCK if args.deal_stock is None else args.deal_stock
     if not 0 <= stock <= 10_000:
         raise BadInputError("--deal-stock is a number of deals from 0 to 10000")
+    said = os.environ.get(ANALYSIS_WORKERS_ENV, "").strip()
+    analysis_workers = args.analysis_workers if args.analysis_workers is not None else \
+        ANALYSIS_WORKERS if not said else int(said) if said.isdigit() else -1
+    if not 0 <= analysis_workers <= 64:
+        raise BadInputError("--analysis-workers is a number of processes from 0 to 64")
     if not 1 <= args.workers <= 64:
         raise BadInputError("--workers is a number of processes from 1 to 64")
     if args.metrics_port is not None and not 1 <= args.metrics_port <= 65535:
@@ -158,12 +169,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # every worker builds its app from the environment; they share the listening socket
         os.environ.update({DATABASE_URL_ENV: store.url, REDIS_URL_ENV: redis_url or "", DEAL_STOCK_ENV: str(stock),
                            SMTP_URL_ENV: smtp_url or "", "PATIENCE_SMTP_FROM": args.smtp_from or "",
-                           "PATIENCE_PUBLIC_URL": public_url})
+                           "PATIENCE_PUBLIC_URL": public_url, ANALYSIS_WORKERS_ENV: str(analysis_workers)})
         uvicorn.run(f"{app_from_env.__module__}:{app_from_env.__name__}", factory=True, workers=args.workers,
                     **options)
     else:
         app = create_app(database_url=store.url, deal_stock=stock, redis_url=redis_url, smtp_url=smtp_url,
-                         smtp_from=args.smtp_from, public_url=public_url)
+                         smtp_from=args.smtp_from, public_url=public_url, analysis_workers=analysis_workers)
         if args.metrics_port is not None:
             _serve_metrics(app, args.metrics_host, args.metrics_port)
         uvicorn.run(app, **options)

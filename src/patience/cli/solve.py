@@ -39,8 +39,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("analyse", aliases=["analyze"],
                        help="where a game was lost, every card known: each position winnable, unwinnable or unknown")
-    p.add_argument("record", metavar="RECORD",
+    p.add_argument("record", metavar="RECORD", nargs="?",
                    help="a record file: a game's, a finished match's (both games) or a past day's deal (every game)")
+    p.add_argument("--day", metavar="YYYY-MM-DD",
+                   help="instead of a record: analyse on the server's database every game of that UTC day whose deal "
+                        "is shown (the matches that ended that day, the games of its deals of the day once it is "
+                        "over), through the queue the servers share, and store the results (docs/analysis.md)")
+    p.add_argument("--database-url", default=None, metavar="URL",
+                   help="with --day: the server's database (default: $PATIENCE_DATABASE_URL, else the SQLite file "
+                        "in the per-user data folder)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --day: run on a Dask cluster (dask.distributed scheduler), as studies do")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="with --day and no --scheduler: worker processes on this machine (default: its cores)")
     p.add_argument("--budget-s", type=float, default=20.0, metavar="S",
                    help="CPU seconds the analysis of one game may take in all (default 20; at most 3600)")
     p.add_argument("--position-s", type=float, default=2.0, metavar="S",
@@ -49,6 +60,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="positions one search may visit (the same on every machine)")
     p.add_argument("--memory-mb", type=float, default=128.0, metavar="MB",
                    help="bound of a search's transposition table (default 128)")
+    p.add_argument("--chance-s", type=float, default=45.0, metavar="S",
+                   help="CPU seconds of the win chance with what the player could see, a game (default 45; "
+                        "0: none)")
+    p.add_argument("--samples", type=int, default=32, metavar="K",
+                   help="sampled deals a position of the win chance at most (default 32)")
+    p.add_argument("--chance-seed", type=int, default=0, metavar="N",
+                   help="the seed of the win chance's sampled deals (default 0)")
     p.add_argument("--json", action="store_true", help="the result as JSON")
     p.set_defaults(func=cmd_analyse)
 
@@ -173,8 +191,18 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         raise BadInputError("--position-nodes must be more than 0")
     if not 0 < args.memory_mb <= 65536:
         raise BadInputError("--memory-mb must be more than 0 and at most 65536")
+    if not 0 <= args.chance_s <= MAX_GAME_SECONDS:
+        raise BadInputError(f"--chance-s must be from 0 to {MAX_GAME_SECONDS:g}")
+    if not 1 <= args.samples <= 10_000:
+        raise BadInputError("--samples must be from 1 to 10000")
+    if args.day is not None:
+        return _analyse_day(args)
+    if args.record is None:
+        raise BadInputError("analyse needs a RECORD file, or --day YYYY-MM-DD for a day's games on the server")
     budget = Budget(args.position_s, args.position_nodes, args.memory_mb)
-    kind, analyses = analyse_file(args.record, budget=budget, game_seconds=args.budget_s)
+    kind, analyses = analyse_file(args.record, budget=budget, game_seconds=args.budget_s,
+                                  chance_s=args.chance_s or None, chance_samples=args.samples,
+                                  chance_seed=args.chance_seed)
     if args.json:
         out: dict[str, Any] = analyses[0].to_dict() if kind == "game" else {
             "kind": kind, "games": [a.to_dict() for a in analyses]}
@@ -186,6 +214,64 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         print(analysis.text())
         if number < len(analyses):
             print()
+    return 0
+
+
+def _analyse_day(args: argparse.Namespace) -> int:
+    """``patience analyse --day``: queue a day's games whose deals are shown, and work the queue (this machine's
+    processes, or a Dask cluster), as the servers' analysis workers do; each game once, stored."""
+    import os
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from patience.daily import check_day, is_over
+    from patience.server.analysis import work_queue, worker_init
+    from patience.server.app import DB_FILE, default_data_dir
+    from patience.server.storage import analysis as db
+    from patience.server.storage.store import Store, sqlite_url
+
+    if args.record is not None:
+        raise BadInputError("give a RECORD file or --day, not both")
+    day = check_day(args.day)
+    if args.workers is not None and not 1 <= args.workers <= 256:
+        raise BadInputError("--workers is a number of processes from 1 to 256")
+    url = args.database_url or os.environ.get("PATIENCE_DATABASE_URL") or sqlite_url(default_data_dir() / DB_FILE)
+    store = Store(url)
+    store.migrate()
+    matches, daily = db.day_games(store.engine, day)
+    made = 0
+    for key, ref, side, game, record in matches:
+        made += db.enqueue(store.engine, key, "match", ref, side, game, record, "bulk")[1]
+    if is_over(day, time.time() * 1000):  # a day's deals stay secret until it is over
+        for game_id in daily:
+            saved = store.load_game(game_id)
+            if saved is not None:
+                made += db.enqueue(store.engine, f"daily:{game_id}", "daily", game_id, 0, saved.game, saved.record,
+                                   "bulk")[1]
+    print(f"{day}: {len(matches)} games of matches, {len(daily)} of the deals of the day; {made} newly queued")
+    budgets = {"verdict": args.budget_s, **({"chance": args.chance_s} if args.chance_s else {})}
+    counts = {"done": 0, "failed": 0}
+
+    def told(key: str, status: str) -> None:
+        counts[status] += 1
+        print(f"  {key}: {status}")
+
+    if args.scheduler:
+        try:
+            from dask.distributed import Client
+        except ImportError:  # pragma: no cover - depends on the installation
+            raise BadInputError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
+        with Client(args.scheduler) as client:
+            at_once = max(1, sum(client.nthreads().values()))
+            work_queue(store, client.get_executor(pure=False), at_once=at_once, budgets=budgets, on_done=told,
+                       enforce=False)
+    else:
+        n = args.workers or os.cpu_count() or 1
+        with ProcessPoolExecutor(n, mp_context=get_context("spawn"), initializer=worker_init) as pool:
+            work_queue(store, pool, at_once=n, budgets=budgets, on_done=told)
+    store.close()
+    print(f"analysed: {counts['done']} done, {counts['failed']} failed")
     return 0
 
 

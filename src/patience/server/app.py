@@ -7,7 +7,7 @@ The server is rooms that only look down (see docs/scaling.md):
 - ``solo/`` — solo games (versions, acks, the clock, saving, hints); ``arena/`` — duels (the
   lobby and its pools, challenges, live matches and their move log, the private deal stock);
   ``accounts`` — sign-up and sign-in; ``live`` — what both kinds of play share (a game's clock,
-  a player's connection);
+  a player's connection); ``analysis`` — finished games analysed by worker processes from a queue in the database;
 - ``bus/`` — what the processes of one arena share (in memory, or Redis); ``storage/`` — the
   database (SQLAlchemy, the duel tables, the Alembic migrations);
 - ``protocol`` and ``explain`` — the messages and the reasons, which every room may use.
@@ -16,7 +16,8 @@ The server is rooms that only look down (see docs/scaling.md):
 ['/', '/play', '/duel', '/account', '/profile', '/leaderboard', '/daily', '/playnow', '/tournament', '/match',
  '/matches', '/mod', '/account/signup', '/account/signin', '/account/signout', '/account/name',
  '/account/password', '/account/sessions/end', '/account/email', '/account/close', '/account/forgot',
- '/account/reset/check', '/account/reset', '/account/export', '/api/account', '/api/games', '/api/stats', '/api/me',
+ '/account/reset/check', '/account/reset', '/account/export', '/api/account', '/api/games', '/api/games/{id}/replay',
+ '/api/analysis/{kind}/{id}', '/api/analysis/{kind}/{id}', '/api/stats', '/api/me',
  '/api/leaderboard', '/api/profile/{user}', '/api/matches', '/api/matches/{id}', '/api/daily/mine',
  '/api/daily/{game}', '/api/daily/{game}/start', '/api/daily/{game}/{day}/record',
  '/api/daily/{game}/{day}/replay/{id}', '/api/playnow', '/api/playnow/seen',
@@ -44,6 +45,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from patience.server.accounts import Accounts
+from patience.server.analysis import Analyst
 from patience.server.arena import Arena
 from patience.server.arena.daily import DailyDeals
 from patience.server.arena.dealstock import DealStock
@@ -56,6 +58,7 @@ from patience.server.storage.writer import GroupWriter
 from patience.server.transport.faults import CountCutShort, counting_client_faults
 from patience.server.transport.socket import Router, play_socket
 from patience.server.web import accounts as accounts_web
+from patience.server.web import analysis as analysis_web
 from patience.server.web import api, daily, install, pages, playnow, tournaments
 from patience.server.web import fairplay as fairplay_web
 from patience.server.web.edge import TextGuard
@@ -97,6 +100,7 @@ def create_app(
     smtp_url: str | None = None,
     smtp_from: str | None = None,
     public_url: str | None = None,
+    analysis_workers: int = 0,
 ) -> Starlette:
     """The app, storing in ``database_url`` (default: an SQLite file in ``data_dir``).
 
@@ -113,7 +117,8 @@ def create_app(
     made from the host and process id by default); without, it is an arena of its own. With ``smtp_url``
     (see :class:`patience.server.mail.Mailer`), accounts may keep an e-mail address and ask for a
     password reset link, sent from ``smtp_from`` and pointing at ``public_url`` (the site's address as
-    its players reach it)."""
+    its players reach it). ``analysis_workers`` worker processes analyse finished games from the shared queue
+    (:mod:`patience.server.analysis`; 0: none here, the jobs wait for a process that has some)."""
     mailer = None
     if smtp_url:
         from patience.server.mail import Mailer
@@ -167,13 +172,15 @@ def create_app(
             app.state.daily = DailyDeals(store, wall=wall)
             app.state.bus = bus
             app.state.router = Router(hub, arena)
+            app.state.analyst = Analyst(store, analysis_workers, node=bus.node)
             gc_before = _quiet_gc()
             tasks = [asyncio.create_task(hub.run_clock(tick_seconds)),
                      asyncio.create_task(hub.run_saver(save_seconds)), asyncio.create_task(hub.run_leases()),
                      asyncio.create_task(_collect_garbage(FULL_GC_SECONDS)),
                      asyncio.create_task(writer.run()), asyncio.create_task(writer.checkpoints()),
                      asyncio.create_task(arena.run_clock(tick_seconds)),
-                     asyncio.create_task(deals.run()), asyncio.create_task(fairplay.run())]
+                     asyncio.create_task(deals.run()), asyncio.create_task(fairplay.run()),
+                     asyncio.create_task(app.state.analyst.run())]
             try:
                 yield
             finally:
@@ -213,6 +220,9 @@ def create_app(
         Route("/account/export", accounts_web.export_get),
         Route("/api/account", accounts_web.account_api),
         Route("/api/games", api.games_api),
+        Route("/api/games/{id}/replay", analysis_web.game_replay_api),
+        Route("/api/analysis/{kind}/{id}", analysis_web.analysis_api),
+        Route("/api/analysis/{kind}/{id}", analysis_web.analysis_ask, methods=["POST"]),
         Route("/api/stats", api.stats_api),
         Route("/api/me", accounts_web.me_api),
         Route("/api/leaderboard", api.leaderboard_api),
@@ -249,7 +259,7 @@ def create_app(
 def app_from_env() -> Starlette:
     """The app of one worker of ``patience serve --workers N``: its settings come from the environment
     (``PATIENCE_DATABASE_URL``, ``PATIENCE_REDIS_URL``, ``PATIENCE_DEAL_STOCK``, ``PATIENCE_SMTP_URL``,
-    ``PATIENCE_SMTP_FROM``, ``PATIENCE_PUBLIC_URL``)."""
+    ``PATIENCE_SMTP_FROM``, ``PATIENCE_PUBLIC_URL``, ``PATIENCE_ANALYSIS_WORKERS``)."""
     import os
 
     return create_app(database_url=os.environ["PATIENCE_DATABASE_URL"],
@@ -257,7 +267,8 @@ def app_from_env() -> Starlette:
                       deal_stock=int(os.environ.get("PATIENCE_DEAL_STOCK", "0")),
                       smtp_url=os.environ.get("PATIENCE_SMTP_URL") or None,
                       smtp_from=os.environ.get("PATIENCE_SMTP_FROM") or None,
-                      public_url=os.environ.get("PATIENCE_PUBLIC_URL") or None)
+                      public_url=os.environ.get("PATIENCE_PUBLIC_URL") or None,
+                      analysis_workers=int(os.environ.get("PATIENCE_ANALYSIS_WORKERS", "0")))
 
 
 async def _answer_backups(stack: contextlib.AsyncExitStack, store: Store, lock: ArenaLock) -> None:

@@ -12,7 +12,8 @@ Teppich (:mod:`patience.solve.carpet`), Der Fächer (:mod:`patience.solve.faeche
 Solitaire Reloaded, i.e. Klondike draw-one with unlimited redeals and every card known
 (:mod:`patience.solve.klondike`), share one depth-first search
 (:mod:`patience.solve.search`). :func:`hint` suggests a move while playing,
-:mod:`patience.solve.analysis` tells where a finished game was lost, :mod:`patience.solve.study`
+:mod:`patience.solve.analysis` tells where a finished game was lost, :mod:`patience.solve.chance` gives
+each position's win chance with what the player could see, :mod:`patience.solve.study`
 measures win rates, :mod:`patience.solve.winnable` keeps the seeds proved winnable.
 """
 

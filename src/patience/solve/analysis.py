@@ -42,12 +42,15 @@ import time
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from patience.errors import BadInputError, IllegalMoveError, RecordError
 from patience.games import Move, Outcome, State
 from patience.options import options_to_dict
 from patience.solve.search import Budget, Status
+
+if TYPE_CHECKING:
+    from patience.solve.chance import WinChances
 
 __all__ = ["Analysis", "PositionVerdict", "analyse", "analyse_data", "analyse_file"]
 
@@ -109,6 +112,8 @@ class Analysis:
     # positions (action numbers) the solver called unwinnable though a winning line, checked by the rules
     # engine, wins from them: a fault of the solver, never expected; the line's verdict is kept
     conflicts: list[int] = field(default_factory=list)
+    # the win chance with what the player could see (patience.solve.chance), when asked for
+    chances: WinChances | None = None
 
     @property
     def actions(self) -> int:
@@ -126,6 +131,7 @@ class Analysis:
 
     def to_dict(self) -> dict[str, Any]:
         losing = self.first_losing_action
+        positions = [p.to_dict() for p in self.positions]
         return {
             "game": self.game, "options": self.options, "seed": self.seed, "outcome": self.outcome,
             "actions": self.actions,
@@ -137,11 +143,26 @@ class Analysis:
             "slips": self.slips,
             "better_line": None if self.better_from is None else
             {"from_action": self.better_from, "moves": [str(m) for m in self.better_line]},
-            "positions": [p.to_dict() for p in self.positions],
+            "positions": positions,
             "runs": [{"from": a, "to": b, "verdict": v} for a, b, v in self.runs()],
             "searches": self.searches, "nodes": self.nodes, "seconds": round(self.seconds, 4),
             "complete": self.complete, "budget": self.budget, "conflicts": self.conflicts,
+            **self._chance_dict(positions),
         }
+
+    def _chance_dict(self, positions: list[dict[str, Any]]) -> dict[str, Any]:
+        """The win chance's figures (when asked for): each position gains ``chance``, ``low``, ``high`` and
+        ``samples`` (``chance`` null: not decided within the budget), each action's position
+        ``best_action``, ``best_chance``, ``played_chance``, ``drop``, ``label`` and ``luck``; the game's
+        figures go under ``win_chance``."""
+        if self.chances is None:
+            return {}
+        out = self.chances.to_dict()
+        for entry, chance in zip(positions, out.pop("positions"), strict=True):
+            entry.update({k: v for k, v in chance.items() if k != "action"})
+        for entry, action in zip(positions[1:], out.pop("actions"), strict=True):
+            entry.update({k: v for k, v in action.items() if k not in ("action", "played")})
+        return {"win_chance": out}
 
     def text(self) -> str:
         """A readable account: the verdicts in runs, the key moment, the better line."""
@@ -179,10 +200,33 @@ class Analysis:
         if self.conflicts:
             lines.append(f"The solver called positions unwinnable that a checked line wins (after actions "
                          f"{', '.join(str(c) for c in self.conflicts)}): they are shown winnable.")
+        if self.chances is not None:
+            lines.extend(_chance_text(self.chances))
         searched = f"{self.searches} position{'s' if self.searches != 1 else ''} searched"
         lines.append(f"{searched}, {self.nodes} nodes, {self.seconds:.2f} s of CPU"
                      f"{'' if self.complete else ' (the budget ran out)'}")
         return "\n".join(lines)
+
+
+def _chance_text(chances: WinChances) -> list[str]:
+    def pct(x: float | None) -> str:
+        return "not decided" if x is None else f"{100 * x:.0f} %"
+
+    first = chances.positions[0]
+    out = [f"Win chance with what the player could see: the deal {pct(first.chance)} "
+           f"({pct(first.low)} - {pct(first.high)}, {first.samples} samples)"]
+    summary = chances.summary()
+    if summary["luck"] is not None:
+        out.append(f"  the cards turned up gave {100 * summary['luck']:+.0f} points, the play lost "
+                   f"{100 * (summary['lost_by_play'] or 0):.0f} points")
+    for a in chances.actions:
+        if a.label:
+            out.append(f"  action {a.action}, {a.played}: {a.label}, {pct(a.played_chance)} where "
+                       f"{a.best_action or 'the best choice'} kept {pct(a.best_chance)}")
+    if not chances.complete:
+        out.append(f"  (the win chance's budget of {chances.budget_s:g} s ran out: later positions have fewer "
+                   "samples or none)")
+    return out
 
 
 @dataclass
@@ -278,16 +322,25 @@ def _next(tree: _Tree, paths: list[list[int]]) -> int | None:
 
 
 def analyse(record: Mapping[str, Any], *, budget: Budget | None = None,
-            game_seconds: float | None = DEFAULT_GAME_SECONDS) -> Analysis:
+            game_seconds: float | None = DEFAULT_GAME_SECONDS, chance_s: float | None = None,
+            chance_samples: int | None = None, chance_seed: int = 0) -> Analysis:
     """Analyse one game record (it must replay exactly; RecordError if not): see the module docstring.
 
     ``budget`` bounds each position's search (its seconds are cut to what is left of ``game_seconds``,
-    the CPU time of the whole analysis; None: no bound)."""
+    the CPU time of the whole analysis; None: no bound). ``chance_s``: also the win chance with what the
+    player could see (:func:`patience.solve.chance.win_chances`), within that many CPU seconds, with at most
+    ``chance_samples`` samples a position and the samples' seed ``chance_seed``."""
     from patience.record import replay
     from patience.session import ManualClock, Session
     from patience.solve.solution import solve
 
     budget = budget or DEFAULT_POSITION_BUDGET
+    chances = None
+    if chance_s is not None:
+        from patience.solve.chance import DEFAULT_SAMPLES, win_chances
+
+        chances = win_chances(record, budget_s=chance_s, samples=chance_samples or DEFAULT_SAMPLES,
+                              seed=chance_seed)
     started = time.thread_time()
     finished = replay(record)  # checks the whole record (RecordError), the end and the result
     clock = ManualClock()
@@ -393,13 +446,13 @@ def analyse(record: Mapping[str, Any], *, budget: Budget | None = None,
         outcome=outcome, positions=positions, first_losing_action=first, first_losing_range=span,
         never_winnable=never, slips=slips, better_from=better_from, better_line=better_line,
         searches=searches, nodes=nodes_total, seconds=time.thread_time() - started, complete=complete,
-        conflicts=sorted({number for number, index in enumerate(at) if index in tree.conflicts}),
+        conflicts=sorted({number for number, index in enumerate(at) if index in tree.conflicts}), chances=chances,
         budget={"game_s": game_seconds, "position_s": budget.seconds, "position_nodes": budget.nodes,
                 "memory_mb": budget.memory_mb})
 
 
-def analyse_data(data: Any, *, budget: Budget | None = None,
-                 game_seconds: float | None = DEFAULT_GAME_SECONDS) -> tuple[str, list[Analysis]]:
+def analyse_data(data: Any, *, budget: Budget | None = None, game_seconds: float | None = DEFAULT_GAME_SECONDS,
+                 **chance: Any) -> tuple[str, list[Analysis]]:
     """Analyse what a record file holds: a game record (one analysis), a finished match (both games,
     after :func:`patience.duel.verify_match`) or a day's deal once revealed (every game of it). Returns
     the kind (``game``, ``match``, ``daily``) and the analyses; RecordError for anything else."""
@@ -421,12 +474,13 @@ def analyse_data(data: Any, *, budget: Budget | None = None,
     else:
         raise RecordError(f"not a game, match or day record (format {RECORD_FORMAT!r}, {MATCH_FORMAT!r} or "
                           f"{DAILY_FORMAT!r})")
-    return kind_name, [analyse(game, budget=budget, game_seconds=game_seconds) for game in games]
+    return kind_name, [analyse(game, budget=budget, game_seconds=game_seconds, **chance) for game in games]
 
 
-def analyse_file(path: str | Path, *, budget: Budget | None = None,
-                 game_seconds: float | None = DEFAULT_GAME_SECONDS) -> tuple[str, list[Analysis]]:
-    """:func:`analyse_data` of the JSON in a file (read within the bounds of every record file)."""
+def analyse_file(path: str | Path, *, budget: Budget | None = None, game_seconds: float | None = DEFAULT_GAME_SECONDS,
+                 **chance: Any) -> tuple[str, list[Analysis]]:
+    """:func:`analyse_data` of the JSON in a file (read within the bounds of every record file); ``chance``:
+    :func:`analyse`'s ``chance_s``, ``chance_samples``, ``chance_seed``."""
     from patience.record import load_record
 
     file = Path(path)
@@ -434,4 +488,4 @@ def analyse_file(path: str | Path, *, budget: Budget | None = None,
         raise BadInputError(f"{path}: no such file")
     if not file.is_file():
         raise BadInputError(f"{path} is not a regular file")
-    return analyse_data(load_record(file), budget=budget, game_seconds=game_seconds)
+    return analyse_data(load_record(file), budget=budget, game_seconds=game_seconds, **chance)

@@ -1,12 +1,15 @@
-"""What a Solitaire Reloaded player has not seen, and deals that fit what they have seen.
+"""What a player has not seen, and deals that fit what they have seen: the three games.
 
-A player sees the face-up cards and every stock card once it was turned (the waste's cards, and
+A player sees every face-up card and every stock card once it was turned (the waste's cards, and
 after the first redeal the whole stock in its order, since redealing keeps it); never a face-down
-card, nor the order of the stock's cards not turned yet. :func:`unseen` names those cards,
-:func:`visible_deals` deals them at random into the unseen places: every such deal looks exactly
-like the table to that player. The hint's determinized search (:mod:`patience.solve.hints`) solves
-such deals, fair play's clairvoyance test (:mod:`patience.solve.clairvoyance`) asks them what the
-visible cards allow, and a win chance can be read off them too.
+card (Solitaire Reloaded's tableau), nor the order of the stock's cards not turned yet (in all three
+games, before the first redeal; base Teppich never turns its stock, so its stock stays unseen).
+:func:`unseen` names those cards, :func:`visible_deals` deals them at random into the unseen places:
+every such deal looks exactly like the table to that player. The hint's determinized search
+(:mod:`patience.solve.hints`) solves such deals, fair play's clairvoyance test
+(:mod:`patience.solve.clairvoyance`) asks them what the visible cards allow, and the win chance
+(:mod:`patience.solve.chance`) plays them out, carrying each sampled deal along a game with
+:func:`carry`.
 
 >>> from patience.games import get_game
 >>> state = get_game("reloaded").deal(1)
@@ -17,46 +20,98 @@ visible cards allow, and a win chance can be read off them too.
 [False, False]
 >>> all(unseen(d) == unseen(state) for d in visible_deals(state, 3))
 True
+>>> unseen(get_game("faecher").deal(1))[1]          # Der Fächer: the talon's 35 cards
+35
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+from typing import TypeVar
 
-from patience.cards import CARDS
-from patience.games import Reloaded
+from patience.cards import CARDS, Card
+from patience.games import Reloaded, State
+from patience.games.common import FoundationsStockWaste
 
-__all__ = ["unseen", "visible_deals"]
+__all__ = ["carry", "hidden_cards", "unseen", "visible_deals", "with_hidden"]
+
+S = TypeVar("S", bound=State)
 
 
-def unseen(state: Reloaded) -> tuple[list[int], int]:
+def _in_stock(state: State) -> int:
+    """How many stock cards (at the stock's bottom) are unseen: all of them before the first redeal."""
+    if not isinstance(state, FoundationsStockWaste):
+        raise TypeError(f"{type(state).__name__}: not a game with a stock")
+    return len(state.stock) if state.passes_used == 1 else 0
+
+
+def hidden_cards(state: State) -> list[int]:
+    """The cards in the unseen places, in the places' order: Solitaire Reloaded's face-down cards pile by
+    pile, bottom up, then the unseen stock cards bottom up. They say what the player has NOT seen: only
+    the sampler may read them (never a player nor an estimate)."""
+    in_stock = _in_stock(state)
+    cards: list[int] = []
+    if isinstance(state, Reloaded):
+        cards = [int(c) for pile, down in zip(state.tableau, state.down, strict=True) for c in pile[:down]]
+    cards.extend(int(c) for c in state.stock[:in_stock])  # type: ignore[attr-defined]
+    return cards
+
+
+def unseen(state: State) -> tuple[list[int], int]:
     """The cards the player has not seen (sorted) and how many of them lie in the stock, at its
     bottom: the face-down cards, and before the first redeal every card still in the stock (after
     it, every stock card was turned once and the stock keeps that order)."""
-    in_stock = len(state.stock) if state.passes_used == 1 else 0
-    cards = [int(c) for pile, down in zip(state.tableau, state.down, strict=True) for c in pile[:down]]
-    cards.extend(int(c) for c in state.stock[:in_stock])
-    return sorted(cards), in_stock
+    return sorted(hidden_cards(state)), _in_stock(state)
 
 
-def visible_deals(state: Reloaded, count: int, rng: random.Random | None = None) -> list[Reloaded]:
+def with_hidden(state: S, cards: list[int]) -> S:
+    """A copy of ``state`` (its move stack too) with ``cards`` in its unseen places, in the order of
+    :func:`hidden_cards`; every seen card stays where it is."""
+    out = state.copy()
+    out._history = list(state._history)
+    it = iter(cards)
+    if isinstance(out, Reloaded):
+        for pile, down in zip(out.tableau, out.down, strict=True):
+            pile[:down] = [CARDS[next(it)] for _ in range(down)]
+    in_stock = _in_stock(out)
+    stock: list[Card] = out.stock  # type: ignore[attr-defined]
+    stock[:in_stock] = [CARDS[next(it)] for _ in range(in_stock)]
+    if next(it, None) is not None:
+        raise ValueError("more cards than unseen places")
+    return out
+
+
+def visible_deals(state: S, count: int, rng: random.Random | None = None) -> list[S]:
     """``count`` positions that look exactly like ``state`` to a player who has seen what
     :func:`unseen` leaves out: its unseen cards dealt at random into the unseen places. Without
     ``rng`` the generator is seeded by the unseen cards and places, so the deals depend on
     nothing the player cannot see (and stay the same while nothing new is seen)."""
     cards, in_stock = unseen(state)
     if rng is None:
-        layout = bytes(cards) + bytes(state.down) + bytes((in_stock,))
+        down = bytes(state.down) if isinstance(state, Reloaded) else b""
+        layout = bytes(cards) + down + bytes((in_stock,))
         rng = random.Random(int.from_bytes(hashlib.blake2b(layout, digest_size=8).digest(), "big"))
     out = []
     for _ in range(count):
         shuffled = cards[:]
         rng.shuffle(shuffled)
-        it = iter(shuffled)
-        tableau = [[CARDS[next(it)] for _ in pile[:down]] + list(pile[down:])
-                   for pile, down in zip(state.tableau, state.down, strict=True)]
-        stock = [CARDS[next(it)] for _ in range(in_stock)] + list(state.stock[in_stock:])
-        out.append(Reloaded._make(state.options, tableau, state.down, stock, state.waste, state.height,
-                                  state.passes_used))
+        out.append(with_hidden(state, shuffled))
     return out
+
+
+def carry(sample: S, real: S, rng: random.Random) -> S:
+    """The sampled deal ``sample``, after the move the game made to reach ``real``, made to fit ``real``:
+    ``real`` with, in each unseen place, the card the sample has there, except the cards the sample keeps
+    unseen though ``real`` shows them, which are replaced by the cards ``real`` keeps unseen though the
+    sample shows them (in a random order). A sample drawn uniformly among the deals that fit the earlier
+    position is so one drawn uniformly among those that fit ``real`` (what is done commutes with any
+    renaming of ``real``'s unseen cards), and ``real``'s unseen cards are read as a set only."""
+    theirs = hidden_cards(sample)
+    wanted = set(unseen(real)[0])
+    if len(theirs) != len(wanted):
+        raise ValueError("the sample and the position have different unseen places")
+    missing = sorted(wanted.difference(theirs))
+    rng.shuffle(missing)
+    fill = iter(missing)
+    return with_hidden(real, [c if c in wanted else next(fill) for c in theirs])

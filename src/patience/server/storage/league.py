@@ -23,6 +23,7 @@ from patience.ladder import Change
 from patience.ratings import PROVISIONAL_DEVIATION, Rating
 from patience.record import replay
 from patience.rng import check_seed
+from patience.server.storage.analysis import queue_match
 from patience.server.storage.fairplay import FairPlayRow, flag_series, marked_ids
 from patience.server.storage.ladder import changes_of, held_of, rate
 from patience.server.storage.roles import CLOSED_PREFIX
@@ -126,6 +127,7 @@ def finish_match(connection: Connection, match: Match, result: MatchResult, afte
         state="over", ended_ms=now, winner=result.winner, score_a=result.scores[0], score_b=result.scores[1],
         final_a=result.finals[0], final_b=result.finals[1], outcome_a=result.outcomes[0],
         outcome_b=result.outcomes[1], record=json.dumps(record)))
+    queue_match(connection, match.id, match.game, record["games"], now)  # analysed for everyone, budget permitting
     if result.winner is not None:
         winner, loser = match.players[result.winner].id, match.players[1 - result.winner].id
         flag_series(connection, winner, loser, match.game, now)

@@ -1,5 +1,6 @@
 // The words of the app in German, English and Italian; the browser's language by default.
 
+import { ANALYSIS_TEXT } from "./analysis-text.js";
 import { ARENA_TEXT } from "./arena-text.js";
 import { RULES_TEXT } from "./rules-text.js";
 import { TOUR_TEXT } from "./tour-text.js";
@@ -371,6 +372,7 @@ const TEXT = {
 
 // duels, accounts, profiles and the rest of the arena keep their words in a file of their own
 for (const [code, words] of Object.entries(ARENA_TEXT)) Object.assign(TEXT[code], words);
+for (const [code, words] of Object.entries(ANALYSIS_TEXT)) Object.assign(TEXT[code], words);
 // and the rules of every game and variant too
 for (const [code, words] of Object.entries(RULES_TEXT)) Object.assign(TEXT[code], words);
 // and the tournaments' (their navigation link joins the others)

@@ -483,6 +483,9 @@ async function showEnd(summary) {
   const variantName = t(`variants.${view.game.game}`)[variant] || t("custom_options");
   $("#end-stats-title").textContent = t("your_stats", { game: `${names[lang()] || names.en} · ${variantName}` });
   $("#end-stats").textContent = "…";
+  // one's own solo game: its replay and analysis (a day's or Play now's shows once its deal is no longer secret)
+  $("#end-replay").hidden = isFixed();
+  $("#end-replay").href = `/match?game=${encodeURIComponent(view.game.id)}`;
   if (!dialog.open) dialog.showModal();
   (isPlayNow() ? $("#end-playnow") : $("#again")).focus();
   const data = await fetchStats();

@@ -1,8 +1,10 @@
 // The replay viewer: both players' games of a finished match side by side, step by step on one
 // timeline. The server plays the records through the rules engine and sends each position; this
 // page only draws them. While a match goes on, it shows who plays and the commitment, never the seed.
-// With ``?daily=GAME/DAY/ID`` it shows one finished game of a deal of the day that is over, alone.
+// With ``?daily=GAME/DAY/ID`` it shows one finished game of a deal of the day that is over, alone; with ``?game=ID``
+// one's own solo game that has ended. Below the games, their analysis (analysis-view.js), once the deal is shown.
 
+import { mountAnalysis } from "./analysis-view.js";
 import { Board } from "./board.js";
 import { commitmentText, el, formatName, gameName, openPage, sha256 } from "./arena.js";
 import { moveName, onLang, playerName, t } from "./i18n.js";
@@ -16,6 +18,7 @@ let boards = [];
 let timeline = []; // [t, side, frame index] in time order; step 0 is the deal
 let step = 0;
 let playing = null;
+let analysis = null;
 
 function buildTimeline() {
   const events = [];
@@ -30,6 +33,27 @@ function frameAt(side, upto) {
   return index;
 }
 
+/** An action of a record for people: a move, a turn of the stock, an undo, a give-up. */
+function actionName(m) {
+  return m === "draw" || m === "redeal" ? t(m === "draw" ? "stock_draw" : "stock_redeal")
+    : m === "giveup" ? t("give_up") : m === "undo" ? t("undo") : moveName(m, match.game);
+}
+
+/** The replay at the position of ``side`` after its action ``action`` (0: the deal). */
+function showAction(side, action) {
+  if (action === 0) return show(0);
+  const k = timeline.findIndex((e) => e[1] === side && e[2] === action);
+  if (k >= 0) show(k);
+}
+
+/** A position that was not played (the better line) on ``side``'s board. */
+function drawFrame(side, frame) {
+  boards[side].update({ piles: frame.piles, counters: frame.counters, stock_action: null });
+  const head = document.querySelector(`.side[data-side="${side}"]`);
+  head.querySelector(".side-score").textContent = `${t("score")} ${points(frame.score)}`;
+  head.querySelector(".side-step").textContent = `${t("analysis.line")}${frame.m ? ` · ${actionName(frame.m)}` : ""}`;
+}
+
 function show(k) {
   step = Math.max(0, Math.min(k, timeline.length - 1));
   for (const side of match.frames.keys()) {
@@ -41,8 +65,7 @@ function show(k) {
     const ended = frame.outcome ? ` · ${t(`outcome.${frame.outcome}`)}` : "";
     const what = frame.m == null ? t("replay.deal") : frame.m === "end" ? `${t("replay.end")}${ended}`
       : frame.m === "match_end" ? t("replay.match_end") // a duel's pool, added when the match ended
-      : frame.m === "draw" || frame.m === "redeal" ? t(frame.m === "draw" ? "stock_draw" : "stock_redeal")
-        : frame.m === "giveup" ? t("give_up") : frame.m === "undo" ? t("undo") : moveName(frame.m, match.game);
+        : actionName(frame.m);
     head.querySelector(".side-step").textContent = `${formatTime(frame.t)} · ${what}${frame.ok ? "" : " ✗"}`;
     head.dataset.current = String(timeline[step][1] === side);
   }
@@ -68,11 +91,12 @@ async function render() {
   applyText();
   if (!match) return;
   $("#variant-name").textContent = match.daily ? `${gameName(match.game)} · ${t("daily.title")} ${match.daily}`
-    : formatName(`${match.game}/${match.variant}/${match.limit_s}`);
+    : match.solo ? gameName(match.game) : formatName(`${match.game}/${match.variant}/${match.limit_s}`);
   match.players.forEach((p, side) => {
     const link = document.querySelector(`.side[data-side="${side}"] .side-name`);
     link.textContent = playerName(p.name);
     link.href = `/profile?u=${encodeURIComponent(p.id)}`;
+    link.hidden = !p.id;
   });
   if (match.state !== "over") {
     $("#notice").textContent = `${t("replay.live")} ${t("duel.commitment")}: ${match.commitment}`;
@@ -81,7 +105,13 @@ async function render() {
     document.querySelector(".replay-controls").hidden = true;
     return;
   }
+  if (analysis) analysis.render();
   const r = match.record;
+  if (match.solo) {
+    $("#verify").hidden = true;
+    show(step);
+    return;
+  }
   const digest = await sha256(commitmentText(match.game, match.options, r.seed, r.nonce));
   const ok = digest === match.commitment;
   $("#verify").textContent = match.daily ? `${t(ok ? "daily.verified" : "daily.not_verified")}: ${r.seed}`
@@ -94,9 +124,11 @@ async function main() {
   const user = await openPage();
   onLang(render);
   const daily = (params.get("daily") || "").split("/");
+  const solo = params.get("game");
   const response = await fetch(daily.length === 3
     ? `/api/daily/${encodeURIComponent(daily[0])}/${encodeURIComponent(daily[1])}/replay/${encodeURIComponent(daily[2])}`
-    : `/api/matches/${encodeURIComponent(params.get("id") || "")}`);
+    : solo ? `/api/games/${encodeURIComponent(solo)}/replay`
+      : `/api/matches/${encodeURIComponent(params.get("id") || "")}`);
   if (!response.ok) {
     // no such match: say so, with the way to the others, instead of an empty table
     $("#sides").hidden = true;
@@ -114,7 +146,7 @@ async function main() {
     return;
   }
   match = await response.json();
-  if (match.state === "over" && user) { // after the match: a signed-in player may report the others in it
+  if (match.state === "over" && user && !match.solo) { // after the match: a signed-in player may report the others in it
     const others = match.players.filter((p) => p.id !== user.id);
     $("#report").append(...others.map((p) => reportBox(p.id, playerName(p.name))));
     $("#report").hidden = !others.length;
@@ -129,6 +161,9 @@ async function main() {
     buildTimeline();
     $("#scrub").max = String(timeline.length - 1);
     step = timeline.length - 1; // the end first: the result, then step back through it
+    const path = match.daily ? `daily/${encodeURIComponent(match.id)}` : match.solo
+      ? `game/${encodeURIComponent(match.id)}` : `match/${encodeURIComponent(match.id)}`;
+    analysis = mountAnalysis({ match, path, show: showAction, draw: drawFrame, name: actionName });
   }
   $("#first").addEventListener("click", () => show(0));
   $("#prev").addEventListener("click", () => show(step - 1));
@@ -137,6 +172,7 @@ async function main() {
   $("#playpause").addEventListener("click", toggle);
   $("#scrub").addEventListener("input", (e) => show(Number(e.target.value)));
   document.addEventListener("keydown", (e) => {
+    if (e.target.closest && e.target.closest("#analysis")) return; // the analysis's own buttons
     if (e.key === "ArrowLeft") show(step - 1);
     else if (e.key === "ArrowRight") show(step + 1);
   });

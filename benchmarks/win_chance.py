@@ -1,0 +1,223 @@
+"""The win chance's honesty and cost: a calibration table on positions of hint-player games, the Brier
+score, the CPU of a game's graph, and the every-card-known verdicts against ``patience solve``.
+
+    nice -n 10 python3 benchmarks/win_chance.py [--games reloaded=30,teppich=40,faecher=30]
+        [--samples 12] [--first-seed 900001] [--graphs 3] [--graph-samples 8]
+
+1. **Calibration.** Each deal (seeds from ``--first-seed``, apart from the hint's tuning on seeds 1..1,000)
+   is played by the hint player and made into a record (``benchmarks/analysis.py``); each position of it
+   where the game is not over yet is drawn with the same chance (one in 18 in Solitaire Reloaded, 6 in
+   Teppich, 12 in Der Fächer: about ten a game; seeded), so that no game's length weighs. For each, the
+   win chance is predicted by :func:`patience.solve.chance.win_chances` (``--samples`` sampled deals a
+   position, no time budget), then the hint player plays **the real deal** on from that position and its
+   result is the observation. Printed: the table by decile of the predicted chance (positions, mean
+   predicted, observed win rate, the difference), the Brier score (and that of always predicting the
+   observed base rate, for scale), per game and pooled.
+2. **Verdicts.** The same positions' every-card-known verdicts of :func:`patience.solve.analysis.analyse`
+   (the game's record, default budgets) against a search of each position by the function ``patience
+   solve --position`` runs (:func:`patience.solve.solve`, 10 s, 128 MB): agreeing, disagreeing, undecided.
+3. **Cost.** ``--graphs`` games a game are given their whole graph (every position and action,
+   ``--graph-samples`` samples, no budget): CPU seconds a game at the 50th and 95th percentile, play-outs;
+   the engine's moves a second (``benchmarks/engine.py``) beside.
+
+Targets (issue 36): in every decile with at least 50 positions the predicted and the observed rate differ by
+at most 5 points; a game's graph in at most 60 s of CPU at the 95th percentile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from analysis import engine_speed, game_record, percentile
+from patience.solve import Budget, Status, solve
+from patience.solve.analysis import analyse
+from patience.solve.chance import MAX_BUDGET_S, win_chances, with_history
+from patience.solve.hints import hint
+
+GAMES: dict[str, tuple[str, str, dict[str, Any], str]] = {
+    # short name: label, game, options, engine.py's label
+    "reloaded": ("Solitaire Reloaded", "reloaded", {}, "Solitaire Reloaded"),
+    "teppich": ("Teppich waste", "teppich", {"waste": True}, "Teppich waste"),
+    "faecher": ("Der Fächer", "faecher", {}, "Der Fächer"),
+}
+HINT_S = {"reloaded": 0.25, "teppich": 1.0, "faecher": 1.0}
+EVERY = {"reloaded": 18, "teppich": 6, "faecher": 12}  # one position in this many drawn (about ten a game)
+
+
+def positions_of(record: dict[str, Any]) -> list[Any]:
+    """The real positions of a record (its moves only: the hint player neither undoes nor gives up except at
+    the end), each with its move stack."""
+    from patience.session import ManualClock, Session
+
+    session = Session(record["game"], record["seed"], record.get("options", {}), clock=ManualClock())
+    out = [with_history(session.state)]
+    for action in record["actions"]:
+        if action["m"] == "giveup":
+            break
+        session.play(action["m"])
+        out.append(with_history(session.state))
+    return out
+
+
+class RealPlayer:
+    """The hint player on the real deal, from a position on; remembered along its path."""
+
+    def __init__(self, game: str) -> None:
+        self.budget = HINT_S[game]
+        self.memo: dict[Any, bool] = {}
+
+    def wins(self, state: Any) -> bool:
+        s = with_history(state)
+        path = []
+        won = False
+        for _ in range(1_500):
+            key = s.key()
+            if key in self.memo:
+                won = self.memo[key]
+                break
+            path.append(key)
+            if s.is_won():
+                won = True
+                break
+            move = hint(s, budget_s=self.budget)
+            if move is None:
+                break
+            s.push(move)
+        for key in path:
+            self.memo[key] = won
+        return won
+
+
+def table(rows: list[tuple[float, bool]], title: str) -> None:
+    if not rows:
+        return
+    base = sum(o for _, o in rows) / len(rows)
+    brier = sum((p - o) ** 2 for p, o in rows) / len(rows)
+    base_brier = sum((base - o) ** 2 for _, o in rows) / len(rows)
+    print(f"{title}: {len(rows)} positions, observed win rate {base:.3f}, Brier score {brier:.4f} "
+          f"(always {base:.3f}: {base_brier:.4f})")
+    print(f"  {'decile':<10} {'positions':>9} {'predicted':>9} {'observed':>9} {'diff pts':>8}")
+    worst = 0.0
+    for d in range(10):
+        lo, hi = d / 10, (d + 1) / 10
+        bin_ = [(p, o) for p, o in rows if lo <= p < hi or (d == 9 and p == 1.0)]
+        if not bin_:
+            continue
+        pred = sum(p for p, _ in bin_) / len(bin_)
+        obs = sum(o for _, o in bin_) / len(bin_)
+        diff = 100 * (obs - pred)
+        if len(bin_) >= 50:
+            worst = max(worst, abs(diff))
+        print(f"  {lo:.1f}-{hi:.1f}    {len(bin_):>9} {pred:>9.3f} {obs:>9.3f} {diff:>+8.1f}"
+              f"{'' if len(bin_) >= 50 else '  (fewer than 50)'}")
+    print(f"  largest difference in a decile with >= 50 positions: {worst:.1f} points (target <= 5)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", default="reloaded=30,teppich=40,faecher=30",
+                        help="deals a game, e.g. reloaded=30,teppich=40,faecher=30")
+    parser.add_argument("--samples", type=int, default=12, help="sampled deals a predicted position (default 12)")
+    parser.add_argument("--first-seed", type=int, default=900_001, help="the first seed (default 900001)")
+    parser.add_argument("--graphs", type=int, default=3, help="whole graphs timed a game (default 3)")
+    parser.add_argument("--graph-samples", type=int, default=8, help="samples a position of a timed graph")
+    parser.add_argument("--no-verdicts", action="store_true", help="skip the every-card-known verdicts")
+    parser.add_argument("--player", default="hint", choices=("hint", "greedy"),
+                        help="who plays the games the positions are drawn from (default hint; greedy never looks at "
+                             "the stock, where the hint player of Teppich and Der Fächer does)")
+    parser.add_argument("--save", metavar="FILE", help="write each position's figures as JSON lines here")
+    parser.add_argument("--rows", nargs="+", metavar="FILE",
+                        help="print the tables of positions saved by --save (of one or more runs), run nothing")
+    args = parser.parse_args()
+    if args.rows:
+        saved = [json.loads(line) for name in args.rows for line in Path(name).read_text().splitlines() if line]
+        everything: list[tuple[float, bool]] = []
+        for label, game, *_ in GAMES.values():
+            for player in ("hint", "greedy"):
+                mine = [r for r in saved if r["game"] == game and r.get("player", "hint") == player]
+                rows = [(r["won"] / r["samples"], bool(r["observed"])) for r in mine]
+                table(rows, f"{label}, {player} player's games ({len({r['seed'] for r in mine})} deals)")
+                if player == "hint":
+                    everything.extend(rows)
+        table(everything, "All games, hint player's games")
+        return
+    counts = {name: int(n) for name, n in (part.split("=") for part in args.games.split(","))}
+    pooled: list[tuple[float, bool]] = []
+    agree = disagree = undecided = 0
+    for name, deals in counts.items():
+        label, game, options, engine_label = GAMES[name]
+        rows: list[tuple[float, bool]] = []
+        started = time.thread_time()
+        for seed in range(args.first_seed, args.first_seed + deals):
+            record = game_record(game, options, seed, args.player)
+            reals = positions_of(record)
+            # each position where the game is not over is drawn with the same chance, whatever the game's length:
+            # drawing so many a game would favour the positions of short games, whose results differ
+            draw = random.Random(f"{game}/{seed}")
+            picked = [i for i, s in enumerate(reals) if draw.random() < 1 / EVERY[name] and not s.is_won()]
+            chances = win_chances(record, budget_s=MAX_BUDGET_S, samples=args.samples, seed=seed,
+                                  positions=picked)
+            real = RealPlayer(game)
+            for i in picked:
+                p = chances.positions[i]
+                if p.chance is None or p.end is not None:
+                    continue
+                observed = real.wins(reals[i])
+                rows.append((p.chance, observed))
+                if args.save:
+                    with open(args.save, "a") as out:
+                        out.write(json.dumps({"game": game, "player": args.player, "seed": seed, "position": i,
+                                              "won": p.won, "samples": p.samples, "observed": observed}) + "\n")
+            if not args.no_verdicts:
+                analysis = analyse(record)
+                for i in picked:
+                    verdict = analysis.positions[i].verdict
+                    found = solve(reals[i], Budget(seconds=10.0, memory_mb=128.0)).status
+                    if verdict == "unknown" or found is Status.UNKNOWN:
+                        undecided += 1
+                    elif (verdict == "winnable") == (found is Status.WON):
+                        agree += 1
+                    else:
+                        disagree += 1
+                        print(f"  disagree: {game} seed {seed} position {i}: analyse {verdict}, solve {found.value}",
+                              file=sys.stderr)
+        if not deals:
+            continue
+        print(f"{label}: {deals} deals (seeds {args.first_seed}..{args.first_seed + deals - 1}), "
+              f"{time.thread_time() - started:.0f} s of CPU", flush=True)
+        table(rows, label)
+        pooled.extend(rows)
+    table(pooled, "All games")
+    if not args.no_verdicts:
+        print(f"every-card-known verdicts against patience solve on the same positions: {agree} agree, "
+              f"{disagree} disagree, {undecided} undecided")
+    if args.graphs:
+        print(f"\nA game's whole graph ({args.graph_samples} samples a position, every action judged):")
+        print(f"{'game':<20} {'games':>5} {'actions':>9} {'p50 s':>7} {'p95 s':>7} {'max s':>7} "
+              f"{'play-outs':>9} {'engine moves/s':>15}")
+        for name in counts:
+            label, game, options, engine_label = GAMES[name]
+            seconds, actions, playouts = [], [], []
+            for seed in range(args.first_seed, args.first_seed + args.graphs):
+                record = game_record(game, options, seed, "hint")
+                chances = win_chances(record, budget_s=MAX_BUDGET_S, samples=args.graph_samples, seed=seed)
+                seconds.append(chances.seconds)
+                actions.append(len(chances.actions))
+                playouts.append(chances.playouts)
+            speed = engine_speed(engine_label, 1.0)
+            print(f"{label:<20} {len(seconds):>5} {min(actions):>4}-{max(actions):<4} "
+                  f"{percentile(seconds, 0.5):>7.1f} {percentile(seconds, 0.95):>7.1f} {max(seconds):>7.1f} "
+                  f"{statistics.median(playouts):>9.0f} {speed:>15,.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
