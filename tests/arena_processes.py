@@ -47,7 +47,7 @@ class ServeProcess:
             command += ["--redis-url", redis_url]
         self._log = self.log_path.open("w")
         self.proc = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT,
-                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                     env={"PATIENCE_ANALYSIS_WORKERS": "0", **os.environ, "PYTHONUNBUFFERED": "1"})
         self.url = f"http://127.0.0.1:{self.port}"
 
     def wait_ready(self, seconds: float = 60.0) -> None:  # ready at once when idle; a loaded machine takes longer

@@ -38,7 +38,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0022"
-down_revision = "0017"
+down_revision = "0020"
 branch_labels = None
 depends_on = None
 
