@@ -113,3 +113,23 @@ def establish(store: Any, user_id: str, opponents: list[str] | None = None) -> s
     time.sleep(0.002)  # the attempt begins after the matches, on the millisecond clock
     assert entered(store.engine, user_id), "the account does not meet the entry rule"
     return user_id
+
+
+def user_id_of(app: Any, login: str) -> str:
+    """The id of the account signed up as ``login`` in ``app``."""
+    from sqlalchemy import select
+
+    from patience.server.storage.store import UserRow
+
+    with app.state.store.engine.connect() as c:
+        return str(c.scalar(select(UserRow.id).where(UserRow.login == login.lower())))
+
+
+def established_person(app: Any, login: str, opponents: list[str] | None = None, address: str | None = None) -> Any:
+    """tests/test_server_duel.py's ``person`` (a browser signed in to an account of its own) whose account
+    meets the deal of the day's entry rule (:func:`establish`): it is dealt the day's deal."""
+    from test_server_duel import person
+
+    client = person(app, login, address)
+    establish(app.state.store, user_id_of(app, login), opponents)
+    return client
