@@ -25,7 +25,10 @@ Adversaries (each a function below; add more kinds as functions of their own and
   rule's own model: what is left when a bot fits it);
 - ``scout-then-main`` (``--scout N``, ``--scout-only``): the main plays the solver's winning line of a
   deal a scout saw whole (at a median of 0.75, 2 and 5 s, and with a few of the hint's moves mixed in),
-  on a day the server knows was scouted; against it the false holds of the hint's won games.
+  on a day the server knows was scouted (now only by an established account at machine pace or marked: a
+  new scout is dealt a practice deal of its own); against it the false holds of the hint's won games.
+  ``--scout-server`` plays it through a real server: the new scout's deal (practice, the cards it shares
+  with the day's) is printed, and the mains play the solver's line of the scout's deal on the day's.
 
 People (no parameter taken from the detector; each number's source beside it in HUMANS):
 ``strong`` (the hint at 65-75 % of open decisions), ``clicker`` (fast), ``thinker`` (slow).
@@ -436,7 +439,8 @@ def _judged(seed: int, line: list[str], median_ms: int, rng: random.Random) -> t
 
 
 def _held_at(fig: GameFigures, bar: float) -> bool:
-    """Is a win held on a scouted day if the bar (AT_CHANCE_P) were ``bar``."""
+    """Is a win held on a scouted day if the bar were ``bar`` (above 1: any win the hidden cards decided, the
+    server's rule now; AT_CHANCE_P, 0.25, was the bar before practice deals)."""
     import dataclasses
 
     kind = verdict(fig).kind
@@ -569,8 +573,9 @@ def scout_phase(scout_seeds: list[int], genuine_seeds: list[int]) -> None:
     print(f"genuine winners (the hint at a median of {GENUINE_MS / 1000:g} s, {len(genuine_seeds)} deals): "
           f"{len(rows)} won, held on a scouted day {false} ({false / max(1, len(rows)):.0%}, [{low:.0%}-{high:.0%}]); "
           f"on a day without a scout {sum(before in held for _, _, before in rows)}")
-    print(f"the bar on a scouted day (now {AT_CHANCE_P}): mains shown (solver line / mixed, 0.75 s) against genuine "
-          "winners held; 'any' holds every win where the hidden cards decided a move")
+    print(f"the bar on a scouted day (the server holds 'any' now; {AT_CHANCE_P} before practice deals): mains shown "
+          "(solver line / mixed, 0.75 s) against genuine winners held; 'any' holds every win where the hidden cards "
+          "decided a move")
     for bar in (0.1, 0.25, 0.5, 0.75, 2.0):
         plain, mixed = (sum(not _held_at(f, bar) for f in fast.get(k, [])) for k in ("plain", "mixed"))
         wrong = sum(_held_at(f, bar) for f, _, _ in rows)
@@ -934,7 +939,7 @@ def play_daily(player: Client, database_url: str, line: Callable[[Any], Any], me
                               headers={"accept": "application/json"})
     answer.raise_for_status()
     game_id = answer.json()["id"]
-    key = daily_key(database_url)
+    key = game_key(database_url, game_id)  # the day's deal, or the player's practice deal (a new account)
     session = Session("reloaded", key, daily_options("reloaded"), clock=ManualClock())  # the server keeps time
     player.open()
     try:
@@ -986,6 +991,20 @@ def daily_figures(database_url: str, user_id: str) -> str:
             f"expected (chance {tail_at_least(fig.hidden, fig.hidden_hits):.2f})")
 
 
+def game_key(database_url: str, game_id: str) -> str:
+    """The key of the deal the server dealt in game ``game_id`` (read where the server keeps it: what the
+    player's attempt shows, every card once turned)."""
+    from patience.server.storage.store import Store
+
+    store = Store(database_url)
+    try:
+        saved = store.load_game(game_id)
+        assert saved is not None, game_id
+        return str(saved.record["seed"])
+    finally:
+        store.close()
+
+
 def daily_key(database_url: str) -> str:
     """Today's key of Solitaire Reloaded's deal of the day, read where the server keeps it (what a scout's
     attempt shows: every card, once turned)."""
@@ -1002,11 +1021,37 @@ def daily_key(database_url: str) -> str:
         engine.dispose()
 
 
+def scout_key(database_url: str, user_id: str) -> str:
+    """The key of the deal ``user_id``'s attempt of the day was dealt (a new account's: its practice deal)."""
+    from sqlalchemy import create_engine, select
+
+    from patience.server.storage.daily import AttemptRow
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            game_id = connection.scalar(select(AttemptRow.game_id).where(AttemptRow.user_id == user_id))
+    finally:
+        engine.dispose()
+    return game_key(database_url, str(game_id))
+
+
+def same_cards(one: str, other: str) -> int:
+    """How many of the 52 places (pile and depth) hold the same card in the deals of keys ``one`` and ``other``."""
+    from patience.daily import daily_options
+    from patience.games import get_game
+
+    a, b = (get_game("reloaded").deal(k, daily_options("reloaded")).piles() for k in (one, other))
+    return sum(x == y for name in a for x, y in zip(a[name], b.get(name, []), strict=False))
+
+
 def scout_server_phase(redis_url: str, database: str | None, workers: int, paces: list[float]) -> None:
-    """``scout-then-main`` through a real server, on today's deal: a new account plays it at full speed and
-    gives up after seeing the stock; mains that met the board's entry rule win it along the solver's line
-    at each pace of ``paces``; a genuine player (met the rule) plays the hint at 1 s. Per player: its
-    outcome, whether the board shows it and its verdict, from the day's board and the moderators' API."""
+    """``scout-then-main`` through a real server, on today's deal: a new account plays its attempt at full
+    speed and gives up after seeing the stock (it is dealt a practice deal of its own: printed, with the
+    cards its deal shares with the day's); mains that met the board's entry rule play the solver's winning
+    line of the scout's deal at each pace of ``paces``; a genuine player (met the rule) plays the hint at 1 s.
+    Per player: its outcome, whether the board shows it and its verdict, from the day's board and the
+    moderators' API."""
     from patience.games import get_game
     from patience.server.solo.hints import hint
     from patience.solve import Budget, Status, solve
@@ -1020,11 +1065,18 @@ def scout_server_phase(redis_url: str, database: str | None, workers: int, paces
         scout = Client(url, 70, f"scout{tag}")
         scout.http.get("/api/daily/reloaded", timeout=600)  # today's deal, proved now (no stock): minutes
         outcome = play_daily(scout, database_url, hint, 0.0, rng, give_up_after=40)
+        scout_game = scout.http.get("/api/daily/reloaded").json()
+        scouted = scout_key(database_url, scout.id)
+        day_key = daily_key(database_url)
         print(f"\nscout-then-main through `patience serve` ({workers} process(es), {database_url.split(':')[0]}): "
-              f"the scout (a new account, machine pace) {outcome} after 40 moves")
-        solution = solve(get_game("reloaded").deal(daily_key(database_url)), Budget(seconds=20))
+              f"the scout (a new account, machine pace) {outcome} after 40 moves, dealt "
+              f"{'a practice deal of its own' if scout_game.get('practice') else 'the DAY' + chr(39) + 'S DEAL'} "
+              f"(its key {'differs from' if scouted != day_key else 'IS'} today's; cards in the same place as "
+              f"today's: {same_cards(scouted, day_key)} of 52)")
+        # all the scout could learn is its own deal, every card of it: the solver's line there is the main's
+        solution = solve(get_game("reloaded").deal(scouted), Budget(seconds=20))
         if solution.status is not Status.WON:
-            print("today's deal: the solver found no winning line in 20 s (no main plays)")
+            print("the scout's deal: the solver found no winning line in 20 s (no main plays)")
             paces = []
         players: list[tuple[str, Client, str]] = []
         for n, pace in enumerate(paces):

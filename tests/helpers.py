@@ -75,3 +75,61 @@ def run_async(main: Callable[[], Coroutine[Any, Any, T]]) -> T:
 
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         return pool.submit(lambda: asyncio.run(main())).result()
+
+
+def opponents_for_the_board(store: Any, n: int = 4) -> list[str]:
+    """``n`` accounts 10 days old that have played each other in earnest (through the ladder's storage,
+    tests/test_ladder.py's matches): opponents whose rated matches count for the board's entry rule."""
+    import itertools
+
+    from test_ladder import play, user
+
+    people = [user(store, f"o{k}") for k in range(n)]
+    for one, two in itertools.combinations(people, 2):
+        play(store, one, two, "play")
+        play(store, two, one, "play")
+    return people
+
+
+def establish(store: Any, user_id: str, opponents: list[str] | None = None) -> str:
+    """Make the account ``user_id`` meet the deal of the day's entry rule (docs/fairplay.md) the way a
+    player does: it is made 8 days old (the test cannot wait a week) and wins 6 rated matches, through the
+    ladder's storage, against 3 opponents who played them in earnest and share no browser nor address with
+    it. The rule itself (patience.server.storage.daily.entered) is not touched."""
+    import time
+
+    from sqlalchemy import update
+
+    from patience.server.storage.daily import entered
+    from patience.server.storage.store import UserRow
+    from test_ladder import play
+
+    people = opponents if opponents is not None else opponents_for_the_board(store)
+    with store.engine.begin() as c:
+        c.execute(update(UserRow).where(UserRow.id == user_id, UserRow.created_ms > time.time() * 1000 - 8 * 86_400_000)
+                  .values(created_ms=int(time.time() * 1000) - 8 * 86_400_000))
+    for n in range(6):
+        play(store, user_id, people[n % 3], "play")
+    time.sleep(0.002)  # the attempt begins after the matches, on the millisecond clock
+    assert entered(store.engine, user_id), "the account does not meet the entry rule"
+    return user_id
+
+
+def user_id_of(app: Any, login: str) -> str:
+    """The id of the account signed up as ``login`` in ``app``."""
+    from sqlalchemy import select
+
+    from patience.server.storage.store import UserRow
+
+    with app.state.store.engine.connect() as c:
+        return str(c.scalar(select(UserRow.id).where(UserRow.login == login.lower())))
+
+
+def established_person(app: Any, login: str, opponents: list[str] | None = None, address: str | None = None) -> Any:
+    """tests/test_server_duel.py's ``person`` (a browser signed in to an account of its own) whose account
+    meets the deal of the day's entry rule (:func:`establish`): it is dealt the day's deal."""
+    from test_server_duel import person
+
+    client = person(app, login, address)
+    establish(app.state.store, user_id_of(app, login), opponents)
+    return client

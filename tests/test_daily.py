@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import insert, select
 
-from helpers import FakeTime
+from helpers import FakeTime, established_person, opponents_for_the_board
 from patience.daily import DAILY, daily_commitment, daily_options, day_of, verify_daily
 from patience.duel import verify_commitment
 from patience.errors import RecordError
@@ -88,8 +88,14 @@ def test_concurrent_takers_agree_on_one_deal_of_the_day(database_url: str) -> No
         store.close()
 
 
+def established_pair(app: Any) -> tuple[Any, Any]:
+    """Ada and Bea, whose accounts meet the board's entry rule: they are dealt the day's deal."""
+    opponents = opponents_for_the_board(app.state.store)
+    return established_person(app, "ada", opponents), established_person(app, "bea", opponents)
+
+
 def test_the_day_deal_comes_from_the_proved_stock_and_is_the_same_for_everyone(app: Any) -> None:
-    ada, bea = person(app, "ada"), person(app, "bea")
+    ada, bea = established_pair(app)
     ids = [start(client).json()["id"] for client in (ada, bea)]
     assert ids[0] != ids[1]  # a game each, of one deal
     deal = find_deal(app.state.store.engine, DAY, "reloaded")
@@ -116,7 +122,7 @@ def test_with_an_empty_stock_the_day_deal_is_proved_on_demand(tmp_path: Path, fa
 
 
 def test_one_attempt_a_day_goes_on_in_any_tab_and_is_never_played_again(app: Any) -> None:
-    ada = person(app, "ada")
+    ada = established_person(app, "ada")
     first = start(ada)
     assert first.status_code == 200, first.text
     game_id = first.json()["id"]
@@ -183,7 +189,7 @@ def test_the_board_shows_an_attempt_as_it_stands_after_each_move(tmp_path: Path,
                              save_seconds=3600.0, password_hasher=FAST_HASH)
     with running(application):
         stocked(application)
-        ada = person(application, "ada")
+        ada = established_person(application, "ada")
         game_id = start(ada).json()["id"]
         with ada.websocket_connect("/ws") as ws:
             join(ws, game_id)
@@ -220,7 +226,7 @@ def test_signed_out_visitors_see_the_board_but_do_not_play(app: Any) -> None:
 
 
 def test_the_key_and_the_replays_are_shown_only_after_the_day(app: Any) -> None:
-    ada, bea = person(app, "ada"), person(app, "bea")
+    ada, bea = established_pair(app)
     raw: list[str] = []
     for client in (ada, bea):
         game_id = start(client, "teppich").json()["id"]
@@ -271,7 +277,7 @@ def test_the_key_and_the_replays_are_shown_only_after_the_day(app: Any) -> None:
 
 @pytest.mark.parametrize("game", list(DAILY))
 def test_no_listed_or_low_seed_deals_the_day_deal(app: Any, game: str) -> None:
-    ada = person(app, f"ada{game[:3]}")
+    ada = established_person(app, f"ada{game[:3]}")
     with ada.websocket_connect("/ws") as ws:
         send(ws, "join", {"id": start(ada, game).json()["id"], "v": 0, "cid": "p"})
         text = ws.receive_text()

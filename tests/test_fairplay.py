@@ -157,13 +157,13 @@ def test_a_full_speed_bot_is_marked_in_its_first_duel_and_its_opponent_gets_the_
     assert round(many[human_id][0].rating) == round(profile["ratings"]["reloaded"]["rating"])
     board = human.client.get("/api/leaderboard?game=reloaded").json()["players"]
     assert bot_id not in {p["id"] for p in board}
-    # a marked account is refused a seek, Play now and the deal of the day
+    # a marked account is refused a seek and Play now, and is dealt a practice deal of its own, on no board
     bot.send("seek", {"format": "reloaded/standard/300", "cid": bot.cid})
     assert bot.until(lambda m: m["t"] == "err")["d"]["code"] == "marked"
     answer = post(bot.client, "/api/playnow/reloaded/standard/300")
     assert answer.status_code == 403 and answer.json()["error"] == "marked"
     answer = post(bot.client, "/api/daily/reloaded/start")
-    assert answer.status_code == 403 and answer.json()["error"] == "marked"
+    assert answer.status_code == 200 and answer.json()["practice"] is True
 
 
 def test_a_human_paced_player_is_not_flagged(app: Any, fake_time: FakeTime) -> None:

@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 import patience.server.storage.fairplay as fp
 import patience.server.storage.ladder as ledger
+from helpers import establish, opponents_for_the_board
 from patience.fairplay import AT_CHANCE_P, Step, account_score, game_figures, tail_at_least, verdict
 from patience.games import get_game
 from patience.server.solo.fairplay import FairPlay
@@ -37,12 +38,15 @@ def figures(chances: list[float], hits: int, scouted: str = "") -> Any:
                                             hidden=chances, hidden_hits=hits), scouted=scouted)
 
 
-def test_a_scouted_win_is_held_unless_its_hidden_card_hits_are_at_chance() -> None:
+def test_a_scouted_win_is_held_when_the_hidden_cards_decided_anything() -> None:
     line = figures([0.5, 0.4, 0.5], 3)  # the solver's line: every decision the hidden cards decide, right
     assert verdict(line).kind == "clear"  # a day nobody scouted: three decisions prove nothing
     assert verdict(figures([0.5, 0.4, 0.5], 3, "day")).kind == "scouted"
-    at_chance = figures([0.5, 0.4, 0.5], 1, "day")  # a player who sees only the table
-    assert tail_at_least(at_chance.hidden, 1) >= AT_CHANCE_P and verdict(at_chance).kind == "clear"
+    # a player who sees only the table, at chance: held too on a scouted day (rare now: the scout was an
+    # established account at machine pace, or marked; a new account is dealt a practice deal)
+    at_chance = figures([0.5, 0.4, 0.5], 1, "day")
+    assert tail_at_least(at_chance.hidden, 1) >= AT_CHANCE_P and verdict(at_chance).kind == "scouted"
+    assert verdict(figures([0.5], 0, "day")).kind == "scouted"  # one decision the hidden cards decided
     assert verdict(figures([], 0, "day")).kind == "clear"  # the hidden cards decided nothing: nothing bought
     assert verdict(figures([], 0, "linked")).kind == "scouted"  # a linked account's attempt came first
     score = account_score([figures([0.5, 0.4, 0.5], 3, "day")])
@@ -59,20 +63,12 @@ def attempt(store: Store, uid: str, outcome: str | None = "given_up") -> str:
 
 
 def established(store: Store, name: str, opponents: list[str]) -> str:
-    uid = user(store, name)
-    for n in range(6):
-        play(store, uid, opponents[n % 3], "play")
-    time.sleep(0.002)
-    return uid
+    return establish(store, user(store, name), opponents)
 
 
 @pytest.fixture
 def opponents(store: Store) -> list[str]:
-    people = [user(store, f"o{n}") for n in range(4)]
-    for one, two in itertools.combinations(people, 2):  # they play each other first: established, not new
-        play(store, one, two, "play")
-        play(store, two, one, "play")
-    return people
+    return opponents_for_the_board(store)  # they play each other first: established, not new
 
 
 def test_which_earlier_attempts_scout_the_day(store: Store, opponents: list[str]) -> None:

@@ -88,7 +88,8 @@ REASONS: dict[str, str] = {
     "scouted_linked": "won the deal of the day after an account linked to it (one browser, one address group or "
                       "rated matches between them) had played it",
     "scouted": "won a deal of the day a scout had played first, right at {hits} of {n} decisions only the hidden "
-               "cards decide (a player who sees the table: about {expected}; chance {chance}, shown from {bar})",
+               "cards decide (a player who sees the table: about {expected}; chance {chance}): on a scouted day every "
+               "such win waits",
 }
 """The reasons of verdicts and scores in English, by key; the moderators' page has them in German,
 English and Italian (``mod.reason`` in ``web/js/arena-text.js``)."""
@@ -154,7 +155,8 @@ PACE_AGREE_Z = 2.5
 CLAIRVOYANT_P = 1e-3  # a game whose hits where only the hidden cards decide are this unlikely by chance
 CLAIRVOYANT_MIN = 4  # ... among at least this many such decisions
 CLAIRVOYANT_ACCOUNT_P = 1e-4  # the same pooled over an account's recent games
-AT_CHANCE_P = 0.25  # a win of a scouted deal of the day is shown when its hits are at least this likely by chance
+AT_CHANCE_P = 0.25  # the single-game bar before practice deals (a scouted win at least this likely by chance was
+# shown): the verdict holds every scouted win the hidden cards decided now; benchmarks/fairplay.py compares
 SCOUTED_SCORE = 50  # ... else it waits for a moderator (the account goes to the queue with it)
 CLIMB_POINTS = 150  # a rating climb over recent games this large, and above the population's 95th percentile
 SCORE_FLAG = 50  # an account scored this much (0-100) goes to the moderators' queue
@@ -327,19 +329,21 @@ class Verdict:
 
 def scouted(fig: GameFigures) -> Verdict | None:
     """The stricter bar of a won deal of the day that a scout may have seen first (``fig.scouted``):
-    ``scouted`` (its result waits for a moderator) when a linked account played the deal before, or when
-    the player's hits where only the hidden cards decide are less likely by chance than
-    :data:`AT_CHANCE_P` (a clairvoyant game is ``clairvoyant`` whatever the day); None otherwise."""
+    ``scouted`` (its result waits for a moderator) when a linked account played the deal before, or, on a
+    day scouted by another account (``"day"``: an established account whose attempt was at machine pace or
+    suspect, or that is marked; a new account is dealt a practice deal and scouts nothing), when the hidden
+    cards decided at least one of its decisions, whatever its hits there (a clairvoyant game is
+    ``clairvoyant`` whatever the day); None otherwise. Such days are rare and cost the scout an established
+    account; an honest winner of one waits for a moderator (docs/fairplay.md)."""
     if not fig.scouted:
         return None
-    p = tail_at_least(fig.hidden, fig.hidden_hits)
     if fig.scouted == "linked":
         return Verdict("scouted", (Reason("scouted_linked"),))
-    if (p <= CLAIRVOYANT_P and len(fig.hidden) >= CLAIRVOYANT_MIN) or p >= AT_CHANCE_P:
+    p = tail_at_least(fig.hidden, fig.hidden_hits)
+    if not fig.hidden or (p <= CLAIRVOYANT_P and len(fig.hidden) >= CLAIRVOYANT_MIN):
         return None
     return Verdict("scouted", (Reason("scouted", {"hits": fig.hidden_hits, "n": len(fig.hidden),
-                                                  "expected": round(sum(fig.hidden), 1), "chance": f"{p:.2f}",
-                                                  "bar": AT_CHANCE_P}),))
+                                                  "expected": round(sum(fig.hidden), 1), "chance": f"{p:.2f}"}),))
 
 
 def verdict(fig: GameFigures) -> Verdict:

@@ -11,15 +11,18 @@ from typing import Any
 from browser_accounts import sign_up
 from playwright.sync_api import expect
 
+from helpers import establish, user_id_of
 
-def test_one_attempt_at_the_deal_of_the_day(browser: Any, base_url: str, shot: Any) -> None:
+
+def test_one_attempt_at_the_deal_of_the_day(browser: Any, base_url: str, server_app: Any, shot: Any) -> None:
     errors: list[str] = []
     context = browser.new_context(viewport={"width": 1366, "height": 850}, locale="en-US")
     page = context.new_page()
     page.set_default_timeout(20_000)  # the first visit of a day may prove its deal
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    name = f"Daisy {secrets.token_hex(3)}"
-    sign_up(page, base_url, f"daisy{secrets.token_hex(3)}", name, then="/daily")
+    name, login = f"Daisy {secrets.token_hex(3)}", f"daisy{secrets.token_hex(3)}"
+    sign_up(page, base_url, login, name, then="/daily")
+    establish(server_app.state.store, user_id_of(server_app, login))  # the board's entry rule: the day's deal
     page.goto(f"{base_url}/")
     entry = page.locator('.game-tile[data-game="reloaded"] .daily-link')
     expect(entry).to_have_text("Deal of the day")
@@ -94,3 +97,37 @@ def test_one_attempt_at_the_deal_of_the_day(browser: Any, base_url: str, shot: A
     shot(small, "daily-phone")
     phone.close()
     assert not errors, errors
+
+
+def test_a_new_account_is_told_in_german_on_a_phone_that_it_plays_a_practice_deal(browser: Any, base_url: str,
+                                                                                  shot: Any) -> None:
+    """A brand-new account on /daily (German, phone size): a practice deal of its own, why, and what opens
+    the day's deal; no board place, one attempt; the page is keyboard reachable."""
+    errors: list[str] = []
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="de-DE", is_mobile=True,
+                                  has_touch=True)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    name = f"Neu {secrets.token_hex(3)}"
+    sign_up(page, base_url, f"neu{secrets.token_hex(3)}", name, then="/daily?game=reloaded")
+    page.goto(f"{base_url}/daily?game=reloaded&lang=de")
+    expect(page.locator("#daily-practice")).to_have_text("Übungsblatt")
+    expect(page.locator("#daily-practice-why")).to_contain_text("eigenes Übungsblatt, in keiner Rangliste")
+    expect(page.locator("#daily-practice-why")).to_contain_text(
+        "7 Tage alt sind und 5 gewertete Duelle ernsthaft gegen 3 verschiedene Gegner")
+    expect(page.locator("#daily-play")).to_have_text("Dein Übungsblatt spielen")
+    shot(page, "daily-practice-phone-de")
+    page.locator("#daily-play").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{base_url}/play?*")
+    page.wait_for_selector(".card.up")
+    page.goto(f"{base_url}/daily?game=reloaded")
+    expect(page.locator("#daily-play")).to_have_text("Dein Übungsblatt fortsetzen")
+    expect(page.locator("#rows tr", has_text=name)).to_have_count(0)  # on no board
+    page.locator("#nav .langs button[data-lang=it]").click()
+    expect(page.locator("#daily-practice")).to_have_text("Smazzata di prova")
+    page.locator("#nav .langs button[data-lang=en]").click()
+    expect(page.locator("#daily-practice-why")).to_contain_text("practice deal of your own, on no leaderboard")
+    assert not errors, errors
+    context.close()

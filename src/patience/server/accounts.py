@@ -64,7 +64,6 @@ from patience.server.storage.roles import RESERVED_DAYS, ClosedLoginRow
 from patience.server.storage.store import (
     AuthSessionRow,
     PasswordResetRow,
-    SecretRow,
     SigninFailureRow,
     Store,
     UserBrowserRow,
@@ -72,6 +71,7 @@ from patience.server.storage.store import (
     UserRow,
     name_key,
     now_ms,
+    server_secret,
 )
 
 __all__ = ["SESSION_DAYS", "SIGNIN", "SIGNUP", "TOURNAMENT", "AccountError", "Accounts", "Hashing", "Lane",
@@ -543,17 +543,7 @@ class Accounts:
 
     def csrf_key(self) -> bytes:
         if self._csrf_key is None:
-            try:
-                with Session(self.store.engine) as db, db.begin():
-                    row = db.get(SecretRow, "csrf")
-                    if row is None:
-                        row = SecretRow(name="csrf", value=secrets.token_hex(32))
-                        db.add(row)
-                    value = row.value
-            except IntegrityError:  # another thread or process wrote it first, at the same moment: theirs
-                with Session(self.store.engine) as db:
-                    value = db.get_one(SecretRow, "csrf").value
-            self._csrf_key = bytes.fromhex(value)
+            self._csrf_key = server_secret(self.store.engine, "csrf")
         return self._csrf_key
 
     def csrf_token(self, browser: str) -> str:

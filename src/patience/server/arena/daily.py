@@ -30,11 +30,15 @@ from patience.server.storage.daily import (
     attempt_days,
     choose_deal,
     day_board,
+    entered,
     find_attempt,
     find_deal,
+    is_practice,
     month_attempts,
+    practice_key,
     start_attempt,
 )
+from patience.server.storage.fairplay import marked_category
 from patience.server.storage.league import frames
 from patience.server.storage.store import SavedGame, Store
 from patience.session import ManualClock, Session
@@ -137,17 +141,25 @@ class DailyDeals:
     async def start(self, game: str, user_id: str, browser: str) -> str:
         """The id of the solo game of ``user_id``'s attempt at today's deal of ``game``: a new one, written
         before anything is shown, or the one begun before (in any tab or process) if it still goes on.
-        Raises AttemptOver if it has ended, BadInputError if it was begun in another browser."""
+        Raises AttemptOver if it has ended, BadInputError if it was begun in another browser.
+
+        An account that does not meet the board's entry rule when its attempt begins, or is marked, is dealt
+        a practice deal of its own (:func:`~patience.server.storage.daily.practice_key`: same game and
+        variant, never the day's deal) in the day's one attempt, on no board; the day's deal opens to it at
+        its first attempt begun once it meets the rule (docs/fairplay.md, *Scouted deals of the day*)."""
         day = self.today()
         deal = await self.deal(game, day)
         engine = self.store.engine
         game_id = await anyio.to_thread.run_sync(find_attempt, engine, day, game, user_id)
         if game_id is None:
-            session = Session(get_game(game), deal.deal, daily_options(game), clock=ManualClock())
+            practice = not await anyio.to_thread.run_sync(entered, engine, user_id)
+            key = await anyio.to_thread.run_sync(practice_key, engine, day, game, user_id, deal.deal) \
+                if practice else deal.deal
+            session = Session(get_game(game), key, daily_options(game), clock=ManualClock())
             saved = SavedGame(id=secrets.token_urlsafe(12), browser_id=browser, game=game,
                               variant=DAILY[game], seed=day_label(day), record=session.record(), ms=0, moves=0,
                               score=session.score, outcome=None)
-            game_id = await anyio.to_thread.run_sync(start_attempt, engine, day, game, user_id, saved)
+            game_id = await anyio.to_thread.run_sync(start_attempt, engine, day, game, user_id, saved, practice)
         saved_game = await anyio.to_thread.run_sync(self.store.load_game, game_id)
         if saved_game is None:  # pragma: no cover - the attempt's row holds its game
             raise BadInputError("the attempt's game is gone")
@@ -157,6 +169,24 @@ class DailyDeals:
         if saved_game.browser_id != browser:
             raise BadInputError("your attempt at today's deal goes on in the browser where you began it")
         return game_id
+
+    async def practice(self, game: str, user_id: str) -> dict[str, Any] | None:
+        """Is ``user_id``'s attempt at today's deal of ``game`` a practice deal (begun as one, or, not begun
+        yet, to be dealt one now)? None if not; else why (``entry``: the board's entry rule is not met;
+        ``marked``), whether it is ``begun``, its ``outcome`` and ``score`` (None while it goes on or is not
+        begun). Nothing of the practice deal's cards, nor of the day's."""
+        day = self.today()
+        engine = self.store.engine
+        game_id = await anyio.to_thread.run_sync(find_attempt, engine, day, game, user_id)
+        if game_id is not None and not await anyio.to_thread.run_sync(is_practice, engine, game_id):
+            return None
+        if game_id is None and await anyio.to_thread.run_sync(entered, engine, user_id):
+            return None
+        marked = await anyio.to_thread.run_sync(marked_category, engine, user_id)
+        saved = await anyio.to_thread.run_sync(self.store.load_game, game_id) if game_id else None
+        return {"why": "marked" if marked is not None else "entry", "begun": saved is not None,
+                "outcome": saved.outcome if saved else None,
+                "score": saved.score if saved and saved.outcome else None}
 
     async def board(self, game: str, day: str) -> dict[str, Any]:
         """The day's leaderboard; once the day is over, its key and the attempts' game ids for replays."""

@@ -8,20 +8,35 @@ player), written in the same transaction as its solo game, before the first card
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, ForeignKey, String, and_, distinct, func, insert, literal, or_, select
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    ForeignKey,
+    String,
+    and_,
+    distinct,
+    false,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+)
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from patience.server.storage.fairplay import HELD_VERDICTS
-from patience.server.storage.store import Base, GameRow, SavedGame, UserRow, write_games
+from patience.server.storage.store import Base, GameRow, SavedGame, UserRow, server_secret, write_games
 
-__all__ = ["AttemptRow", "DailyDeal", "DailyDealRow", "attempt_days", "choose_deal", "day_board", "find_attempt",
-           "find_deal", "month_attempts", "scouting", "start_attempt"]
+__all__ = ["AttemptRow", "DailyDeal", "DailyDealRow", "attempt_days", "choose_deal", "day_board", "entered",
+           "find_attempt", "find_deal", "is_practice", "month_attempts", "practice_key", "scouting", "start_attempt"]
 
 
 class DailyDealRow(Base):
@@ -48,6 +63,8 @@ class AttemptRow(Base):
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), unique=True)
     started_ms: Mapped[int] = mapped_column(BigInteger)
+    # a practice deal of its own (migration 0023): its account lacked the board's entry rule, or was marked
+    practice: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 @dataclass(frozen=True)
@@ -96,14 +113,23 @@ def find_attempt(engine: Engine, day: str, game: str, user_id: str) -> str | Non
     return str(found) if found is not None else None
 
 
-def start_attempt(engine: Engine, day: str, game: str, user_id: str, saved: SavedGame) -> str:
+def is_practice(engine: Engine, game_id: str) -> bool:
+    """Is ``game_id`` the game of a practice attempt (a deal of the account's own, not the day's)?"""
+    with engine.connect() as connection:
+        return bool(connection.scalar(select(AttemptRow.practice).where(AttemptRow.game_id == game_id)))
+
+
+def start_attempt(engine: Engine, day: str, game: str, user_id: str, saved: SavedGame,
+                  practice: bool = False) -> str:
     """Write a player's attempt and its game (not played yet) in one transaction; if the player already
-    has an attempt at this day's deal, nothing is written and that attempt's game id is returned."""
+    has an attempt at this day's deal, nothing is written and that attempt's game id is returned.
+    ``practice``: the game is a deal of the player's own (:func:`practice_key`), not the day's."""
     try:
         with engine.begin() as connection:
             write_games(connection, [saved])  # gone with the transaction if the player has an attempt
             connection.execute(insert(AttemptRow), [{"day": day, "game": game, "user_id": user_id,
-                                                     "game_id": saved.id, "started_ms": int(time.time() * 1000)}])
+                                                     "game_id": saved.id, "started_ms": int(time.time() * 1000),
+                                                     "practice": practice}])
     except IntegrityError:
         pass
     found = find_attempt(engine, day, game, user_id)
@@ -137,6 +163,31 @@ def _history(user: Any, at_ms: Any) -> Any:
     return and_(old.exists(), rated >= HISTORY_RATED, opponents >= HISTORY_OPPONENTS)
 
 
+def entered(engine: Engine, user_id: str, at_ms: int | None = None) -> bool:
+    """May ``user_id`` be dealt the day's deal at ``at_ms`` (now by default, the clock an attempt's start is
+    written with, which :func:`day_board` reads): it meets the board's entry rule (:func:`_history`) and is
+    not marked? Else its attempt of the day is a practice deal (:func:`practice_key`) while the day lasts
+    (docs/fairplay.md, *Scouted deals of the day*)."""
+    standing = Base.metadata.tables["fairplay_accounts"]
+    at_ms = int(time.time() * 1000) if at_ms is None else at_ms
+    with engine.connect() as connection:
+        marked = connection.scalar(select(standing.c.state).where(standing.c.user_id == user_id)) == "marked"
+        return not marked and bool(connection.scalar(select(_history(literal(user_id), literal(at_ms)))))
+
+
+def practice_key(engine: Engine, day: str, game: str, user_id: str, day_deal: str) -> str:
+    """The deal key of ``user_id``'s practice deal of ``game`` on ``day``: an HMAC-SHA-256 under a server
+    secret (:func:`patience.server.storage.store.server_secret`, never shown) of the day, the game and the
+    account, so nothing of the day's deal (a key of its own, from the operating system's randomness) can be
+    computed from it, nor it from the day's; never ``day_deal`` itself (the next counter is taken)."""
+    secret = server_secret(engine, "daily-practice")
+    for n in range(1_000):
+        key = hmac.new(secret, f"practice|{day}|{game}|{user_id}|{n}".encode(), hashlib.sha256).hexdigest()
+        if key != day_deal:
+            return key
+    raise RuntimeError("no practice deal apart from the day's")  # pragma: no cover - 2**-256 a try
+
+
 def day_board(engine: Engine, day: str, game: str, limit: int = 100) -> list[dict[str, Any]]:
     """The day's attempts, best first (score, then the shorter time): player, score, time, outcome.
 
@@ -163,7 +214,7 @@ def day_board(engine: Engine, day: str, game: str, limit: int = 100) -> list[dic
             select(UserRow.id, UserRow.name, games.c.id, games.c.score, games.c.ms, games.c.moves, games.c.outcome)
             .select_from(AttemptRow.__table__.join(games, games.c.id == AttemptRow.game_id)
                          .join(UserRow.__table__, UserRow.id == AttemptRow.user_id))
-            .where(AttemptRow.day == day, AttemptRow.game == game,
+            .where(AttemptRow.day == day, AttemptRow.game == game, AttemptRow.practice.is_(False),
                    UserRow.id.not_in(select(standing.c.user_id).where(standing.c.state == "marked")),
                    or_(games.c.outcome.is_(None), games.c.outcome != "won", shown))
             .order_by(games.c.score.desc(), games.c.ms, AttemptRow.started_ms).limit(limit)).all()
@@ -183,22 +234,26 @@ def scouting(engine: Engine, game_id: str, until_ms: int | None = None) -> str:
     :data:`patience.server.storage.ladder.LINK_DAYS` days, or a match between them in as many days that a
     side stepped aside in or that was linked (:data:`FARMED`); ``"day"`` when another account did that
     lacks the board's entry rule at its start, is marked, or whose attempt's verdict is one of
-    :data:`SCOUT_VERDICTS`; else (or when ``game_id`` is no attempt) ``""``."""
+    :data:`SCOUT_VERDICTS`; else (or when ``game_id`` is no attempt, or a practice one) ``""``. A practice
+    attempt (:func:`practice_key`) saw nothing of the day's deal and scouts nothing: an account without the
+    entry rule, or marked, is dealt one while the day lasts, so a day is scouted now only by an established
+    account playing at machine pace or marked after its attempt began."""
     from patience.server.storage.ladder import DAY_MS, LINK_DAYS
 
     tables = Base.metadata.tables
     standing, changes, traces, evidence = (tables[t] for t in ("fairplay_accounts", "rating_changes",
                                                                 "account_traces", "fairplay_games"))
     with engine.connect() as connection:
-        mine = connection.execute(select(AttemptRow.day, AttemptRow.game, AttemptRow.user_id, AttemptRow.started_ms)
-                                  .where(AttemptRow.game_id == game_id)).first()
-        if mine is None:
+        mine = connection.execute(select(AttemptRow.day, AttemptRow.game, AttemptRow.user_id, AttemptRow.started_ms,
+                                         AttemptRow.practice).where(AttemptRow.game_id == game_id)).first()
+        if mine is None or mine.practice:
             return ""
-        day, game, user, started = mine
+        day, game, user, started, _ = mine
         until = int(time.time() * 1000) if until_ms is None else until_ms
         since = started - LINK_DAYS * DAY_MS
         other = AttemptRow.__table__.alias("other")
-        seen = and_(other.c.day == day, other.c.game == game, other.c.user_id != user, other.c.started_ms <= until)
+        seen = and_(other.c.day == day, other.c.game == game, other.c.user_id != user, other.c.started_ms <= until,
+                    other.c.practice.is_(False))  # a practice deal showed nothing of the day's
         ids = select(other.c.user_id).where(seen)  # the accounts that played the deal meanwhile
         a, b = traces.alias("a"), traces.alias("b")
         shared = connection.execute(select(b.c.user_id).join(a, and_(a.c.kind == b.c.kind, a.c.digest == b.c.digest))

@@ -109,7 +109,8 @@ def export_account(engine: Engine, user_id: str) -> dict[str, Any] | None:
                                 "proposed": c.proposed, "applied": c.applied, "held": c.held, "state": c.state,
                                 "reason": c.reason, "at_ms": c.at_ms} for c in db.scalars(
                 select(RatingChangeRow).where(RatingChangeRow.user_id == user_id).order_by(RatingChangeRow.at_ms))],
-            "daily": [{"day": a.day, "game": a.game, "game_id": a.game_id, "started_ms": a.started_ms}
+            "daily": [{"day": a.day, "game": a.game, "game_id": a.game_id, "started_ms": a.started_ms,
+                       "practice": bool(a.practice)}
                       for a in db.scalars(select(AttemptRow).where(AttemptRow.user_id == user_id)
                                           .order_by(AttemptRow.day, AttemptRow.game))],
             "tournaments": [{"id": t.id, "name": t.name, "format": t.format, "starts_ms": t.starts_ms,

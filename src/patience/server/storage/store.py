@@ -62,7 +62,7 @@ from patience.games import GAMES
 __all__ = [
     "ArenaLock", "Base", "BrowserRow", "DealStockRow", "GameAckRow", "GameMoveRow", "GameRow", "GameStats",
     "SavedGame", "Store", "StoreError", "alembic_config", "database_url", "make_engine", "metadata", "name_key",
-    "now_ms", "sqlite_url", "write_acks", "write_figures", "write_games", "write_moves",
+    "now_ms", "server_secret", "sqlite_url", "write_acks", "write_figures", "write_games", "write_moves",
 ]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -216,6 +216,26 @@ class SecretRow(Base):
 
     name: Mapped[str] = mapped_column(String(40), primary_key=True)
     value: Mapped[str] = mapped_column(String(200))
+
+
+def server_secret(engine: Engine, name: str) -> bytes:
+    """The server secret ``name`` (256 random bits, written once: every process reads the same; another
+    process's when two write at the same moment), e.g. the CSRF tokens' key or the practice deals'."""
+    import secrets
+
+    from sqlalchemy.exc import IntegrityError
+
+    try:
+        with Session(engine) as db, db.begin():
+            row = db.get(SecretRow, name)
+            if row is None:
+                row = SecretRow(name=name, value=secrets.token_hex(32))
+                db.add(row)
+            value = row.value
+    except IntegrityError:  # another thread or process wrote it first, at the same moment: theirs
+        with Session(engine) as db:
+            value = db.get_one(SecretRow, name).value
+    return bytes.fromhex(value)
 
 
 class RatingRow(Base):

@@ -3,14 +3,12 @@ once the day is over, its key and the best games' records (see :mod:`patience.se
 
 from __future__ import annotations
 
-import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from patience.daily import DAILY, check_day
 from patience.errors import BadInputError
 from patience.server.arena.daily import AttemptOver, DailyDeals
-from patience.server.storage.fairplay import marked_category
 from patience.server.web.accounts import _form
 from patience.server.web.identity import current_user
 
@@ -50,6 +48,8 @@ async def daily_api(request: Request) -> Response:
     user = await current_user(request)
     if user is not None:
         board["mine"] = next((row["rank"] for row in board["entries"] if row["user"] == user.id), None)
+        if not board["over"]:  # a practice deal of one's own while the day lasts (docs/fairplay.md)
+            board["practice"] = await daily.practice(game, user.id)
     return JSONResponse(board, headers=NO_STORE)
 
 
@@ -69,7 +69,9 @@ async def daily_mine_api(request: Request) -> Response:
 
 async def daily_start(request: Request) -> Response:
     """``POST /api/daily/{game}/start`` (a form with the CSRF token): the id of the solo game of this
-    player's attempt at today's deal, to join on the websocket. 401 signed out, 409 once it has ended."""
+    player's attempt at today's deal, to join on the websocket, and whether it is a practice deal of its own
+    (an account without the board's entry rule, or marked: docs/fairplay.md). 401 signed out, 409 once it
+    has ended."""
     got = await _form(request, "daily")
     if isinstance(got, Response):
         return got
@@ -80,16 +82,16 @@ async def daily_start(request: Request) -> Response:
     user = await current_user(request)
     if user is None:
         return _error("sign_in", "sign in to play the deal of the day", 401)
-    category = await anyio.to_thread.run_sync(marked_category, request.app.state.store.engine, user.id)
-    if category is not None:
-        return _error("marked", f"this account is marked ({category}): it plays for no place", 403)
+    daily = _daily(request)
     try:
-        game_id = await _daily(request).start(game, user.id, browser)
+        game_id = await daily.start(game, user.id, browser)
     except AttemptOver as exc:
         return _error("attempt_over", str(exc), 409)
     except BadInputError as exc:
         return _error("elsewhere", str(exc), 409)
-    return JSONResponse({"id": game_id, "game": game, "day": _daily(request).today()}, headers=NO_STORE)
+    practice = await daily.practice(game, user.id)  # an account without the entry rule, or marked
+    return JSONResponse({"id": game_id, "game": game, "day": daily.today(), "practice": practice is not None},
+                        headers=NO_STORE)
 
 
 async def _day_over(request: Request) -> tuple[str, str] | Response:

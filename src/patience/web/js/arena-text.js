@@ -125,6 +125,14 @@ export const ARENA_TEXT = {
       play: "Play today's deal", go_on: "Go on with your attempt", sign_in: "Sign in to play the deal of the day",
       signed_out: "Anyone may watch the leaderboard; playing needs an account, so that each player gets one attempt.",
       over: "You have played today's deal: one attempt a day.",
+      practice: { title: "Practice deal",
+        entry: "Today you play a practice deal of your own, on no leaderboard: the day's deal is for accounts " +
+          "7 days old with 5 rated duels played in earnest against 3 different opponents. Once you have them, " +
+          "your next day's attempt is the day's deal; today's deal is open to anyone when the day ends.",
+        marked: "Today you play a practice deal of your own, on no leaderboard: this account is marked. " +
+          "The day's deal is open to anyone when the day ends.",
+        play: "Play your practice deal", go_on: "Go on with your practice deal",
+        done: "Your practice deal is done: {outcome}, score {score}. It counts on no leaderboard." },
       done: "Today's attempt is done: {outcome}, score {score}, rank {rank}. The next deal comes at midnight (UTC).",
       elsewhere: "Your attempt goes on in the browser where you began it.", failed: "The deal could not be started.",
       day: "{game} · {variant} · {day} (UTC)", commitment: "Commitment (SHA-256)", key: "Deal key",
@@ -241,7 +249,7 @@ export const ARENA_TEXT = {
         scouted_linked: "won the deal of the day after an account linked to it (one browser, one address group or " +
           "rated matches between them) had played it",
         scouted: "won a deal of the day a scout had played first, right at {hits} of {n} decisions only the hidden " +
-          "cards decide (a player who sees the table: about {expected}; chance {chance}, shown from {bar})",
+          "cards decide (a player who sees the table: about {expected}; chance {chance}): on a scouted day every such win waits",
         // the server's notes in the audit log (patience.server.storage.fairplay.NOTES)
         note_mark: "marked at once by the detection", note_flag: "flagged for review by the detection",
         note_flag_series: "flagged for review by the detection: {series}",
@@ -388,6 +396,15 @@ export const ARENA_TEXT = {
       play: "Heutiges Blatt spielen", go_on: "Deinen Versuch fortsetzen", sign_in: "Melde dich an, um das Spiel des Tages zu spielen",
       signed_out: "Die Rangliste kann jeder ansehen; spielen kann nur, wer ein Konto hat – so hat jeder genau einen Versuch.",
       over: "Du hast das heutige Blatt schon gespielt: ein Versuch pro Tag.",
+      practice: { title: "Übungsblatt",
+        entry: "Heute spielst du ein eigenes Übungsblatt, in keiner Rangliste: das Blatt des Tages gibt es für " +
+          "Konten, die 7 Tage alt sind und 5 gewertete Duelle ernsthaft gegen 3 verschiedene Gegner gespielt haben. " +
+          "Sobald du das hast, ist dein Versuch am nächsten Tag das Blatt des Tages; das heutige Blatt kann jeder " +
+          "nach Tagesende spielen.",
+        marked: "Heute spielst du ein eigenes Übungsblatt, in keiner Rangliste: dieses Konto ist markiert. " +
+          "Das heutige Blatt kann jeder nach Tagesende spielen.",
+        play: "Dein Übungsblatt spielen", go_on: "Dein Übungsblatt fortsetzen",
+        done: "Dein Übungsblatt ist beendet: {outcome}, Punkte: {score}. Es zählt in keiner Rangliste." },
       done: "Dein heutiger Versuch ist beendet: {outcome}, Punkte: {score}, Rang {rank}. Das nächste Blatt kommt um Mitternacht (UTC).",
       elsewhere: "Dein Versuch läuft in dem Browser weiter, in dem du ihn begonnen hast.",
       failed: "Das Blatt konnte nicht gestartet werden.",
@@ -513,7 +530,7 @@ export const ARENA_TEXT = {
           "dieselbe Adressgruppe oder gewertete Duelle zwischen beiden) es gespielt hatte",
         scouted: "hat ein Spiel des Tages gewonnen, das ein Späher zuvor gespielt hatte, richtig bei {hits} von {n} " +
           "Entscheidungen, die allein die verdeckten Karten entscheiden (wer den Tisch sieht: etwa {expected}; " +
-          "Wahrscheinlichkeit {chance}, angezeigt ab {bar})",
+          "Wahrscheinlichkeit {chance}): an einem ausgespähten Tag wartet jeder solche Sieg",
         note_mark: "von der Erkennung sofort markiert", note_flag: "von der Erkennung zur Prüfung vorgelegt",
         note_flag_series: "von der Erkennung zur Prüfung vorgelegt: {series}",
         note_release: "{delta} zurückgehaltene Punkte aus Partie {match} angerechnet",
@@ -661,6 +678,15 @@ export const ARENA_TEXT = {
       sign_in: "Accedi per giocare la partita del giorno",
       signed_out: "La classifica è aperta a tutti; per giocare serve un account, così ognuno ha un solo tentativo.",
       over: "Hai già giocato la smazzata di oggi: un tentativo al giorno.",
+      practice: { title: "Smazzata di prova",
+        entry: "Oggi giochi una smazzata di prova tutta tua, in nessuna classifica: la smazzata del giorno è per " +
+          "gli account con 7 giorni di vita e 5 sfide valutate giocate sul serio contro 3 avversari diversi. " +
+          "Quando li avrai, il tuo tentativo del giorno dopo sarà la smazzata del giorno; quella di oggi è aperta " +
+          "a tutti a fine giornata.",
+        marked: "Oggi giochi una smazzata di prova tutta tua, in nessuna classifica: questo account è segnalato. " +
+          "La smazzata di oggi è aperta a tutti a fine giornata.",
+        play: "Gioca la tua smazzata di prova", go_on: "Continua la tua smazzata di prova",
+        done: "La tua smazzata di prova è conclusa: {outcome}, punteggio {score}. Non conta in nessuna classifica." },
       done: "Il tentativo di oggi è concluso: {outcome}, punteggio {score}, posizione {rank}. La prossima smazzata arriva a mezzanotte (UTC).",
       elsewhere: "Il tuo tentativo prosegue nel browser in cui l'hai iniziato.",
       failed: "Non è stato possibile avviare la smazzata.",
@@ -783,7 +809,7 @@ export const ARENA_TEXT = {
           "di indirizzi o sfide valutate tra loro) l'aveva giocata",
         scouted: "ha vinto una partita del giorno che un esploratore aveva giocato prima, giusto in {hits} di {n} " +
           "decisioni che solo le carte coperte decidono (chi vede il tavolo: circa {expected}; probabilità " +
-          "{chance}, mostrata da {bar})",
+          "{chance}): in un giorno esplorato ogni vittoria simile attende",
         note_mark: "contrassegnato subito dal rilevamento", note_flag: "segnalato per verifica dal rilevamento",
         note_flag_series: "segnalato per verifica dal rilevamento: {series}",
         note_release: "{delta} punti trattenuti dell’incontro {match} applicati",

@@ -75,7 +75,20 @@ async function render() {
   const actions = $("#daily-actions");
   actions.replaceChildren();
   if (!data.over) {
-    if (user) {
+    const practice = user && data.practice; // a deal of one's own, on no board (docs/fairplay.md)
+    if (practice) {
+      actions.append(el("strong", { id: "daily-practice", textContent: t("daily.practice.title") }), " ",
+        el("span", { id: "daily-practice-why", textContent: t(`daily.practice.${practice.why}`) }), el("br"));
+      if (practice.outcome) {
+        actions.append(el("span", { id: "daily-done", textContent: t("daily.practice.done",
+          { outcome: t(`outcome.${practice.outcome}`).replace(/!$/, ""), score: points(practice.score) }) }));
+      } else {
+        const button = el("button", { type: "button", className: "btn primary", id: "daily-play",
+          textContent: t(practice.begun ? "daily.practice.go_on" : "daily.practice.play") });
+        button.addEventListener("click", start);
+        actions.append(button);
+      }
+    } else if (user) {
       const mine = data.entries.find((entry) => entry.user === user.id);
       if (mine && mine.outcome) { // one attempt a day, and this one is over: its result, no button
         actions.append(el("span", { id: "daily-done", textContent: t("daily.done",
