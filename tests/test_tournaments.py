@@ -282,6 +282,10 @@ def test_a_duel_without_a_real_attempt_buys_no_points(store: Store) -> None:
     lines = {row["name"]: row for row in standings(store.engine, tour)}
     assert lines["Anna"]["duels"][-1]["result"] == "l" and not lines["Anna"]["fire"]
     assert lines["Carla"]["duels"][-1]["result"] == "v" and lines["Carla"]["points"] == 0
+    # bruno gives up before carla had the time to make an attempt of her own: her win is void, not a loss
+    play(store, "tour0009", "both-0001", "carla", "bruno", 0, tried=(False, False))
+    lines = {row["name"]: row for row in standings(store.engine, tour)}
+    assert lines["Carla"]["duels"][-1]["result"] == "v" and lines["Bruno"]["duels"][-1]["result"] == "l"
 
 
 def test_a_players_tournament_is_checked_before_it_is_made() -> None:

@@ -12,12 +12,14 @@ scores 1 and neither lights nor puts out the fire (:func:`duel_points`)::
     [2, 2, 4, 1, 4, 0, 2]
 
 A duel in which a side made no real attempt (:func:`patience.ladder.attempted`: the rating's rule of no
-attempt) buys no points either (:func:`counted`): the side that made none has it as a loss (0, and its
-fire goes out: giving up a bad deal at once is no way to keep the fire), the other side as *void* (``v``:
-0, and its row of wins and its fire stay as they were: not its doing)::
+attempt) buys no points either (:func:`counted`): a side that made none and did not win has it as a loss
+(0, and its fire goes out: giving up a bad deal at once is no way to keep the fire); a win with no real
+attempt on either side counts as *void* (``v``: 0, and the winner's row of wins and its fire stay as they
+were: an opponent who gives up at once is not the winner's doing, even when the winner had no time to make
+an attempt of its own)::
 
-    >>> [counted("w", True, False), counted("l", False, True), counted("d", True, True)]
-    ['v', 'l', 'd']
+    >>> [counted("w", True, False), counted("w", False, False), counted("l", False, True), counted("d", True, True)]
+    ['v', 'v', 'l', 'd']
     >>> duel_points(["w", "w", "v", "w"])
     [2, 2, 0, 4]
 
@@ -55,10 +57,13 @@ def _check(result: str) -> str:
 
 def counted(result: str, tried: bool, other_tried: bool) -> str:
     """What a duel's ``result`` counts as in the standings when the player did (``tried``) or did not make a
-    real attempt, and their opponent did or did not: no attempt is a loss; the opponent's none, void."""
+    real attempt, and their opponent did or did not: a win without attempts on both sides is void; any
+    other result without the player's own attempt is a loss, and without the opponent's, void."""
+    if _check(result) == WIN:
+        return WIN if tried and other_tried else VOID
     if not tried:
         return LOSS
-    return _check(result) if other_tried else VOID
+    return result if other_tried else VOID
 
 
 def duel_points(results: Sequence[str]) -> list[int]:

@@ -34,7 +34,9 @@ from patience.server.storage.roles import grant
 pytestmark = pytest.mark.slow
 
 CLOSED = {"de": "Geschlossenes Konto {id}", "it": "Account chiuso {id}"}
-LABEL = {"de": "Gewonnen gegen {name}: 2 Punkte (Wiederholung)", "it": "Vinta contro {name}: 2 punti (rivedi)"}
+# her give-up came before any real attempt: the win is void (patience.tournament.counted)
+LABEL = {"de": "Ungewertet (kein ernsthafter Versuch) gegen {name}: 0 Punkte (Wiederholung)",
+         "it": "Annullata (nessun vero tentativo) contro {name}: 0 punti (rivedi)"}
 GONE = {"de": "gegen Geschlossenes Konto {id}", "it": "contro Account chiuso {id}"}  # the profile's match line
 
 

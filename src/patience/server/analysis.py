@@ -256,7 +256,6 @@ class Analyst:
     async def run(self) -> None:
         if self.workers <= 0:
             return
-        self._pool = self._new_pool()
         free = asyncio.Semaphore(self.workers)
         tasks: set[asyncio.Task[None]] = set()
         try:
@@ -273,6 +272,8 @@ class Analyst:
                         await asyncio.wait_for(self._wake.wait(), timeout=self.poll_seconds)
                     self._wake.clear()
                     continue
+                if self._pool is None:  # the worker processes and their queues: made at the first job
+                    self._pool = self._new_pool()
                 task = asyncio.create_task(self._work(job))
                 tasks.add(task)
                 task.add_done_callback(lambda done: (tasks.discard(done), free.release()))
@@ -284,6 +285,10 @@ class Analyst:
                 with contextlib.suppress(Exception):
                     await anyio.to_thread.run_sync(db.give_back, self.store.engine, key, self.node)
             self._stop_pool()
+            progress, self._progress = self._progress, None
+            if progress is not None:  # its locks released now, not left to the interpreter's exit
+                progress.close()
+                progress.join_thread()
 
     def _stop_pool(self) -> None:
         pool, self._pool = self._pool, None

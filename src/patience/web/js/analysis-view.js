@@ -6,7 +6,7 @@
 // position of the better line: this page knows no rule.
 
 import { el, postForm } from "./arena.js";
-import { t } from "./i18n.js";
+import { playerName, t } from "./i18n.js";
 import { $ } from "./ui.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -49,7 +49,7 @@ export function mountAnalysis(view) {
   picker.replaceChildren();
   picker.hidden = sides < 2;
   view.match.players.forEach((p, s) => {
-    const button = el("button", { type: "button", className: "btn solid", textContent: p.name });
+    const button = el("button", { type: "button", className: "btn solid", textContent: playerName(p.name) });
     button.dataset.side = String(s);
     button.addEventListener("click", () => {
       side = s;

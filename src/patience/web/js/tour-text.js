@@ -32,7 +32,7 @@ export const TOUR_TEXT = {
       place_now: "place {rank} of {players} so far",
       starts_on: "Starts on {time}", joined_soon: "You are in: come back to this page at the start to be paired.",
       still_playing: "Duels still going on are played out and count.",
-      result: { w: "Won", d: "Draw", l: "Lost", v: "No points: the opponent made no real attempt" },
+      result: { w: "Won", d: "Draw", l: "Lost", v: "Void (no real attempt)" },
       err: {
         no_such_tournament: "There is no such tournament.", tour_over: "This tournament is over.",
         bad_password: "That is not this tournament's password.", not_joined: "You have not joined this tournament.",
@@ -85,7 +85,7 @@ export const TOUR_TEXT = {
       starts_on: "Beginnt am {time}",
       joined_soon: "Du bist dabei: Öffne diese Seite zum Beginn wieder, dann bekommst du einen Gegner.",
       still_playing: "Laufende Duelle werden noch zu Ende gespielt und zählen.",
-      result: { w: "Gewonnen", d: "Unentschieden", l: "Verloren", v: "Keine Punkte: der Gegner hat nicht ernsthaft gespielt" },
+      result: { w: "Gewonnen", d: "Unentschieden", l: "Verloren", v: "Ungewertet (kein ernsthafter Versuch)" },
       err: {
         no_such_tournament: "Dieses Turnier gibt es nicht.", tour_over: "Dieses Turnier ist vorbei.",
         bad_password: "Das ist nicht das Passwort dieses Turniers.",
@@ -138,7 +138,7 @@ export const TOUR_TEXT = {
       starts_on: "Inizia il {time}",
       joined_soon: "Ci sei: torna su questa pagina all'inizio del torneo e avrai un avversario.",
       still_playing: "Le sfide ancora in corso si giocano fino alla fine e contano.",
-      result: { w: "Vinta", d: "Pareggio", l: "Persa", v: "Nessun punto: l'avversario non ha davvero giocato" },
+      result: { w: "Vinta", d: "Pareggio", l: "Persa", v: "Annullata (nessun vero tentativo)" },
       err: {
         no_such_tournament: "Questo torneo non esiste.", tour_over: "Questo torneo è concluso.",
         bad_password: "Non è la password di questo torneo.", not_joined: "Non partecipi a questo torneo.",
