@@ -5,7 +5,6 @@ linked account's attempt waits in any case."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import random
 import time
@@ -16,7 +15,7 @@ from sqlalchemy import select
 
 import patience.server.storage.fairplay as fp
 import patience.server.storage.ladder as ledger
-from helpers import establish, opponents_for_the_board
+from helpers import establish, opponents_for_the_board, run_async
 from patience.fairplay import AT_CHANCE_P, Step, account_score, game_figures, tail_at_least, verdict
 from patience.games import get_game
 from patience.server.solo.fairplay import FairPlay
@@ -163,7 +162,7 @@ def test_the_analysis_marks_a_win_after_a_linked_scout_and_the_board_waits(store
     steps = [[i, int(rng.lognormvariate(6.6, 0.7)), "d", None, None] for i in range(len(record["actions"]))]
     fair = FairPlay(store)
     fair.game_over(fp.Evidence(f"g:{gid}", "", "daily", "reloaded", None, gid, 1500.0, steps, record))
-    asyncio.run(fair.work())
+    run_async(fair.work)  # a loop of its own: a browser test before it may hold the main thread's
     with store.engine.connect() as c:
         kind, user_id = c.execute(select(fp.EvidenceRow.verdict, fp.EvidenceRow.user_id)
                                   .where(fp.EvidenceRow.key == f"g:{gid}")).one()
