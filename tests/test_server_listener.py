@@ -156,9 +156,12 @@ def test_connections_past_the_per_address_cap_are_closed_at_once(server: int,
 
 @pytest.mark.parametrize("server", ["10.0.0.0/8, 127.0.0.1"], indirect=True)
 def test_a_trusted_proxys_connections_are_held_by_the_cap_in_all_only(server: int) -> None:
+    refused = OVERLOADS.counts.get("address", 0)
     held = [socket.create_connection(("127.0.0.1", server)) for _ in range(10)]  # every player behind it
     time.sleep(0.2)
-    assert [closed(s, 0.01) for s in held] == [False] * 10
+    # none refused by the address's cap of 6 (read from the count: on a loaded machine the header time
+    # limit of 0.5 s may close the first ones before they are looked at, which is not what this is about)
+    assert OVERLOADS.counts.get("address", 0) == refused
     for s in held:
         s.close()
 
