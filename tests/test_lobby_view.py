@@ -23,6 +23,7 @@ from patience.ratings import Rating
 from patience.server.accounts import User
 from patience.server.arena.nodes import Nodes
 from patience.server.arena.pools import FORMAT_KEYS, Pools, Side
+from patience.server.arena import view as view_module
 from patience.server.arena.view import (
     ONLINE_SECONDS,
     POOL_SHOWN,
@@ -464,5 +465,45 @@ def test_a_stopped_view_leaves_no_timer_and_no_work_for_a_closing_loop() -> None
         await asyncio.sleep(0.1)  # past every delay: nothing said, published or read afterwards
         assert view.published == published and not view._tasks
         assert reading.done()
+
+    run(test)
+
+
+def test_a_view_lost_on_the_way_is_mended_without_another_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A seek whose view could not be published (the bus swamped) is still shown to the other pages:
+    the pairer tries again, and publishes a view at least every REFRESH_SECONDS even with no change
+    (a word on the bus can be lost with its connection)."""
+    monkeypatch.setattr(view_module, "REFRESH_SECONDS", 0.2)
+    monkeypatch.setattr(view_module, "RETRY_SECONDS", 0.05)
+    monkeypatch.setattr(view_module, "TELL_SECONDS", 0.01)
+
+    async def test(lobby: Lobby) -> None:
+        view = lobby.view
+        await view.start()
+        await lobby.pools.wave()  # this process pairs: it publishes the views
+        page = Page(1)
+        view.watchers.add(page)  # type: ignore[arg-type]
+        publish = lobby.bus.publish
+        failed: list[str] = []
+
+        async def swamped(channel: str, data: bytes) -> None:
+            if channel == "lobby_view" and not failed:
+                failed.append(channel)
+                raise ConnectionError("the bus did not answer")
+            await publish(channel, data)
+
+        lobby.bus.publish = swamped  # type: ignore[method-assign]
+        await lobby.seek("anna", 1500)
+        await lobby.bus.publish("lobby", b"")
+        for _ in range(50):
+            await asyncio.sleep(0.02)
+            if page.got:
+                break
+        assert failed and page.got and [p["id"] for p in next(
+            pool for pool in page.got[-1]["pools"] if pool["format"] == BIG)["players"]] == ["anna"]
+        published = view.published
+        await asyncio.sleep(0.6)  # no change at all: the refresh publishes anyway
+        assert view.published > published
+        await view.stop()
 
     run(test)

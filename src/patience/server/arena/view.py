@@ -59,6 +59,12 @@ SNAPSHOT_SECONDS = 2.0  # a pairer's wave older than this is not used for the vi
 CHANGED_GATHER_SECONDS = 0.02
 """The changes of a process this close together are one word to the pairer (a burst of seeks, and
 the matches made of them, are a few messages on the bus rather than one or two a seek)."""
+REFRESH_SECONDS = 5.0
+"""The pairer publishes a view at least this often, changed or not: a word on the bus is lost when a
+connection to it drops, a publish or a telling can fail while the bus is swamped, and the pairer's
+lease can pass to another process between a change and its view. A page's lobby is then at most this
+much older than the arena, never stale until the next change (which may not come)."""
+RETRY_SECONDS = 1.0  # a view that could not be published or told is tried again this long after
 
 class Summary(msgspec.Struct, frozen=True):
     """What every lobby page is told alike: encoded once by the pairer, decoded once per process."""
@@ -87,6 +93,7 @@ class LobbyView:
         self._later: asyncio.TimerHandle | None = None
         self._saying: asyncio.TimerHandle | None = None  # the word "changed" to the pairer, when one is due
         self._last: tuple[Summary, float] | None = None  # the last view published, and when it came
+        self._published_at = 0.0  # when this process last published a view (the event loop's clock)
         self._reading: asyncio.Future[Summary] | None = None  # the reading of the arena going on
         self._next: asyncio.Future[Summary] | None = None  # the one to start after it (asked meanwhile)
         self._online_read: tuple[float, int, int] | None = None  # when online was read whole: entries, players
@@ -98,6 +105,15 @@ class LobbyView:
     async def start(self) -> None:
         await self.bus.subscribe("lobby", self._on_lobby)
         await self.bus.subscribe("lobby_view", self._on_view)
+        self._spawn(self._refresh)
+
+    async def _refresh(self) -> None:
+        """As the pairer, publish a view when none went out for :data:`REFRESH_SECONDS`."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(REFRESH_SECONDS / 2)
+            if loop.time() - self._published_at >= REFRESH_SECONDS:
+                self._on_lobby(b"")
 
     async def stop(self) -> None:
         """Tell no more (the server stops): the timers due are cancelled, the work they started and a
@@ -172,9 +188,12 @@ class LobbyView:
         self._later = None
         try:
             await self.bus.publish("lobby_view", msgspec.json.encode(await self.read()))
-        except Exception:  # the bus is away or swamped: the next change publishes again
+        except Exception:  # the bus is away or swamped: tried again in a moment (and by the refresh)
             log.warning("the lobby's view could not be published: the bus did not answer")
+            if self.pools.pairing_here:
+                self._later = asyncio.get_running_loop().call_later(RETRY_SECONDS, self._spawn, self._publish)
             return
+        self._published_at = asyncio.get_running_loop().time()
         self.published += 1
 
     def _on_view(self, data: bytes) -> None:
@@ -203,8 +222,10 @@ class LobbyView:
         try:
             seeking = dict(zip(users, await self.bus.hmget("seeking", users), strict=True))
             busy = dict(zip(users, await self.bus.hmget("busy", users), strict=True))
-        except Exception:  # the bus is away: the pages get the next view
+        except Exception:  # the bus is away: this view again in a moment (unless a newer one comes first)
             log.warning("the lobby could not be told: the bus did not answer")
+            if self._telling is None:
+                self._telling = asyncio.get_running_loop().call_later(RETRY_SECONDS, self._spawn, self._tell)
             return
         for conn in conns:
             user = conn.user.id if conn.user is not None else None

@@ -23,6 +23,7 @@ const OFFER_AFTER_MS = 30000; // a player waiting this long in a live pool is of
 const view = {
   user: null,
   lobby: null,
+  lobbyText: null, // the last lobby message as it came: the same again is not drawn again
   duel: null, // the last "duel" message
   status: null,
   statusAt: 0,
@@ -170,6 +171,9 @@ const net = {
 // -- the lobby -----------------------------------------------------------------------------------
 
 function onLobby(d) {
+  const same = JSON.stringify(d);
+  if (same === view.lobbyText) return; // the arena's view again, unchanged (it comes every few seconds)
+  view.lobbyText = same;
   if (!d.seeking) view.seekSince = 0;
   else if (!view.lobby || view.lobby.seeking !== d.seeking || !view.seekSince) view.seekSince = performance.now();
   view.lobby = d;
@@ -200,6 +204,9 @@ function renderLobby() {
     if (!byGame.has(pool.game)) byGame.set(pool.game, []);
     byGame.get(pool.game).push(pool);
   }
+  const focused = pools.contains(document.activeElement) ? document.activeElement : null;
+  const refocus = focused && focused.closest(".pool") ?
+    `.pool[data-format="${focused.closest(".pool").dataset.format}"] .${[...focused.classList].find((c) => ["seek", "challenge", "playnow"].includes(c))}` : null;
   pools.replaceChildren(...[...byGame.entries()].map(([, list]) => {
     const tile = el("article", { className: "game-tile pool-tile" });
     tile.dataset.game = list[0].game;
@@ -223,6 +230,10 @@ function renderLobby() {
     }
     return tile;
   }));
+  if (refocus) { // the same button of the same pool keeps the keyboard's focus through the new view
+    const again = pools.querySelector(refocus);
+    if (again) again.focus();
+  }
   renderLive(d.live || []);
 }
 
@@ -356,6 +367,7 @@ function onDuel(d) {
   net.watchId = null;
   document.body.classList.remove("watching");
   $("#lobby").hidden = true;
+  view.lobbyText = null; // back in the lobby later: its first view is drawn whatever it says
   $("#spectate").hidden = true;
   $("#arena").hidden = false;
   $("#my-figures").hidden = false;
@@ -760,6 +772,7 @@ function onWatch(d) {
   view.watchAt = performance.now();
   view.startAt = performance.now() + (d.starts_in || 0);
   $("#lobby").hidden = true;
+  view.lobbyText = null; // back in the lobby later: its first view is drawn whatever it says
   $("#spectate").hidden = false;
   document.body.classList.add("watching");
   const url = new URL(location.href);
