@@ -21,9 +21,9 @@ from helpers import FakeTime, run_async
 from patience.duel import Format
 from patience.ratings import Rating
 from patience.server.accounts import User
+from patience.server.arena import view as view_module
 from patience.server.arena.nodes import Nodes
 from patience.server.arena.pools import FORMAT_KEYS, Pools, Side
-from patience.server.arena import view as view_module
 from patience.server.arena.view import (
     ONLINE_SECONDS,
     POOL_SHOWN,
