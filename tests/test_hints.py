@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from patience.cards import CARDS
-from patience.games import DRAW, REDEAL, Carpet, Move, Reloaded
+from patience.games import DRAW, REDEAL, Carpet, Faecher, Move, Reloaded
 from patience.session import ManualClock, Session
 from patience.solve.hints import hint, play_hints, unseen, visible_deals
 from patience.solve.study import study
@@ -84,15 +85,91 @@ def test_game_7_turns_cards_up_before_it_draws() -> None:
     assert str(state).count("AH") == 1 and state.height[1] >= 1  # A♥ went up on the way
 
 
-def test_teppich_with_waste_plays_its_aces_before_it_draws() -> None:
-    """Game 1 of Teppich with the waste once said "draw" with two aces on the carpet. The hint is a
-    move of a winning line, and one that takes an ace up when such a line exists."""
+def test_teppich_with_waste_draws_first_where_that_is_the_same_as_an_ace_up() -> None:
+    """Game 1 of Teppich with the waste starts with two aces on the carpet and an empty waste: an ace
+    up now fills its gap from the stock, as drawing first and then taking the ace up fills it from the
+    waste, so the two end alike and the hint may draw first (it weighs the stock first; docs/solving.md)."""
     state = Carpet.deal(1, {"waste": True})
     aces = [m for m in state.legal_moves() if m.dst == "f"]
-    assert len(aces) == 2
-    assert hint(state, budget_s=10.0) in aces
-    won, _ = play_hints(state, budget_s=10.0)
-    assert won
+    assert len(aces) == 2 and not state.waste
+    assert hint(state, budget_s=10.0) in [DRAW, *aces]
+    up, later = state.copy(), state.copy()
+    up.push(aces[0])
+    later.push(DRAW)
+    later.push(aces[0])
+    assert later.key() == up.key()
+
+
+def _stock_walk(game: str, seed: int, steps: int, rng: random.Random) -> Carpet | Faecher:
+    """A Teppich-with-waste or Der Fächer deal after ``steps`` legal moves picked at random (the
+    stock twice as likely), stopped while some stock cards are still unseen."""
+    state: Carpet | Faecher = Carpet.deal(seed, {"waste": True}) if game == "teppich" else Faecher.deal(seed)
+    for _ in range(steps):
+        moves = state.useful_moves()
+        if not moves:
+            break
+        move = rng.choice(moves + [m for m in moves if m in (DRAW, REDEAL)])
+        state.push(move)
+        if not unseen(state)[0]:
+            state.pop()
+            break
+    return state.copy()
+
+
+def _restock(state: Carpet | Faecher, rng: random.Random) -> Carpet | Faecher:
+    """The same table, the stock cards the player has not seen put in another order."""
+    from patience.solve.unseen import hidden_cards, with_hidden
+
+    cards = hidden_cards(state)
+    for _ in range(10):
+        rng.shuffle(cards)
+        if cards != hidden_cards(state) or len(cards) < 2:
+            break
+    return with_hidden(state, cards)
+
+
+@pytest.mark.parametrize(("game", "seed", "steps"), [("teppich", 3, 0), ("teppich", 5, 0), ("faecher", 3, 3),
+                                                     ("faecher", 12, 0)])
+def test_the_stock_order_the_player_has_not_seen_never_changes_a_hint(game: str, seed: int, steps: int) -> None:
+    """Teppich with the waste and Der Fächer keep their stock face down: two deals that look the same
+    to the player, their stocks in different orders, get the same hint. (The hint once followed the
+    solver's line, which knows the stock: it gave these deals different hints, and a player asking for
+    hints learnt about the order of the stock.)"""
+    state = _stock_walk(game, seed, steps, random.Random(seed))
+    assert unseen(state)[0]
+    for shuffle in range(3):
+        other = _restock(state, random.Random(shuffle))
+        assert other.view() == state.view() and other.key() != state.key()
+        assert hint(other, budget_s=60.0) == hint(state, budget_s=60.0)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=st.sampled_from(["teppich", "faecher"]), seed=st.integers(1, 10_000), steps=st.integers(0, 60),
+       shuffle=st.integers(0, 2**32))
+def test_changing_the_unseen_stock_never_changes_a_hint(game: str, seed: int, steps: int, shuffle: int) -> None:
+    state = _stock_walk(game, seed, steps, random.Random(shuffle))
+    other = _restock(state, random.Random(shuffle + 1))
+    assert other.view() == state.view() and other.passes_used == state.passes_used
+    assert hint(other, budget_s=60.0) == hint(state, budget_s=60.0)
+
+
+def test_once_the_talon_was_seen_the_hint_follows_a_winning_line() -> None:
+    """Der Fächer after its first pass: the redeal keeps the talon's order, so nothing is hidden any
+    more and the hint is a move of the solver's winning line again."""
+    from patience.solve import Budget, solve
+    from patience.solve.hints import _NEXT
+
+    state = Faecher.deal(4)
+    while state.passes_used == 1:  # the hint player's first pass
+        move = hint(state, budget_s=10.0)
+        assert move is not None
+        state.push(move)
+    assert unseen(state) == ([], 0) and state.stock
+    assert solve(state, Budget(seconds=10.0)).won
+    move = hint(state, budget_s=10.0)
+    assert move is not None and str(state) in _NEXT  # the solver's line was searched and kept
+    state.push(move)
+    assert solve(state, Budget(seconds=10.0)).won
 
 
 def test_the_hint_player_never_goes_round_in_circles() -> None:

@@ -59,7 +59,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from patience.games import Move, Reloaded, State
-from patience.solve.search import Budget, Status
 from patience.solve.unseen import carry, visible_deals
 
 __all__ = ["ActionChance", "PositionChance", "WinChances", "label_of", "wilson", "win_chances", "win_chances_from"]
@@ -71,7 +70,6 @@ MAX_BUDGET_S = 3600.0
 INACCURACY, MISTAKE, BLUNDER = 0.05, 0.10, 0.20  # drops in win chance (0..1) that name an action
 Z95 = 1.959964
 HINT_CAP_S = 5.0  # a hint's time cap in a play-out: the hint's node bounds decide first
-SOLVE_NODES = 1_000_000  # Teppich and Der Fächer: a sampled deal's search (the hint plays the solver's line; about 1 s)
 MAX_PLAY = 1_500  # moves of a play-out at most
 
 PositionCallback = Callable[["PositionChance", "ActionChance | None"], None]
@@ -205,15 +203,7 @@ class _Player:
         if known is not None:
             return known
         self.playouts += 1
-        if isinstance(state, Reloaded):
-            return self._play(state)
-        from patience.solve.solution import solve
-
-        solution = solve(state, Budget(seconds=HINT_CAP_S * 4, nodes=SOLVE_NODES, memory_mb=64.0))
-        won = solution.status is Status.WON
-        self.memo[key] = won
-        self.first[key] = solution.moves[0] if won and solution.moves else None
-        return won
+        return self._play(state)
 
     def _play(self, state: State) -> bool:
         from patience.solve.hints import hint

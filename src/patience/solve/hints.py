@@ -46,7 +46,7 @@ import math
 import time
 from typing import Any
 
-from patience.games import DRAW, REDEAL, Carpet, Move, Reloaded, State
+from patience.games import DRAW, REDEAL, Carpet, Faecher, Move, Reloaded, State
 from patience.solve.auto import safe_foundation_move
 from patience.solve.greedy import greedy_move
 from patience.solve.search import Budget, Status
@@ -61,6 +61,8 @@ _WALK_BACK = 400  # how far back in a game a hint looks for positions it was in
 _LOOK_FIRST = True  # before the first redeal, turn the stock rather than commit a card (see _candidates)
 LINE_DEPTH = 5  # moves of a line up to the next card turned up, at most
 LINE_MOST = 120  # lines a hint weighs, at most
+STOCK_SAMPLES = 12  # Teppich with a waste, Der Fächer: random orders of the unseen stock a hint solves
+STOCK_SAMPLE_NODES = 20_000  # positions the core may search for each (a few ms at most)
 
 
 def hint(target: Any, *, budget_s: float = 1.0) -> Move | None:
@@ -80,6 +82,8 @@ def hint(target: Any, *, budget_s: float = 1.0) -> Move | None:
         return None
     if isinstance(state, Carpet) and not state.options.waste:
         return state.legal_moves()[0]  # every order of play is as good as any other
+    if unseen(state)[0]:  # the stock's order is not known yet
+        return _sampled_hint(state, time.thread_time() + budget_s)
     return _full_information_hint(state, budget_s)
 
 
@@ -149,6 +153,89 @@ def _full_information_hint(state: State, budget_s: float) -> Move | None:
             _remember(after, rest.moves)
             return up
     return move
+
+
+# -- Teppich with a waste, Der Fächer, before the whole stock was seen: sampled deals ----------------
+
+# What a sampled deal's search found, by the game, its options and the deal's whole key (the key holds
+# the sampled stock, so one sample's answer never stands for another's).
+_SEEN_WON: dict[Any, bool] = {}
+
+
+def _sample_won(world: Carpet | Faecher, deadline: float) -> bool:
+    """Does the compiled core win the sampled deal ``world`` (every card known) within
+    :data:`STOCK_SAMPLE_NODES` positions?"""
+    if world.is_won():
+        return True
+    key = (type(world).__name__, world.options, world.key())
+    known = _SEEN_WON.get(key)
+    if known is not None:
+        return known
+    budget = Budget(seconds=max(0.001, deadline - time.thread_time()), nodes=STOCK_SAMPLE_NODES, memory_mb=8.0)
+    if isinstance(world, Carpet):
+        from patience.solve.carpet import search_waste
+
+        found = search_waste(world, budget)
+    else:
+        import patience.solve._faecher as compiled
+        from patience.solve.faecher import _search_core
+
+        found = _search_core(compiled, world, budget)
+    won = found.status is Status.WON
+    if found.status is Status.UNKNOWN and found.reason != "nodes":
+        return won  # cut by the time cap: not remembered
+    if len(_SEEN_WON) >= _WON_MAX:
+        _SEEN_WON.clear()
+    _SEEN_WON[key] = won
+    return won
+
+
+def _stock_candidates(state: State) -> list[Move]:
+    """The useful moves in the order they are weighed (the first of those that keep every sampled
+    deal won is the hint). Teppich: the stock first (it shows a card; with the waste empty, a
+    card played up after the draw fills its gap with the card drawn, where played up at once it
+    takes that same card from the stock), then the cards to their foundations: the stock first won
+    250 of the tuning deals 1..400 where a card up first when the stock fills its gap won 229 (the
+    samples decide between the two, the order only among moves that keep every sample won). Der Fächer:
+    a card to its foundation (never a loss: see :mod:`patience.solve.faecher`), a card onto a pile,
+    the talon."""
+    carpet = isinstance(state, Carpet)
+
+    def rank(move: Move) -> int:
+        if move in (DRAW, REDEAL):
+            return -1 if carpet else 2
+        return 0 if move.dst == "f" else 1
+
+    return sorted(state.useful_moves(), key=rank)
+
+
+def _sampled_hint(state: State, deadline: float) -> Move | None:
+    """Teppich with a waste and Der Fächer while stock cards are unseen: the move after which most
+    sampled deals (the unseen stock dealt at random, :func:`visible_deals`) are won; the first in the
+    careful player's order that keeps every deal won that the position wins is taken at once."""
+    assert isinstance(state, (Carpet, Faecher))
+    candidates = _stock_candidates(state)
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+    worlds = [w for w in visible_deals(state, STOCK_SAMPLES) if _sample_won(w, deadline)]
+    if not worlds:
+        return greedy_move(state)  # no sampled deal won within the budget: the greedy player's move
+    best, best_won = candidates[0], -1
+    for move in candidates:
+        if time.thread_time() >= deadline:
+            break
+        won = 0
+        for n, world in enumerate(worlds):
+            if won + len(worlds) - n <= best_won:
+                break  # it cannot beat the best move any more
+            world._apply(move)
+            won += _sample_won(world, deadline)
+            world.pop()
+        if won > best_won:
+            best, best_won = move, won
+        if won == len(worlds):
+            break
+    return best
 
 
 # -- Solitaire Reloaded: what the player has seen, and the determinized search ---------------------
