@@ -13,19 +13,17 @@ How it is computed (docs/solving.md, "The win chance"):
   (:func:`patience.solve.unseen.carry`): after each action the same sampled deal, with the cards the
   action turned up put where the real game shows them, so that a position after a move that turns
   nothing up has exactly the samples of the position before, moved.
-- **Play-outs.** Each sample is played to its end by the hint player: in Solitaire Reloaded move by move
-  by :func:`patience.solve.hints.hint` (which itself sees only what the player sees); in Teppich and Der
-  Fächer, whose hint is the solver's winning line (the hint player wins what the solver wins), by the
-  solver with a node budget. A play-out's result is remembered for every position it passed, so the
-  samples of the next position, when the player played the hint's move, cost nothing.
+- **Play-outs.** Each sample is played to its end by the hint player, move by move by
+  :func:`patience.solve.hints.hint` (which itself sees only what the player sees, in all three games). A
+  play-out's result is remembered for every position it passed, so the samples of the next position,
+  when the player played the hint's move, cost nothing.
 - **The estimate** is the share of samples won, with its 95 % Wilson interval (``low``, ``high``). A
   won position is 1, a position after a give-up or with no useful move left is 0 (no sampling).
 - **An action's drop.** A move's *chance* is the share of the position's samples won after that move is
   made on each of them (before the cards it turns up are known). The *played chance* is the played move's;
   the *best chance* the highest among the played move and every move the hint player makes first on some
-  sample (in Solitaire Reloaded that is one move, the same on every sample, and its chance is the
-  position's; in Teppich and Der Fächer the hint player knows the stock, so each sample may have its own,
-  and the position's chance, a clairvoyant player's, can be above every single move's). ``drop = best -
+  sample (the hint sees only what the player sees, so that is one move, the same on every sample, and its
+  chance is the position's). ``drop = best -
   played``; ``label`` is ``blunder`` for a drop of at least :data:`BLUNDER` (20 points), ``mistake`` at
   least :data:`MISTAKE` (10), ``inaccuracy`` at least :data:`INACCURACY` (5), and only when the drop is
   clear of the samples' noise (the paired differences, sample by sample, put it above 0 at 95 %, and at
@@ -384,9 +382,8 @@ def _after(sample: State, move: Move | None) -> State:
 def _judge(a: ActionChance, kind: str, positions: list[PositionChance], before: int, after: int,
            move: Move | None, sampled: list[list[State]], player: _Player, upto: int) -> None:
     """Action ``a``'s figures from the first ``upto`` samples of the position before it: the played
-    move's share of samples won, and that of each move the hint player makes on some sample (in
-    Solitaire Reloaded one move, whose share is the position's chance; in Teppich and Der Fächer, whose
-    hint player knows the stock, each sample's own)."""
+    move's share of samples won, and that of each move the hint player makes on some sample (one move,
+    the same on every sample, whose share is the position's chance: the hint sees what the player sees)."""
     start = positions[before]
     if kind in ("undo", "illegal") or start.end is not None:
         return

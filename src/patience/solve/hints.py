@@ -1,10 +1,26 @@
 """Hints while playing: a good next move for the position a person is looking at.
 
-- Teppich and Der Fächer: every card is face up except the stock's, and the rule pages let
-  the player know the deal, so the hint is a move of the solver's winning line from this
-  position: a card to a foundation when a winning line starts with one (so the hint never says
-  "draw" while a card can go up and the game stays won), else the first move of the solver's
-  line; when the solver finds no win in its budget, the greedy player's move.
+A hint may only use what the player has seen (RULES.md: every stock starts face down): the face-up
+cards, and a stock's cards once they were turned (:mod:`patience.solve.unseen`).
+
+- Base Teppich: any card that can go up (the order of play never matters there).
+- Teppich with a waste and Der Fächer, while stock cards are unseen (until the first pass through
+  the stock is over: a redeal keeps the order, RULES.md): a **sampled search**
+  like Solitaire Reloaded's below. The unseen stock cards are dealt at random into the stock
+  :data:`STOCK_SAMPLES` times (:func:`visible_deals`, from a generator seeded by what is unseen, so the
+  same table always gets the same hint, whatever the real stock's order), each order is solved by the
+  compiled core with :data:`STOCK_SAMPLE_NODES` positions, and the hint is the move after which most of
+  them are won: the moves are weighed in a careful player's order (Teppich: the stock first, then a card
+  to its foundation, or the other way round where gaps are filled from the stock; Der Fächer: a card
+  to its foundation, onto a pile, the talon) and the first that
+  keeps every order won that the position wins is taken at once. When no sampled order is won within
+  the budget, the greedy player's move. (Once a hint followed the solver's line, computed with the
+  real stock: a player asking for hints learnt about the stock's order.)
+- Teppich with a waste and Der Fächer once every card was seen: nothing is hidden, so the hint is a
+  move of the solver's winning line from this position: a card to a foundation when a winning line
+  starts with one (so the hint never says "draw" while a card can go up and the game stays won), else
+  the first move of the solver's line; when the solver finds no win in its budget, the greedy
+  player's move.
 - Solitaire Reloaded: the hint may only use what the player has seen: the face-up cards, and the
   stock's cards once they were turned (the waste's cards, and after the first redeal the whole
   stock in its order, since redealing keeps the order); never a face-down card, nor the order
@@ -100,7 +116,7 @@ def play_hints(state: State, *, budget_s: float = 1.0) -> tuple[bool, list[Move]
     return s.is_won(), moves
 
 
-# -- Teppich with a waste, Der Fächer: the solver's line -------------------------------------------
+# -- Teppich with a waste, Der Fächer, every card seen: the solver's line ---------------------------
 
 # The next move of the last winning lines, by position: a player who follows the hints keeps
 # getting the same line (a fresh search from the next position might choose another line,
@@ -192,18 +208,21 @@ def _sample_won(world: Carpet | Faecher, deadline: float) -> bool:
 
 def _stock_candidates(state: State) -> list[Move]:
     """The useful moves in the order they are weighed (the first of those that keep every sampled
-    deal won is the hint). Teppich: the stock first (it shows a card; with the waste empty, a
-    card played up after the draw fills its gap with the card drawn, where played up at once it
-    takes that same card from the stock), then the cards to their foundations: the stock first won
-    250 of the tuning deals 1..400 where a card up first when the stock fills its gap won 229 (the
-    samples decide between the two, the order only among moves that keep every sample won). Der Fächer:
-    a card to its foundation (never a loss: see :mod:`patience.solve.faecher`), a card onto a pile,
-    the talon."""
-    carpet = isinstance(state, Carpet)
+    deal won is the hint). Teppich, gaps filled from the waste: the stock first (it shows a card; a
+    card played up fills its gap with the waste's card, which the card turned next might have
+    wanted, and with the waste empty, drawing and then playing the card up ends where playing it up
+    at once does), then the cards to their foundations: the stock first won 250 of the tuning deals
+    1..400 where a card up first when the stock fills its gap won 229. Teppich, gaps filled from the
+    stock: the cards to their foundations first (a card up puts the stock's next card on the carpet,
+    where it stays at hand; drawn, it is buried by the next): 59 of deals 1..200 against 54 with the
+    stock first. Der Fächer: a card to its foundation (never a loss: see
+    :mod:`patience.solve.faecher`), a card onto a pile, the talon. The samples decide between moves;
+    the order only among moves that keep every sample won."""
+    stock_first = isinstance(state, Carpet) and state.options.fill_from == "waste"
 
     def rank(move: Move) -> int:
         if move in (DRAW, REDEAL):
-            return -1 if carpet else 2
+            return -1 if stock_first else 2
         return 0 if move.dst == "f" else 1
 
     return sorted(state.useful_moves(), key=rank)
