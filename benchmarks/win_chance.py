@@ -132,8 +132,8 @@ def main() -> None:
     parser.add_argument("--graph-samples", type=int, default=8, help="samples a position of a timed graph")
     parser.add_argument("--no-verdicts", action="store_true", help="skip the every-card-known verdicts")
     parser.add_argument("--player", default="hint", choices=("hint", "greedy"),
-                        help="who plays the games the positions are drawn from (default hint; greedy never looks at "
-                             "the stock, where the hint player of Teppich and Der Fächer does)")
+                        help="who plays the games the positions are drawn from (default hint; the predictions are "
+                             "the hint player's chances all the same)")
     parser.add_argument("--save", metavar="FILE", help="write each position's figures as JSON lines here")
     parser.add_argument("--rows", nargs="+", metavar="FILE",
                         help="print the tables of positions saved by --save (of one or more runs), run nothing")
