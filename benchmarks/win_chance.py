@@ -11,8 +11,9 @@ score, the CPU of a game's graph, and the every-card-known verdicts against ``pa
    win chance is predicted by :func:`patience.solve.chance.win_chances` (``--samples`` sampled deals a
    position, no time budget), then the hint player plays **the real deal** on from that position and its
    result is the observation. Printed: the table by decile of the predicted chance (positions, mean
-   predicted, observed win rate, the difference), the Brier score (and that of always predicting the
-   observed base rate, for scale), per game and pooled.
+   predicted, observed win rate, the difference; and how many games the positions come from: those of one
+   game share its outcome, and those between two cards turned up share their samples), the Brier score
+   (and that of always predicting the observed base rate, for scale), per game and pooled.
 2. **Verdicts.** The same positions' every-card-known verdicts of :func:`patience.solve.analysis.analyse`
    (the game's record, default budgets) against a search of each position by the function ``patience
    solve --position`` runs (:func:`patience.solve.solve`, 10 s, 128 MB): agreeing, disagreeing, undecided.
@@ -97,28 +98,31 @@ class RealPlayer:
         return won
 
 
-def table(rows: list[tuple[float, bool]], title: str) -> None:
+def table(rows: list[tuple[float, bool, Any]], title: str) -> None:
+    """The calibration table of ``rows`` (predicted, observed, the game it comes from). ``games``: how many
+    games a decile's positions come from. Positions of one game share its outcome, and those between two
+    cards turned up share their samples too, so a decile holds fewer independent tests than positions."""
     if not rows:
         return
-    base = sum(o for _, o in rows) / len(rows)
-    brier = sum((p - o) ** 2 for p, o in rows) / len(rows)
-    base_brier = sum((base - o) ** 2 for _, o in rows) / len(rows)
+    base = sum(o for _, o, _ in rows) / len(rows)
+    brier = sum((p - o) ** 2 for p, o, _ in rows) / len(rows)
+    base_brier = sum((base - o) ** 2 for _, o, _ in rows) / len(rows)
     print(f"{title}: {len(rows)} positions, observed win rate {base:.3f}, Brier score {brier:.4f} "
           f"(always {base:.3f}: {base_brier:.4f})")
-    print(f"  {'decile':<10} {'positions':>9} {'predicted':>9} {'observed':>9} {'diff pts':>8}")
+    print(f"  {'decile':<10} {'positions':>9} {'games':>6} {'predicted':>9} {'observed':>9} {'diff pts':>8}")
     worst = 0.0
     for d in range(10):
         lo, hi = d / 10, (d + 1) / 10
-        bin_ = [(p, o) for p, o in rows if lo <= p < hi or (d == 9 and p == 1.0)]
+        bin_ = [(p, o, g) for p, o, g in rows if lo <= p < hi or (d == 9 and p == 1.0)]
         if not bin_:
             continue
-        pred = sum(p for p, _ in bin_) / len(bin_)
-        obs = sum(o for _, o in bin_) / len(bin_)
+        pred = sum(p for p, _, _ in bin_) / len(bin_)
+        obs = sum(o for _, o, _ in bin_) / len(bin_)
         diff = 100 * (obs - pred)
         if len(bin_) >= 50:
             worst = max(worst, abs(diff))
-        print(f"  {lo:.1f}-{hi:.1f}    {len(bin_):>9} {pred:>9.3f} {obs:>9.3f} {diff:>+8.1f}"
-              f"{'' if len(bin_) >= 50 else '  (fewer than 50)'}")
+        print(f"  {lo:.1f}-{hi:.1f}    {len(bin_):>9} {len({g for _, _, g in bin_}):>6} {pred:>9.3f} {obs:>9.3f} "
+              f"{diff:>+8.1f}{'' if len(bin_) >= 50 else '  (fewer than 50)'}")
     print(f"  largest difference in a decile with >= 50 positions: {worst:.1f} points (target <= 5)")
 
 
@@ -140,22 +144,22 @@ def main() -> None:
     args = parser.parse_args()
     if args.rows:
         saved = [json.loads(line) for name in args.rows for line in Path(name).read_text().splitlines() if line]
-        everything: list[tuple[float, bool]] = []
+        everything: list[tuple[float, bool, Any]] = []
         for label, game, *_ in GAMES.values():
             for player in ("hint", "greedy"):
                 mine = [r for r in saved if r["game"] == game and r.get("player", "hint") == player]
-                rows = [(r["won"] / r["samples"], bool(r["observed"])) for r in mine]
+                rows = [(r["won"] / r["samples"], bool(r["observed"]), (game, r["seed"])) for r in mine]
                 table(rows, f"{label}, {player} player's games ({len({r['seed'] for r in mine})} deals)")
                 if player == "hint":
                     everything.extend(rows)
         table(everything, "All games, hint player's games")
         return
     counts = {name: int(n) for name, n in (part.split("=") for part in args.games.split(","))}
-    pooled: list[tuple[float, bool]] = []
+    pooled: list[tuple[float, bool, Any]] = []
     agree = disagree = undecided = 0
     for name, deals in counts.items():
         label, game, options, engine_label = GAMES[name]
-        rows: list[tuple[float, bool]] = []
+        rows: list[tuple[float, bool, Any]] = []
         started = time.thread_time()
         for seed in range(args.first_seed, args.first_seed + deals):
             record = game_record(game, options, seed, args.player)
@@ -172,7 +176,7 @@ def main() -> None:
                 if p.chance is None or p.end is not None:
                     continue
                 observed = real.wins(reals[i])
-                rows.append((p.chance, observed))
+                rows.append((p.chance, observed, (game, seed)))
                 if args.save:
                     with open(args.save, "a") as out:
                         out.write(json.dumps({"game": game, "player": args.player, "seed": seed, "position": i,
