@@ -184,6 +184,7 @@ def create_app(
             try:
                 yield
             finally:
+                await fairplay.stop()  # its game in analysis finished first: no database work after the stop
                 await stop_tasks(tasks)  # each ends, even one whose cancellation a bus command lost
                 await arena.stop()
                 hub.tick()

@@ -148,6 +148,8 @@ class FairPlay:
         self._idle.set()
         self.on_state: Callable[[str, str], None] | None = None
         self.analysed = 0
+        self.stopping = False  # once :meth:`stop` was called
+        self._ended: asyncio.Event | None = None  # :meth:`run`'s end, once it has begun
 
     def game_over(self, evidence: Evidence) -> None:
         """A rated game ended: its evidence goes to the database and is analysed (not now: the loop does)."""
@@ -157,16 +159,30 @@ class FairPlay:
 
     async def run(self, every: float = 1.0) -> None:
         first = True
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=every)
-            self._wake.clear()
-            try:
-                await self.work(sweep=first)
-                first = False
-            except Exception:  # pragma: no cover - the database is away: the evidence waits
-                log.exception("fair play's analysis failed")
-                await asyncio.sleep(every)
+        self._ended = ended = asyncio.Event()
+        try:
+            while not self.stopping:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=every)
+                self._wake.clear()
+                try:
+                    await self.work(sweep=first)
+                    first = False
+                except Exception:  # pragma: no cover - the database is away: the evidence waits
+                    log.exception("fair play's analysis failed")
+                    await asyncio.sleep(every)
+        finally:
+            ended.set()
+
+    async def stop(self) -> None:
+        """Stop :meth:`run` between two games and return once it has ended. A cancellation alone would leave
+        the game being analysed to its worker thread, which writes its figures and scores the account after the
+        app has stopped (and holds locks on a database that is being taken away); the game not begun waits in
+        the database for the next start's sweep."""
+        self.stopping = True
+        self._wake.set()
+        if self._ended is not None:
+            await self._ended.wait()
 
     async def work(self, *, sweep: bool = False) -> int:
         """Write what was handed over, analyse it (and, with ``sweep``, whatever a stopped process left)."""
@@ -177,6 +193,8 @@ class FairPlay:
         rows = await anyio.to_thread.run_sync(pending, self.store.engine, 200)
         done = 0
         for row in rows:
+            if self.stopping:
+                break
             if not sweep and row.key not in keys:
                 continue
             await anyio.to_thread.run_sync(self._analyse, row)
