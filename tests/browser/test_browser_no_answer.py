@@ -104,3 +104,16 @@ def test_a_form_sent_to_nobody_says_so(context: Any, base_url: str) -> None:
     fail(page, r"/api/daily/[a-z]+/start$")
     page.locator("#daily-play").click()
     expect(page.locator("#daily-msg")).to_have_text(re.compile(r"could not be started"))
+
+
+@pytest.mark.parametrize("path", ["/profile?u=nobody", "/match?id=nomatch", "/leaderboard"])
+def test_a_proxys_error_page_for_a_server_away_is_no_answer_either(context: Any, base_url: str, path: str) -> None:
+    """Behind a proxy, a server away answers 502 with the proxy's page (no JSON): said as no answer, not as an
+    address that names nothing."""
+    page = context.new_page()
+    page.route(re.compile(r"/api/(profile|matches|leaderboard)"),
+               lambda route: route.fulfill(status=502, content_type="text/html", body="<h1>502 Bad Gateway</h1>"))
+    page.goto(base_url + path)
+    expect(page.locator(".no-answer")).to_have_text(FAILED)
+    expect(page.locator("#error")).to_be_hidden()  # the profile's "no such player"
+    expect(page.locator("#notice.lost")).to_have_count(0)  # the replay's "no such match"

@@ -55,7 +55,8 @@ async function loadAccount(id) {
   if (!found) {
     account = null;
     $("#account").hidden = true;
-    return say(response ? "mod.err.no_account" : "mod.err.failed", {}, true); // no answer: no "no such account"
+    const unanswered = !response || response.status >= 500; // no answer (or a proxy's): no "no such account"
+    return say(unanswered ? "mod.err.failed" : "mod.err.no_account", {}, true);
   }
   account = found;
   renderAccount();

@@ -116,9 +116,9 @@ async function main() {
   }
   const response = await request(`/api/profile/${encodeURIComponent(id)}`);
   const found = response && response.ok ? await response.json().catch(() => null) : null;
-  if (!response) {
+  if (!response || response.status >= 500) {
     applyText();
-    noAnswer("offline.failed"); // no answer: not "no such player"
+    noAnswer("offline.failed"); // no answer (or a proxy's for a server away): not "no such player"
     return;
   }
   if (!found) {

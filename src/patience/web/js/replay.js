@@ -130,9 +130,9 @@ async function main() {
     : solo ? `/api/games/${encodeURIComponent(solo)}/replay`
       : `/api/matches/${encodeURIComponent(params.get("id") || "")}`);
   const found = response && response.ok ? await response.json().catch(() => null) : null;
-  if (!response) {
+  if (!response || response.status >= 500) {
     applyText();
-    noAnswer("offline.failed"); // no answer: not "no such match"
+    noAnswer("offline.failed"); // no answer (or a proxy's for a server away): not "no such match"
     return;
   }
   if (!found) {
