@@ -2,10 +2,12 @@
 
 Each live match has one owner node, which holds the match's lease and plays it: the engine,
 the clock, the move log, the versions. A page whose socket is on another node is a
-:class:`RemotePeer` at the owner: its intents come over the bus as envelopes (one typed message per
-kind: :data:`Envelope`) and what the owner tells it goes back the same way. Every node listens on its own channel
-``node:NAME``; :class:`Outbound` publishes to those channels from one task, in order, and puts the
-messages for several pages of one node into one envelope when they queue up together.
+:class:`RemotePeer` at the owner: its intents come over the bus as envelopes and what the owner tells
+it goes back the same way. An envelope is one typed message per kind (:data:`Envelope`, a msgspec
+tagged union: its field ``kind`` names its class), decoded by type (:func:`read_envelopes`). Every node
+listens on its own channel ``node:NAME``; :class:`Outbound` publishes to those channels from one task,
+in order, and puts the messages for several pages of one node into one envelope when they queue up
+together.
 
 Nothing here needs a message to arrive: a page that missed something asks again by version, an
 intent sent again is answered once (its ack), and a node that sees no owner takes the match over
