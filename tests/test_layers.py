@@ -22,6 +22,7 @@ SERVER_RANKS = {
     "accounts": 3,
     "live": 4,
     "solo": 5, "analysis": 5,
+    "marks": 5,
     "arena": 6,
     "web": 7,
     "transport": 8,
@@ -122,13 +123,15 @@ ARENA_RANKS = {
     "dealstock": 0, "matches": 0, "nodes": 0,
     "pools": 1, "daily": 1,
     "owned": 2, "view": 2, "apart": 2,
-    "spectators": 3, "challenges": 3, "tournaments": 3,
-    "lobby": 4,
-    "__init__": 5,
+    "spectators": 3, "challenges": 3, "tournaments": 3, "lobby": 3, "rematches": 3,
+    "elsewhere": 4,
+    "routing": 5,
+    "__init__": 6,
 }
 """The rooms of the arena, lowest first (docs/scaling.md): the processes and the matches themselves,
-the pools, the matches a process owns and the lobby's view, what stands on them, and the arena
-that routes pages between them all."""
+the pools, the matches a process owns and the lobby's view, what stands on them (seeks, rematches,
+spectators, challenges, tournaments), pages whose match is played on another process, and the arena
+that ties the rooms together and routes pages between them."""
 
 
 def test_the_arena_rooms_only_look_down() -> None:

@@ -157,11 +157,12 @@ def create_app(
             await accounts.start()
             accounts.mailer, accounts.public_url = mailer, public_url or ""
             deals = DealStock(store, deal_stock)
-            arena = Arena(store, bus, now=now, wall=wall, deals=deals, writer=writer, hashing=accounts.hashing)
+            fairplay = FairPlay(store)  # the evidence of rated games, analysed off the event loop
+            arena = Arena(store, bus, now=now, wall=wall, deals=deals, writer=writer, hashing=accounts.hashing,
+                          fairplay=fairplay)
             await arena.start()
             hub.on_ended = arena.playnow.game_ended  # a game of Play now ended: its match may be complete
-            fairplay = FairPlay(store)  # the evidence of rated games, analysed off the event loop
-            hub.fairplay = arena.owned.fairplay = fairplay
+            hub.fairplay = fairplay
             fairplay.on_state = arena.on_fairplay  # a mark closes what the account had open, on every process
             app.state.fairplay = fairplay
             arena.playnow.resume = hub.resume

@@ -101,7 +101,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("met", "hash", _POOLS, "whom each player met last and until when it counts (the pools pair them apart "
            "and delete the lapsed fields)"),
     # fair play
-    Family("marked", "channel", "patience.server.arena.lobby",
+    Family("marked", "channel", "patience.server.arena.routing",
            "an account was marked: every process closes the rematches of its matches with it"),
     Family("rate:report:{user}", "rate", "patience.server.web.fairplay", "reports an account made, an hour"),
     # operating the site

@@ -498,6 +498,13 @@ def restore(saved: SavedGame, now: Now) -> LiveGame:
     return game
 
 
+def _shown(conn: Connection) -> LiveGame | None:
+    """The solo game page ``conn`` shows (only the hub puts one there)."""
+    game = conn.game
+    assert game is None or isinstance(game, LiveGame)
+    return game
+
+
 class Hub:
     """Every live game, the intents that reach them, the ticking clock and the saving."""
 
@@ -531,7 +538,7 @@ class Hub:
 
     def detach(self, conn: Connection) -> None:
         """The page no longer shows its solo game (it left, or shows a duel now)."""
-        game = conn.game
+        game = _shown(conn)
         if game is not None:
             game.conns.discard(conn)
             game.idle_since = self.now()
@@ -541,7 +548,7 @@ class Hub:
 
     async def handle(self, conn: Connection, message: Any) -> None:
         """One valid message of solo play from ``conn``."""
-        game = conn.game
+        game = _shown(conn)
         if game is not None:
             game.sync()  # every message brings the clock up to date
         if isinstance(message, NewIntent):
@@ -612,7 +619,7 @@ class Hub:
 
     def _leave(self, conn: Connection) -> None:
         """Leave the connection's game for a new one: a game begun counts as given up."""
-        game = conn.game
+        game = _shown(conn)
         if game is None:
             return
         self.detach(conn)

@@ -3,14 +3,13 @@ results (see :mod:`patience.server.arena.apart`)."""
 
 from __future__ import annotations
 
-import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from patience.duel import Format
 from patience.errors import BadInputError
 from patience.server.arena.apart import PlayNow, PlayNowRefused
-from patience.server.storage.fairplay import marked_category
+from patience.server.marks import MARKED, refused
 from patience.server.web.accounts import _address, _form
 from patience.server.web.identity import current_user
 
@@ -44,9 +43,9 @@ async def playnow_start(request: Request) -> Response:
     user = await current_user(request)
     if user is None:
         return _error("sign_in", "sign in to play against other players", 401)
-    category = await anyio.to_thread.run_sync(marked_category, request.app.state.store.engine, user.id)
-    if category is not None:
-        return _error("marked", f"this account is marked ({category}): it plays no rated games", 403)
+    why = await refused(request.app.state.store.engine, user.id)
+    if why is not None:
+        return _error(MARKED, why, 403)
     try:
         answer = await _playnow(request).play(user, fmt, browser, _address(request))
     except PlayNowRefused as exc:
