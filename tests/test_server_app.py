@@ -22,9 +22,9 @@ from starlette.websockets import WebSocketDisconnect
 from helpers import FakeTime, TestClient, at_a_scripts_pace, mentioned_cards
 from patience.games import DRAW, REDEAL, get_game
 from patience.server import create_app
+from patience.server.identity import COOKIE
 from patience.server.live import OUTBOX_LIMIT, Connection
 from patience.server.solo.hub import Hub, LiveGame
-from patience.server.web.identity import COOKIE
 from patience.server.web.pages import WEB_DIR
 from patience.solve import winnable
 

@@ -29,7 +29,7 @@ while the players' messages wait. Here:
   that trickle their requests in, from however many addresses, cannot lock the others out, while a
   request the server works on and an open websocket are never closed for a newcomer.
 
-An address is an IPv4 address or an IPv6 /64 (:func:`patience.server.transport.budget.address_group`).
+An address is an IPv4 address or an IPv6 /64 (:func:`patience.server.identity.address_group`).
 Each kind of overload is logged in one line when it starts and then at most once a minute with a
 count, never a line per connection.
 """
