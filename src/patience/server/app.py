@@ -150,19 +150,20 @@ def create_app(
             if not bus.shared and store.engine.dialect.name == "sqlite":
                 await _answer_backups(stack, store, lock)  # patience backup while it runs
             writer = GroupWriter(store)  # one group commit for the moves of solo games and duels
-            hub = Hub(store, now=now, writer=writer, bus=bus)
-            await hub.start()
             accounts = await anyio.to_thread.run_sync(
-                lambda: Accounts(store, bus=bus, now=wall, hasher=password_hasher))
+                lambda: Accounts(store, bus=bus, now=wall, hasher=password_hasher, mailer=mailer,
+                                 public_url=public_url or ""))
             await accounts.start()
-            accounts.mailer, accounts.public_url = mailer, public_url or ""
             deals = DealStock(store, deal_stock)
             arena = Arena(store, bus, now=now, wall=wall, deals=deals, writer=writer, hashing=accounts.hashing)
             await arena.start()
-            hub.on_ended = arena.playnow.game_ended  # a game of Play now ended: its match may be complete
-            fairplay = FairPlay(store)  # the evidence of rated games, analysed off the event loop
-            hub.fairplay = arena.owned.fairplay = fairplay
-            fairplay.on_state = arena.on_fairplay  # a mark closes what the account had open, on every process
+            # the evidence of rated games, analysed off the event loop; a mark closes what the account had
+            # open, on every process (the arena hears it)
+            fairplay = FairPlay(store, on_state=arena)
+            arena.owned.fairplay = fairplay
+            # the solo games; a game of Play now ended: its match may be complete (the arena's Play now hears it)
+            hub = Hub(store, now=now, writer=writer, bus=bus, fairplay=fairplay, ends=arena.playnow)
+            await hub.start()
             app.state.fairplay = fairplay
             arena.playnow.resume = hub.resume
             app.state.store = store

@@ -1,7 +1,7 @@
 """Fair play on the server: the evidence of rated games handed over at their end, written and analysed
 off the event loop, and the accounts scored, flagged or marked (docs/fairplay.md).
 
-The live parts (:class:`patience.server.solo.hub.LiveGame` for the deal of the day and Play now, the
+The live parts (:class:`patience.server.solo.game.LiveGame` for the deal of the day and Play now, the
 arena's matches for duels) keep each player's steps in memory while a game is played (a list append a
 move: no query). At the game's end they hand an :class:`~patience.server.storage.fairplay.Evidence` to
 :meth:`FairPlay.game_over`; a loop of its own writes the batch, then replays each game on a worker
@@ -20,7 +20,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
@@ -36,7 +36,7 @@ from patience.session import ManualClock, Session
 from patience.solve.clairvoyance import hidden_decision
 from patience.solve.greedy import greedy_move
 
-__all__ = ["CLAIRVOYANCE_SECONDS", "HINT_SECONDS", "MAX_DECISIONS", "FairPlay", "analyse"]
+__all__ = ["CLAIRVOYANCE_SECONDS", "HINT_SECONDS", "MAX_DECISIONS", "FairPlay", "Marks", "analyse"]
 
 log = logging.getLogger("patience.server")
 
@@ -134,19 +134,27 @@ def analyse(record: dict[str, Any], steps: Sequence[Step], *, hint: Callable[[Se
                         nonobvious_agreed=nonobvious_agreed, hidden=chances, hidden_hits=hits)
 
 
+class Marks(Protocol):
+    """Who hears fair play's word on an account (the arena: a mark closes what the account had open)."""
+
+    def on_fairplay(self, user_id: str, state: str) -> None:
+        """``state`` is ``review`` (flagged) or ``marked``; called from the analysis's worker thread."""
+
+
 class FairPlay:
     """Writes the evidence handed over, analyses it one game at a time, scores the accounts.
 
-    ``on_state(user_id, state)`` is told when an account is flagged (``review``) or marked (``marked``)."""
+    ``on_state`` (:class:`Marks`) is told when an account is flagged (``review``) or marked (``marked``)."""
 
-    def __init__(self, store: Store, *, hint: Callable[[Session], Any] = search_hint) -> None:
+    def __init__(self, store: Store, *, hint: Callable[[Session], Any] = search_hint,
+                 on_state: Marks | None = None) -> None:
         self.store = store
         self.hint = hint
         self._due: list[Evidence] = []
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
-        self.on_state: Callable[[str, str], None] | None = None
+        self.on_state = on_state
         self.analysed = 0
 
     def game_over(self, evidence: Evidence) -> None:
@@ -209,4 +217,4 @@ class FairPlay:
         self.analysed += 1
         _, state = rescore(self.store.engine, row.user_id)
         if state in ("review", "marked") and self.on_state is not None:
-            self.on_state(row.user_id, state)
+            self.on_state.on_fairplay(row.user_id, state)
