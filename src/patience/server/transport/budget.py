@@ -11,7 +11,7 @@ An address's bucket outlives its sockets: a client that closes its socket and op
 what its address had left, not a new burst (until the bucket is full again, when it is as good as a
 new one and forgotten). An IPv6 client owns a /64 at least (a home or a phone gets one, often more),
 so the addresses of one /64 are one address here, as at the door
-(:mod:`patience.server.transport.listener`) and in the sign-in limits
+(:mod:`patience.server.transport.door`) and in the sign-in limits
 (:func:`patience.server.identity.address_group`).
 
 >>> address_group("2001:db8:1:2:aaaa::7"), address_group("::ffff:203.0.113.7")
