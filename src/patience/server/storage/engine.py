@@ -13,7 +13,7 @@ import os
 import re
 import urllib.parse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sqlalchemy import (
     create_engine,
@@ -24,9 +24,6 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.pool import StaticPool
 
 from patience.errors import PatienceError
-
-if TYPE_CHECKING:
-    from patience.server.storage.store import Store
 
 __all__ = ["MIGRATIONS", "MIGRATION_LOCK", "POOL_OVERFLOW", "POOL_SIZE", "PRIVATE_FILE", "ArenaLock", "StoreError",
            "alembic_config", "database_url", "driver_reason", "make_engine", "migrations_head", "safe_url",
@@ -75,6 +72,13 @@ class StoreError(PatienceError):
     """A database URL that cannot be used, or a database that cannot be reached."""
 
 
+class Database(Protocol):
+    """A database as :class:`ArenaLock` sees it (a :class:`patience.server.storage.store.Store`)."""
+
+    url: str
+    engine: Engine
+
+
 class ArenaLock:
     """Keeps a second arena off a database: one process without a shared bus holds it.
 
@@ -87,7 +91,7 @@ class ArenaLock:
 
     KEY = 0x70617469  # the advisory lock's number on PostgreSQL
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Database) -> None:
         self.store = store
         self._file: Any = None
         self._connection: Any = None
