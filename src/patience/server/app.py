@@ -1,16 +1,22 @@
-"""The web app, wired in one place: its routes, the services it starts and stops, its middleware.
+"""The web app, wired in one place: its routes, the services it makes and ties together, starts and stops,
+its middleware.
 
 The server is rooms that only look down (see docs/scaling.md):
 
-- ``web/`` — HTTP: the pages, the account forms, the JSON API; ``transport/`` — the play socket
-  (one websocket per page: messages in, the services' answers out);
-- ``solo/`` — solo games (versions, acks, the clock, saving, hints); ``arena/`` — duels (the
+- ``web/`` — HTTP: the pages, the account forms, the JSON API; ``transport/`` — the door (caps on
+  connections, time limits) and the play socket (one websocket per page: messages in, routed to the
+  solo games or the arena, the services' answers out);
+- ``solo/`` — solo games (versions, acks, the clock, saving, hints, fair play); ``arena/`` — duels (the
   lobby and its pools, challenges, live matches and their move log, the private deal stock);
-  ``accounts`` — sign-up and sign-in; ``live`` — what both kinds of play share (a game's clock,
+  ``accounts/`` — sign-up and sign-in; ``live`` — what both kinds of play share (a game's clock,
   a player's connection); ``analysis`` — finished games analysed by worker processes from a queue in the database;
 - ``bus/`` — what the processes of one arena share (in memory, or Redis); ``storage/`` — the
-  database (SQLAlchemy, the duel tables, the Alembic migrations);
-- ``protocol`` and ``explain`` — the messages and the reasons, which every room may use.
+  database (SQLAlchemy: the schema, the engine, each room's statements, the Alembic migrations);
+- ``protocol``, ``explain`` and ``identity`` — the messages, the reasons and who a request comes from,
+  which every room may use.
+
+Each service gets what it needs when it is made (a lower room declares what it needs of a higher one
+as a protocol class: :class:`patience.server.solo.hub.GameEnds`, :class:`patience.server.solo.fairplay.Marks`).
 
 >>> [route.path for route in create_app(database_url="sqlite://").routes]  # doctest: +NORMALIZE_WHITESPACE
 ['/', '/play', '/duel', '/account', '/profile', '/leaderboard', '/daily', '/playnow', '/tournament', '/match',
