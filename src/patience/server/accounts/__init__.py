@@ -18,10 +18,11 @@
   "address" is an IPv4 address or an IPv6 /64 (:func:`address_group`): one IPv6 host has a /64
   to pick addresses from.
 - Sign-ups are limited per address (a sliding window on the bus), and on the whole site: past
-  :data:`SIGNUPS_PER_MINUTE` new accounts in the last minute (on every process), only an address
-  that made no account in the last :data:`SIGNUP_WINDOW` seconds may make one (up to
-  :data:`NEWCOMERS_PER_MINUTE` more), so that a storm from many addresses gets one account an address
-  and then the site's quiet share, while a real newcomer, whose address is new, still gets in.
+  ``SIGNUPS_PER_MINUTE`` new accounts in the last minute (on every process), only an address that
+  made no account in the last ``SIGNUP_WINDOW`` seconds may make one (up to ``NEWCOMERS_PER_MINUTE``
+  more; the figures are :mod:`patience.server.accounts.service`'s), so that a storm from many
+  addresses gets one account an address and then the site's quiet share, while a real newcomer,
+  whose address is new, still gets in.
 - The browser's solo games count for the account: the browser is linked at sign-up (and at
   sign-in, if no account has it yet).
 
