@@ -14,6 +14,8 @@ of another object is set after it is made.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import patience
@@ -114,6 +116,16 @@ def test_the_transport_imports_neither_the_accounts_nor_the_web() -> None:
     wrong = [f"{module} imports {target}" for module, targets in graph().items() if room(module) == "transport"
              for target in targets if room(target) in ("accounts", "web")]
     assert not wrong, "\n".join(sorted(wrong))
+
+
+def test_the_door_loads_without_the_accounts_or_the_database() -> None:
+    """The guards at the door (connection caps, time limits, budgets) need only pure helpers of their own."""
+    code = ("import sys, patience.server.transport.door, patience.server.transport.listener, "
+            "patience.server.transport.budget; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('argon2', 'sqlalchemy') "
+            "or m.startswith(('patience.server.accounts', 'patience.server.web', 'patience.server.storage'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]", loaded
 
 
 def test_every_server_module_is_in_a_room() -> None:

@@ -11,6 +11,18 @@
 - :mod:`patience.server.storage`: the database (its schema, engine, the stores of each room, Alembic migrations);
 - :mod:`patience.server.explain` and :mod:`patience.server.solo.hints`: translation keys, the hint."""
 
-from patience.server.app import create_app
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    # the app is imported when it is asked for, not with every room of the server: the transport's guards
+    # (patience.server.transport.door) load without the accounts, the database or argon2
+    if name == "create_app":
+        from patience.server.app import create_app
+
+        return create_app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
