@@ -34,9 +34,9 @@ from patience.rng import is_deal_key
 from patience.server import create_app
 from patience.server.arena import Arena, LiveMatch
 from patience.server.arena.matches import COUNTDOWN_SECONDS
+from patience.server.identity import SESSION_COOKIE
 from patience.server.storage.league import finish_match, insert_match
 from patience.server.storage.store import ChallengeRow, MatchMoveRow, MatchRow, SigninFailureRow, UserRow
-from patience.server.web.identity import SESSION_COOKIE
 from patience.session import ManualClock
 
 FAST_HASH = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)  # argon2id, cheap for tests

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 import patience.server.figures as figures
-from patience.server.accounts import User
+from patience.server.identity import User
 from patience.server.protocol import ErrorMsg, Why, encode
 from patience.session import ManualClock
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from patience.duel import Format
 from patience.server.accounts import Hashing, owasp_hasher
-from patience.server.arena.apart import PlayNow
+from patience.server.arena.apart import PlayNow, Resumes
 from patience.server.arena.challenges import CHALLENGE_SECONDS, Challenges
 from patience.server.arena.dealstock import DealStock
 from patience.server.arena.elsewhere import MATCH_INTENTS, Elsewhere
@@ -62,6 +62,7 @@ from patience.server.protocol import (
     WatchIntent,
     encode,
 )
+from patience.server.signals import Signal
 from patience.server.solo.fairplay import FairPlay
 from patience.server.storage.store import Store
 from patience.server.storage.writer import GroupWriter
@@ -84,12 +85,15 @@ class Arena:
     ``now`` is the clock of matches (monotonic, this process's); ``wall`` the clock of what
     processes and restarts share (seconds since the epoch): waiting since, challenges made.
     ``hashing``: the accounts' password hashing, for tournaments' passwords (its own if None);
-    ``fairplay`` gets the evidence of every match that ends here (None: nobody)."""
+    ``fairplay`` gets the evidence of every match that ends here (None: nobody); ``games`` is the solo games'
+    hub (Play now brings a stale game back through it); the arena hears ``game_ends`` (the hub: a game of
+    Play now ended) and ``marks`` (fair play: an account flagged or marked) (:mod:`patience.server.signals`)."""
 
     def __init__(self, store: Store, bus: Bus | None = None, *, now: Now = time.monotonic, wall: Now = time.time,
                  deals: DealStock | None = None, writer: GroupWriter | None = None,
                  countdown: float = COUNTDOWN_SECONDS, schedule: bool = True,
-                 hashing: Hashing | None = None, fairplay: FairPlay | None = None) -> None:
+                 hashing: Hashing | None = None, fairplay: FairPlay | None = None, games: Resumes | None = None,
+                 marks: Signal[tuple[str, str]] | None = None, game_ends: Signal[str] | None = None) -> None:
         self.store = store
         self.bus = bus if bus is not None else MemoryBus()
         self.node = self.bus.node
@@ -112,7 +116,11 @@ class Arena:
                                      self.owned.make, self.lobby.busy, self.lobby.rating, self.owned.playing,
                                      self.lobby.mark_of)
         self.tournaments = Tournaments(store, self.bus, self.lobby, self.hashing, wall=wall, schedule=schedule)
-        self.playnow = PlayNow(store, self.bus, self.deals, self.peers, wall=wall)
+        self.playnow = PlayNow(store, self.bus, self.deals, self.peers, wall=wall, games=games)
+        if game_ends is not None:  # the hub says when a game of Play now ended: its match may be complete
+            game_ends.hear(self.playnow.game_ended)
+        if marks is not None:  # fair play says when an account is marked: what it had open closes
+            marks.hear(lambda told: self.on_fairplay(*told))
         self.elsewhere = Elsewhere(self.bus, self.out, self.owned, self.spectators, self.rematches, self.peers,
                                    self)
         self._tasks: list[asyncio.Task[None]] = []
@@ -371,7 +379,7 @@ class Arena:
             await self.changed()
 
     def on_fairplay(self, user_id: str, state: str) -> None:
-        """Fair play's word on an account (:attr:`patience.server.solo.fairplay.FairPlay.on_state`), from
+        """Fair play's word on an account (:attr:`patience.server.solo.fairplay.FairPlay.states`), from
         any thread (the analysis runs on a worker thread): a mark is carried out on the arena's loop."""
         if state == "marked" and self._loop is not None:
             self._loop.call_soon_threadsafe(self._spawn_marked, user_id)

@@ -1,7 +1,7 @@
 """Fair play on the server: the evidence of rated games handed over at their end, written and analysed
 off the event loop, and the accounts scored, flagged or marked (docs/fairplay.md).
 
-The live parts (:class:`patience.server.solo.hub.LiveGame` for the deal of the day and Play now, the
+The live parts (:class:`patience.server.solo.game.LiveGame` for the deal of the day and Play now, the
 arena's matches for duels) keep each player's steps in memory while a game is played (a list append a
 move: no query). At the game's end they hand an :class:`~patience.server.storage.fairplay.Evidence` to
 :meth:`FairPlay.game_over`; a loop of its own writes the batch, then replays each game on a worker
@@ -28,6 +28,7 @@ from patience.errors import PatienceError
 from patience.fairplay import GameFigures, Step, difficulty, game_figures, verdict
 from patience.games import Reloaded, get_game
 from patience.rng import check_seed
+from patience.server.signals import Signal
 from patience.server.solo.hints import hint as search_hint
 from patience.server.storage.daily import scouting
 from patience.server.storage.fairplay import Evidence, analysed, pending, rescore, write_evidence
@@ -137,16 +138,18 @@ def analyse(record: dict[str, Any], steps: Sequence[Step], *, hint: Callable[[Se
 class FairPlay:
     """Writes the evidence handed over, analyses it one game at a time, scores the accounts.
 
-    ``on_state(user_id, state)`` is told when an account is flagged (``review``) or marked (``marked``)."""
+    ``states`` says (account id, state) when an account is flagged (``review``) or marked (``marked``), from
+    the analysis's worker thread (the arena hears it: a mark closes what the account had open)."""
 
-    def __init__(self, store: Store, *, hint: Callable[[Session], Any] = search_hint) -> None:
+    def __init__(self, store: Store, *, hint: Callable[[Session], Any] = search_hint,
+                 states: Signal[tuple[str, str]] | None = None) -> None:
         self.store = store
         self.hint = hint
         self._due: list[Evidence] = []
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
-        self.on_state: Callable[[str, str], None] | None = None
+        self.states = states
         self.analysed = 0
         self.stopping = False  # once :meth:`stop` was called
         self._ended: asyncio.Event | None = None  # :meth:`run`'s end, once it has begun
@@ -226,5 +229,5 @@ class FairPlay:
         analysed(self.store.engine, row.key, figures, verdict(figures).kind)
         self.analysed += 1
         _, state = rescore(self.store.engine, row.user_id)
-        if state in ("review", "marked") and self.on_state is not None:
-            self.on_state(row.user_id, state)
+        if state in ("review", "marked") and self.states is not None:
+            self.states.say((row.user_id, state))
