@@ -54,7 +54,7 @@ _REDEAL_COST = 100  # a card reached after the redeal sorts after every card of 
 
 # The kinds of abstract moves:
 #   ("talon", draws, redeal, draws_after, target)   turn the talon, play the waste's top
-#   ("fan", place, target, then)                     a fan card to a pile, then `then` onto it
+#   ("fan", places, target, then)                    fan cards to a pile, each onto the last, then `then`
 #   ("relocate", pile, onto)                         carry a whole pile onto another
 # where target is a reserve index or _F, and `then` is ("talon", d, redeal, d2) or ("relocate", q).
 _TO_FOUNDATION, _RELOCATE, _ONTO, _FAN_BASE, _TO_EMPTY = range(5)
@@ -156,11 +156,12 @@ class FanProblem:
                         add((rank(_ONTO, dist), ("talon", d, redeal, d2, k)))
             if first_empty != _NONE:
                 add((rank(_TO_EMPTY, dist, empty=True), ("talon", d, redeal, d2, first_empty)))
-        # fan cards as a base for a card one below, taken at once
+        # fan cards as a base for a card one below, taken at once: a chain of fan cards, each
+        # one below the last, then a talon card or a pile one below the chain's last card
+        in_fan = {card: i for i, card in enumerate(self.fan) if card != _NONE}
         for i, card in enumerate(self.fan):
             if card == _NONE or card % 13 == 0:
                 continue
-            below = card - 1
             fit = _NONE
             if card % 13 != 12:
                 for k in range(4):
@@ -169,15 +170,23 @@ class FanProblem:
             for slot in (fit, first_empty):
                 if slot == _NONE:
                     continue
-                for c2, d, redeal, d2 in reach:
-                    if c2 == below:
-                        dist = d2 + _REDEAL_COST if redeal else d
-                        add((rank(_FAN_BASE, dist, slot != fit, True), ("fan", i, slot, ("talon", d, redeal, d2))))
-                if slot == fit:
-                    for q in range(4):
-                        pile = res[q]
-                        if q != fit and pile and pile[0] == below and len(pile) <= capacity:
-                            add((rank(_RELOCATE, 0, False, True), ("fan", i, slot, ("relocate", q))))
+                places = (i,)
+                below = card - 1
+                while True:
+                    for c2, d, redeal, d2 in reach:
+                        if c2 == below:
+                            dist = d2 + _REDEAL_COST if redeal else d
+                            add((rank(_FAN_BASE, dist, slot != fit, True),
+                                 ("fan", places, slot, ("talon", d, redeal, d2))))
+                    if slot == fit:
+                        for q in range(4):
+                            pile = res[q]
+                            if q != fit and pile and pile[0] == below and len(pile) <= capacity:
+                                add((rank(_RELOCATE, 0, False, True), ("fan", places, slot, ("relocate", q))))
+                    if below % 13 == 0 or below not in in_fan:
+                        break
+                    places += (in_fan[below],)
+                    below -= 1
         items.sort(key=_FIRST)
         return [m for _, m in items]
 
@@ -188,11 +197,12 @@ class FanProblem:
         if kind == "talon":
             self._talon(move[1], move[2], move[3], move[4])
         elif kind == "fan":
-            _, i, target, then = move
-            self.res[target].append(self.fan[i])
-            self.fan[i] = _NONE
-            if self.log is not None:
-                self.log.append(Move(FAN[i], RESERVES[target]))
+            _, places, target, then = move
+            for i in places:
+                self.res[target].append(self.fan[i])
+                self.fan[i] = _NONE
+                if self.log is not None:
+                    self.log.append(Move(FAN[i], RESERVES[target]))
             if then[0] == "talon":
                 self._talon(then[1], then[2], then[3], target)
             else:
