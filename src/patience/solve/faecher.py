@@ -17,8 +17,26 @@ What the search leaves out, and why that loses nothing:
   above its bottom card, which frees the pile: that is one move here ("relocate"), made of
   single moves through the empty piles (up to ``2**empty`` cards, as with towers).
 - A fan card is always at hand, so it goes to a reserve pile only to take a card there at
-  once: a talon card one below it, or a pile whose bottom card is one below it (which frees
-  that pile). Doing it earlier only ties up the pile.
+  once, or to take another fan card that then does. Take a winning line in which the fan
+  card c goes to pile p, and the first later move that puts a card on c or takes c off. The
+  moves in between leave pile p alone (c lies on its top) and do not need c where it is, so
+  they can be played first, with c still in the fan (p then shows the empty place or the card
+  one above c that c went onto, which they did not use either), and c goes to p just before
+  that move. If the move takes c off (to the foundation, onto another card one above it, to
+  an empty pile), c could go there from the fan instead. So the move puts the card one below
+  c on it, and that card is a talon card; or a reserve card, which is its pile's bottom
+  (piles build down in suit and c was not in one), so the move carries that pile onto c
+  (single moves through the empty piles, as above) and frees it; or the fan card one below
+  c, to which the same holds in turn. So a fan move is a chain of fan cards, each one below
+  the last, that ends in a talon card or a pile one below the chain's last card, all at
+  once. (Taking only chains of one card called won deals lost: J♣ and 10♣ from the fan onto
+  a reserve Q♣, then the waste's 9♣ onto them.) A chain put on an empty pile only to carry
+  a pile onto it is left out: the pile with the chain beneath it can do nothing that the
+  pile alone with the chain's cards kept in the fan cannot (where the pile is carried onto
+  the card one above the chain, the chain goes there from the fan first; where the chain's
+  cards come uncovered, they are played from the fan instead; and the empty piles are as
+  many), and that is the position before the move, from which each move after it has its
+  counterpart (a chain one longer where that pile is carried onto a card of the fan).
 - Turning the talon does not branch: a move names the talon card it plays and turns the
   talon as far as needed, with at most one redeal (a card reached through a second redeal
   is reached through the first with a pass to spare).
