@@ -340,6 +340,13 @@ def test_faecher_fan_cards_chained_onto_a_reserve_pile() -> None:
     assert python.status is Status.WON and line == solution.moves
 
 
+def test_faecher_deals_the_single_card_rule_called_unwinnable_are_won() -> None:
+    # of seeds 1..10,000 the rule that took one fan card at a time called these 13 unwinnable (25 in
+    # all); each is won by a line the session replays
+    for seed in (1477, 2185, 2631, 4130, 4196, 5396, 6000, 6187, 6262, 6573, 7671, 7777, 9376):
+        assert_replays(solve_deal("faecher", seed, {}, Budget(seconds=None, nodes=1_000_000)))
+
+
 def test_faecher_hand_made_loss() -> None:
     # the talon is gone; the waste's J♠ fits nothing (Q♠ lies under it, 10♠ is wanted), no
     # reserve pile is empty, no reserve card can move: the 10♠ at the waste's bottom is lost
