@@ -110,7 +110,7 @@ RATES: tuple[WinRate, ...] = (
             greedy_command="patience study teppich --variant waste -o fill_from=stock --players greedy --deals 1000000",
             greedy_deals=1_000_000),
     WinRate("faecher", "Der Fächer (two passes)", "patience study faecher --deals 10000",
-            10_000, 9_972, 24, 4, 3_614, variants=("standard", "with-undo"),
+            10_000, 9_988, 12, 0, 3_614, variants=("standard", "with-undo"),
             hint_command="patience study faecher --deals 1000 --players solver,hint", hint_deals=1_000, hint_won=1_000),
     WinRate("faecher", "Der Fächer, one pass", "patience study faecher --variant one-pass --deals 2000",
             2_000, 622, 1_378, 0, 5, variants=("one-pass",)),
