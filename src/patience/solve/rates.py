@@ -113,7 +113,7 @@ RATES: tuple[WinRate, ...] = (
             10_000, 9_988, 12, 0, 3_614, variants=("standard", "with-undo"),
             hint_command="patience study faecher --deals 1000 --players solver,hint", hint_deals=1_000, hint_won=1_000),
     WinRate("faecher", "Der Fächer, one pass", "patience study faecher --variant one-pass --deals 2000",
-            2_000, 622, 1_378, 0, 5, variants=("one-pass",)),
+            2_000, 672, 1_328, 0, 5, variants=("one-pass",)),
     WinRate("reloaded", "Solitaire Reloaded (thoughtful Klondike draw-one)", "patience study reloaded --deals 1000",
             1_000, 892, 105, 3, 120, variants=("5min", "10min", "untimed"),
             hint_command="patience study reloaded --first-seed 900001 --deals 1000 --players solver,greedy,hint",
