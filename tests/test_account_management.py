@@ -22,9 +22,9 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from helpers import FakeTime, TestClient
+from patience.server.identity import SESSION_COOKIE
 from patience.server.storage.roles import closed_name
 from patience.server.storage.store import AuthSessionRow, MatchRow, PasswordResetRow, RatingRow, UserNameRow, UserRow
-from patience.server.web.identity import SESSION_COOKIE
 from test_server_duel import FAST_HASH, PASSWORD, browser, csrf, person, post, running
 
 NEW_PASSWORD = "purple staple orbit"

@@ -101,7 +101,7 @@ def test_the_server_finds_its_names_in_the_table() -> None:
             wrong.append(f"{where}: only {family.owner} writes {family.pattern}")
     assert wrong == []
     # the sign-in names are the accounts' own
-    assert {"rate:signin:{address}", "lock:signin:{address}"} <= names_by_module["patience.server.accounts"]
+    assert {"rate:signin:{address}", "lock:signin:{address}"} <= names_by_module["patience.server.accounts.service"]
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f"{f.kind}:{f.pattern}")

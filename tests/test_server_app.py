@@ -22,9 +22,9 @@ from starlette.websockets import WebSocketDisconnect
 from helpers import FakeTime, TestClient, at_a_scripts_pace, mentioned_cards
 from patience.games import DRAW, REDEAL, get_game
 from patience.server import create_app
+from patience.server.identity import COOKIE
 from patience.server.live import OUTBOX_LIMIT, Connection
 from patience.server.solo.hub import Hub, LiveGame
-from patience.server.web.identity import COOKIE
 from patience.server.web.pages import WEB_DIR
 from patience.solve import winnable
 
@@ -375,7 +375,7 @@ def test_a_page_that_comes_back_gets_what_it_missed(client: TestClient) -> None:
 
 def test_a_page_that_missed_too_much_gets_the_whole_game(client: TestClient,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("patience.server.solo.hub.KEEP_EVENTS", 2)
+    monkeypatch.setattr("patience.server.solo.game.KEEP_EVENTS", 2)
     with client.websocket_connect("/ws") as ws:
         d = new_game(ws, "reloaded", seed="13")
         for ack in range(1, 6):

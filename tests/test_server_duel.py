@@ -34,9 +34,9 @@ from patience.rng import is_deal_key
 from patience.server import create_app
 from patience.server.arena import Arena, LiveMatch
 from patience.server.arena.matches import COUNTDOWN_SECONDS
+from patience.server.identity import SESSION_COOKIE
 from patience.server.storage.league import finish_match, insert_match
 from patience.server.storage.store import ChallengeRow, MatchMoveRow, MatchRow, SigninFailureRow, UserRow
-from patience.server.web.identity import SESSION_COOKIE
 from patience.session import ManualClock
 
 FAST_HASH = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)  # argon2id, cheap for tests
@@ -354,7 +354,7 @@ def test_pairing_prefers_the_closest_rating(app: Any, monkeypatch: pytest.Monkey
     start = middle.until(lambda m: m["t"] == "duel")["d"]
     assert [p["name"] for p in start["players"]] == ["Strong", "Middle"]  # 340 away, closer than 360
     assert [p["rating"] for p in start["players"]] == [1900, 1560]
-    assert [ids[user] for user in app.state.test_portal.call(arena_of(app).waiting, FORMAT)] == [weak]
+    assert [ids[user] for user in app.state.test_portal.call(arena_of(app).lobby.waiting, FORMAT)] == [weak]
     fake_time.t += 100  # after long enough, anyone: the last two are paired by the lobby's clock
     solo = Page(person(app, "late"))
     ids[solo.client.get("/api/me").json()["user"]["id"]] = solo

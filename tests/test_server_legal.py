@@ -15,7 +15,7 @@ import pytest
 from helpers import FakeTime, TestClient
 from patience.games import DRAW, REDEAL, Move, State
 from patience.server import create_app
-from patience.server.web.identity import COOKIE
+from patience.server.identity import COOKIE
 from test_server_app import hub_of, new_game, recv, reply_to, send
 from test_server_duel import app, arena_of, finish, pair, seeds  # noqa: F401 - fixtures of the duel tests
 

@@ -19,7 +19,8 @@ import pytest
 import uvicorn
 from websockets.sync.client import connect
 
-from patience.server.transport.listener import OVERLOADS, GuardedH11, GuardedLoop, HeaderGate
+from patience.server.transport.door import OVERLOADS, GuardedLoop
+from patience.server.transport.listener import GuardedH11, HeaderGate
 
 
 class QuickGuard(GuardedH11):

@@ -15,7 +15,7 @@ from patience.record import replay
 from patience.session import ManualClock, Session
 from patience.solve import Budget, SolverError, Status, solve, solve_deal
 from patience.solve.carpet import exact_rate, playout
-from patience.solve.faecher import FanProblem
+from patience.solve.faecher import FanProblem, solve_faecher
 from patience.solve.klondike import KlondikeProblem, is_safe
 from patience.solve.search import depth_first
 
@@ -246,6 +246,105 @@ def test_faecher_endgames_agree_with_a_plain_search(seed: int) -> None:
         assert got is (Status.WON if truth else Status.UNWINNABLE), str(state)
         decided += 1
     assert decided >= 6
+
+
+def small_faecher(rng: random.Random, low: int) -> Faecher:
+    """A Der Fächer position with few cards left (each suit's foundation ``low``..12 high): four
+    reserve piles built down, some fan cards, the rest in the talon on its last pass. Mostly a
+    reserve top has the two cards below it in the fan and the two below those on the waste's top,
+    the higher one last: the position of a solver that missed J♣ and 10♣ onto Q♣, then 9♣."""
+    position = Faecher.deal(1).position()
+    piles = position["piles"]
+    free: set[tuple[int, int]] = set()  # (suit, order) with order 0 for the 2
+    for suit, name in enumerate(("fs", "fh", "fd", "fc")):
+        height = rng.randint(low, 12)
+        piles[name] = [CARDS[suit * 13 + rank - 1].text for rank in FAN_SEQUENCE[:height]]
+        free.update((suit, order) for order in range(height, 13))
+    fan: list[tuple[int, int]] = []
+    waste_top: list[tuple[int, int]] = []
+    reserves: list[list[tuple[int, int]]] = []
+    runs = sorted(c for c in free if all((c[0], c[1] - j) in free for j in range(5)))
+    if runs and rng.random() < 0.8:
+        suit, order = rng.choice(runs)
+        fan += [(suit, order - 1), (suit, order - 2)]
+        waste_top += [(suit, order - 4), (suit, order - 3)]
+        pile = [(suit, order)]
+        while (suit, pile[0][1] + 1) in free and rng.random() < 0.5:
+            pile.insert(0, (suit, pile[0][1] + 1))
+        reserves.append(pile)
+        free -= {*fan, *waste_top, *pile}
+    while len(reserves) < 4 and free:
+        suit, order = rng.choice(sorted(free))
+        pile = []
+        while (suit, order) in free:
+            free.discard((suit, order))
+            pile.append((suit, order))
+            if rng.random() < 0.3:
+                break
+            order -= 1
+        reserves.append(pile)
+    rest = sorted(free)
+    rng.shuffle(rest)
+    fan += [rest.pop() for _ in range(rng.randint(0, min(9 - len(fan), len(rest))))]
+    cut = rng.randint(0, len(rest))
+
+    def texts(cards: list[tuple[int, int]]) -> list[str]:
+        return [CARDS[suit * 13 + FAN_SEQUENCE[order] - 1].text for suit, order in cards]
+
+    for i in range(9):
+        piles[f"v{i + 1}"] = []
+    for i, card in zip(rng.sample(range(9), len(fan)), fan, strict=True):
+        piles[f"v{i + 1}"] = texts([card])
+    for k in range(4):
+        piles[f"r{k + 1}"] = texts(reserves[k]) if k < len(reserves) else []
+    piles["s"] = [t.lower() for t in texts(rest[:cut])]
+    piles["w"] = texts(rest[cut:] + waste_top)
+    position["counters"] = {"passes": 2}
+    return Faecher.from_position(position)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_faecher_small_positions_agree_with_a_plain_search(seed: int) -> None:
+    # the Python reference and the compiled core both; the planted fan cards found the missed chains
+    rng = random.Random(seed)
+    decided = 0
+    for _ in range(200):
+        state = small_faecher(rng, 5)
+        truth = plain_search(state, 50_000)
+        if truth is None:
+            continue
+        for core in (True, False):
+            got, line = solve_faecher(state, Budget(seconds=None, nodes=200_000), core=core)
+            assert got.status is (Status.WON if truth else Status.UNWINNABLE), (core, str(state))
+            if truth:
+                after = state.copy()
+                for move in line:
+                    after.push(move)
+                assert after.is_won()
+        decided += 1
+    assert decided >= 190
+
+
+def test_faecher_fan_cards_chained_onto_a_reserve_pile() -> None:
+    # deal 7 after the first 71 moves of a line the solver once found and a draw: J♣ and 10♣ from
+    # the fan onto the reserve's Q♣, then the waste's 9♣ onto them win; a fan card went to a
+    # reserve pile only to take a talon card or a pile itself, and the position was called lost
+    text = ("faecher | fs:2S,3S,4S,5S,6S,7S fh:2H,3H fd:2D,3D,4D,5D,6D,7D,8D fc:2C,3C,4C,5C,6C "
+            "v1:JH v2:- v3:JC v4:10C v5:QS v6:AH v7:- v8:10H v9:JS r1:AC r2:QD r3:QC r4:9H,8H,7H,6H,5H "
+            "s:9d,8c,7c,kh,ks,kc,10s,8s,qh,10d,jd w:AS,KD,AD,9S,4H,9C passes=2")
+    state = Faecher.from_position(parse_position_text(text))
+    solution = solve(state, Budget(seconds=None, nodes=1_000_000))
+    assert_replays(solution)
+    assert [str(m) for m in solution.moves[:3]] == ["v3>r3", "v4>r3", "w>r3"]
+    python, line = solve_faecher(state, Budget(seconds=None, nodes=1_000_000), core=False)
+    assert python.status is Status.WON and line == solution.moves
+
+
+def test_faecher_deals_the_single_card_rule_called_unwinnable_are_won() -> None:
+    # of seeds 1..10,000 the rule that took one fan card at a time called these 13 unwinnable (25 in
+    # all); each is won by a line the session replays
+    for seed in (1477, 2185, 2631, 4130, 4196, 5396, 6000, 6187, 6262, 6573, 7671, 7777, 9376):
+        assert_replays(solve_deal("faecher", seed, {}, Budget(seconds=None, nodes=1_000_000)))
 
 
 def test_faecher_hand_made_loss() -> None:

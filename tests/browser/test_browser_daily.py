@@ -122,6 +122,10 @@ def test_a_new_account_is_told_in_german_on_a_phone_that_it_plays_a_practice_dea
     page.keyboard.press("Enter")
     page.wait_for_url(f"{base_url}/play?*")
     page.wait_for_selector(".card.up")
+    game_url = page.url
+    # the table says it is the practice deal, not the day's deal (whose label it would otherwise share)
+    which = page.locator("#variant-name .which")
+    expect(which).to_have_text(re.compile(r"^Übungsblatt \d{4}-\d{2}-\d{2}$"))
     page.goto(f"{base_url}/daily?game=reloaded")
     expect(page.locator("#daily-play")).to_have_text("Dein Übungsblatt fortsetzen")
     expect(page.locator("#rows tr", has_text=name)).to_have_count(0)  # on no board
@@ -129,5 +133,10 @@ def test_a_new_account_is_told_in_german_on_a_phone_that_it_plays_a_practice_dea
     expect(page.locator("#daily-practice")).to_have_text("Smazzata di prova")
     page.locator("#nav .langs button[data-lang=en]").click()
     expect(page.locator("#daily-practice-why")).to_contain_text("practice deal of your own, on no leaderboard")
+    page.goto(game_url)  # back at the table, in English and then in Italian
+    expect(which).to_have_text(re.compile(r"^Practice deal \d{4}-\d{2}-\d{2}$"))
+    page.locator("#menu-btn").click()
+    page.locator("#langs button[data-lang=it]").click()
+    expect(which).to_have_text(re.compile(r"^Smazzata di prova \d{4}-\d{2}-\d{2}$"))
     assert not errors, errors
     context.close()

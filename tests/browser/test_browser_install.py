@@ -23,11 +23,8 @@ def context(browser: Any) -> Any:
     errors: list[str] = []
     context.on("page", lambda p: p.on("pageerror", lambda exc: errors.append(str(exc))))
     context.set_default_timeout(15_000)
-    context.outage = False  # a test that takes the server away may see a fetch in flight fail, and only that
     yield context
     context.close()
-    if context.outage:
-        errors = [e for e in errors if e != "Failed to fetch"]
     assert not errors, f"errors in the page: {errors}"
 
 
@@ -161,7 +158,6 @@ def test_the_offline_page_comes_back_by_itself_when_the_server_does(context: Any
     """The server goes away while the network stays up (the browser's "online" event never comes): the offline
     page asks the server again by itself and shows the page as soon as the server answers, with no click."""
     proxy = Proxy(base_url)
-    context.outage = True
     try:
         page = context.new_page()
         page.goto(proxy.url + PLAY)

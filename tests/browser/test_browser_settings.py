@@ -294,22 +294,50 @@ def test_an_opponent_found_in_a_background_tab(context_of: Any, base_url: str, s
     assert bruno.evaluate("typeof window.__shown") == "undefined"
 
 
+# what the page does with its audio, said on its console: an AudioContext made (and its state then), the cards
+# dealt. Before the first gesture the test watches the page only through its console: every query of
+# Playwright's (a selector waited for, an evaluation) runs in Chromium as a user gesture (DevTools'
+# Runtime.callFunctionOn with userGesture), which gives the page the browser's user activation; a sound due
+# after one (the deal's, when the game comes after the query on a loaded machine) then rightly starts the audio.
+WATCH_AUDIO = """
+(() => {
+  const Real = window.AudioContext;
+  if (Real) {
+    window.AudioContext = class extends Real {
+      constructor(...args) { super(...args); console.log(`audio context made: ${this.state}`); }
+    };
+  }
+  new MutationObserver((_, watch) => {
+    if (!document.querySelector(".card.up")) return;
+    watch.disconnect();
+    console.log("cards up");
+  }).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ["class"] });
+})();
+"""
+
+
 def test_audio_starts_on_the_first_gesture_not_before(context: Any) -> None:
     """With sounds on, a game page starts no audio before the player's first gesture (the browser would refuse
     it, saying so in the console), and the first gesture starts it: the move's sound is heard."""
     context.add_init_script("try { localStorage.setItem('patience.sound', '1'); } catch {}")  # not on about:blank
     context.add_init_script(COUNT_NOTES)
+    context.add_init_script(WATCH_AUDIO)
     said: list[str] = []
     context.on("console", lambda message: said.append(message.text))
-    page = open_play(context)
-    duel = context.new_page()
+    page = context.new_page()
+    heard: list[str] = []
+    page.on("console", lambda message: heard.append(message.text))
+    with page.expect_console_message(lambda message: message.text == "cards up"):
+        page.goto(context.base_url + PLAY)  # dealt: the deal's sound was due (before the cards were drawn)
+    duel = context.new_page()  # another page of the site, used meanwhile, is no gesture on this one
     duel.goto(context.base_url + "/duel")
     expect(duel.locator("#nav")).not_to_be_empty()
-    assert page.evaluate("async () => (await import('/static/js/sound.js')).audioState()") == "none"
+    assert not [text for text in heard if text.startswith("audio context made")], heard
     page.locator('.slot[data-pile="s"]').click(force=True)
     expect(page.locator('.card[data-pile="w"]')).to_have_count(1)
     page.wait_for_function("window.__notes >= 1")
     assert page.evaluate("async () => (await import('/static/js/sound.js')).audioState()") == "running"
+    assert len([text for text in heard if text.startswith("audio context made")]) == 1  # made by the gesture
     assert not [text for text in said if "AudioContext" in text], said
 
 

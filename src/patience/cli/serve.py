@@ -85,7 +85,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from patience.server.app import DB_FILE, app_from_env, create_app, default_data_dir
     from patience.server.logs import log_config
     from patience.server.storage.store import ArenaLock, Store, StoreError, safe_url, sqlite_url
-    from patience.server.transport.listener import GuardedLoop, HeaderGate
+    from patience.server.transport.door import GuardedLoop
+    from patience.server.transport.listener import HeaderGate
 
     url = args.database_url or os.environ.get(DATABASE_URL_ENV) or None
     redis_url = args.redis_url or os.environ.get(REDIS_URL_ENV) or None
@@ -159,7 +160,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {"fd": listening.fileno(), "ws_max_size": MAX_MESSAGE, "log_level": args.log_level,
                                "log_config": log_config(args.log_format, args.log_level),
                                "ws_ping_interval": PING_SECONDS, "ws_ping_timeout": PING_SECONDS,
-                               # connection caps and a header time limit (patience.server.transport.listener)
+                               # connection caps and a header time limit (patience.server.transport.door and .listener)
                                # (a trusted proxy's address is held by the cap in all only)
                                "loop": functools.partial(GuardedLoop, proxies=args.forwarded_allow_ips),
                                "http": HeaderGate, "h11_max_incomplete_event_size": 16 * 1024,

@@ -1,16 +1,24 @@
-"""The web app, wired in one place: its routes, the services it starts and stops, its middleware.
+"""The web app, wired in one place: its routes, the services it makes and ties together, starts and stops,
+its middleware.
 
 The server is rooms that only look down (see docs/scaling.md):
 
-- ``web/`` — HTTP: the pages, the account forms, the JSON API; ``transport/`` — the play socket
-  (one websocket per page: messages in, the services' answers out);
-- ``solo/`` — solo games (versions, acks, the clock, saving, hints); ``arena/`` — duels (the
+- ``web/`` — HTTP: the pages, the account forms, the JSON API; ``transport/`` — the door (caps on
+  connections, time limits) and the play socket (one websocket per page: messages in, routed to the
+  solo games or the arena, the services' answers out);
+- ``solo/`` — solo games (versions, acks, the clock, saving, hints, fair play); ``arena/`` — duels (the
   lobby and its pools, challenges, live matches and their move log, the private deal stock);
-  ``accounts`` — sign-up and sign-in; ``live`` — what both kinds of play share (a game's clock,
+  ``accounts/`` — sign-up and sign-in; ``live`` — what both kinds of play share (a game's clock,
   a player's connection); ``analysis`` — finished games analysed by worker processes from a queue in the database;
 - ``bus/`` — what the processes of one arena share (in memory, or Redis); ``storage/`` — the
-  database (SQLAlchemy, the duel tables, the Alembic migrations);
-- ``protocol`` and ``explain`` — the messages and the reasons, which every room may use.
+  database (SQLAlchemy: the schema, the engine, each room's statements, the Alembic migrations);
+- ``protocol``, ``explain`` and ``identity`` — the messages, the reasons and who a request comes from,
+  which every room may use.
+
+Each service gets what it needs when it is made: a room declares what it needs of another as a protocol
+class (:class:`patience.server.arena.apart.Resumes`, the arena's rooms'), and where a lower room must tell a
+higher one (the hub: a game of Play now ended; fair play: an account marked), the two share a
+:class:`patience.server.signals.Signal` made here first: the lower says, the higher hears.
 
 >>> [route.path for route in create_app(database_url="sqlite://").routes]  # doctest: +NORMALIZE_WHITESPACE
 ['/', '/play', '/duel', '/account', '/profile', '/leaderboard', '/daily', '/playnow', '/tournament', '/match',
@@ -51,6 +59,7 @@ from patience.server.arena.daily import DailyDeals
 from patience.server.arena.dealstock import DealStock
 from patience.server.bus import make_bus, stop_tasks
 from patience.server.logs import LogContext
+from patience.server.signals import Signal
 from patience.server.solo import Hub
 from patience.server.solo.fairplay import FairPlay
 from patience.server.storage.store import ArenaLock, Store, sqlite_url
@@ -150,21 +159,22 @@ def create_app(
             if not bus.shared and store.engine.dialect.name == "sqlite":
                 await _answer_backups(stack, store, lock)  # patience backup while it runs
             writer = GroupWriter(store)  # one group commit for the moves of solo games and duels
-            hub = Hub(store, now=now, writer=writer, bus=bus)
-            await hub.start()
             accounts = await anyio.to_thread.run_sync(
-                lambda: Accounts(store, bus=bus, now=wall, hasher=password_hasher))
+                lambda: Accounts(store, bus=bus, now=wall, hasher=password_hasher, mailer=mailer,
+                                 public_url=public_url or ""))
             await accounts.start()
-            accounts.mailer, accounts.public_url = mailer, public_url or ""
             deals = DealStock(store, deal_stock)
-            arena = Arena(store, bus, now=now, wall=wall, deals=deals, writer=writer, hashing=accounts.hashing)
+            # words a room says and the arena above hears: a game of Play now ended (its match may be
+            # complete), an account marked (what it had open closes, on every process)
+            game_ends: Signal[str] = Signal("game_ends")
+            marks: Signal[tuple[str, str]] = Signal("marks")
+            fairplay = FairPlay(store, states=marks)  # the evidence of rated games, analysed off the event loop
+            hub = Hub(store, now=now, writer=writer, bus=bus, fairplay=fairplay, ends=game_ends)  # the solo games
+            arena = Arena(store, bus, now=now, wall=wall, deals=deals, writer=writer, hashing=accounts.hashing,
+                          fairplay=fairplay, games=hub, marks=marks, game_ends=game_ends)
             await arena.start()
-            hub.on_ended = arena.playnow.game_ended  # a game of Play now ended: its match may be complete
-            fairplay = FairPlay(store)  # the evidence of rated games, analysed off the event loop
-            hub.fairplay = arena.owned.fairplay = fairplay
-            fairplay.on_state = arena.on_fairplay  # a mark closes what the account had open, on every process
+            await hub.start()
             app.state.fairplay = fairplay
-            arena.playnow.resume = hub.resume
             app.state.store = store
             app.state.hub = hub
             app.state.accounts = accounts
@@ -184,6 +194,7 @@ def create_app(
             try:
                 yield
             finally:
+                await fairplay.stop()  # its game in analysis finished first: no database work after the stop
                 await stop_tasks(tasks)  # each ends, even one whose cancellation a bus command lost
                 await arena.stop()
                 hub.tick()

@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
 import patience.server.figures as figures
-from patience.server.accounts import User
+from patience.server.identity import User
 from patience.server.protocol import ErrorMsg, Why, encode
 from patience.session import ManualClock
 
-__all__ = ["OUTBOX_BYTES", "OUTBOX_LIMIT", "Connection", "GameClock", "Now", "Peer"]
+__all__ = ["OUTBOX_BYTES", "OUTBOX_LIMIT", "Connection", "GameClock", "Now", "Peer", "Shown"]
 
 Now = Callable[[], float]
 
@@ -42,6 +42,16 @@ class GameClock(ManualClock):
         self._live_from = self._real()
 
 
+class Shown(Protocol):
+    """What a page shows, as this room sees it: a solo game (:class:`patience.server.solo.hub.LiveGame`) or
+    a duel (:class:`patience.server.arena.matches.LiveMatch` owned here, or
+    :class:`patience.server.arena.nodes.RemoteMatch` owned by another process). The service that put it
+    there tells which by its class."""
+
+    @property
+    def id(self) -> str: ...
+
+
 class Peer:
     """Whoever a match or a game answers: a page's connection here, or one on another server process
     (:class:`patience.server.arena.nodes.RemotePeer`). ``id`` names it among the arena's processes."""
@@ -50,6 +60,7 @@ class Peer:
         self.id = secrets.token_urlsafe(9)
         self.cid = "-"  # the page's client id: acks count per page
         self.side = 0  # the side of the match it plays
+        self.match: Shown | None = None  # the duel it plays or shows, if any
         self.dropped = False
 
     def send(self, data: bytes) -> None:
@@ -69,9 +80,8 @@ class Connection(Peer):
         super().__init__()
         self.browser = browser
         self.address = "?"  # where the page connects from (the budgets of an address count it)
-        self.game: Any = None  # the solo game this page shows (a patience.server.solo.LiveGame), if any
+        self.game: Shown | None = None  # the solo game this page shows, if any
         self.user: User | None = None  # the signed-in account, if any (duels need one)
-        self.match: Any = None  # the duel this page shows (patience.server.arena), if any
         self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.queued_bytes = 0  # of the messages in the outbox (the transport takes them off as it sends)
         self._on_overflow = on_overflow

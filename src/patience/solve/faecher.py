@@ -17,8 +17,26 @@ What the search leaves out, and why that loses nothing:
   above its bottom card, which frees the pile: that is one move here ("relocate"), made of
   single moves through the empty piles (up to ``2**empty`` cards, as with towers).
 - A fan card is always at hand, so it goes to a reserve pile only to take a card there at
-  once: a talon card one below it, or a pile whose bottom card is one below it (which frees
-  that pile). Doing it earlier only ties up the pile.
+  once, or to take another fan card that then does. Take a winning line in which the fan
+  card c goes to pile p, and the first later move that puts a card on c or takes c off. The
+  moves in between leave pile p alone (c lies on its top) and do not need c where it is, so
+  they can be played first, with c still in the fan (p then shows the empty place or the card
+  one above c that c went onto, which they did not use either), and c goes to p just before
+  that move. If the move takes c off (to the foundation, onto another card one above it, to
+  an empty pile), c could go there from the fan instead. So the move puts the card one below
+  c on it, and that card is a talon card; or a reserve card, which is its pile's bottom
+  (piles build down in suit and c was not in one), so the move carries that pile onto c
+  (single moves through the empty piles, as above) and frees it; or the fan card one below
+  c, to which the same holds in turn. So a fan move is a chain of fan cards, each one below
+  the last, that ends in a talon card or a pile one below the chain's last card, all at
+  once. (Taking only chains of one card called won deals lost: J♣ and 10♣ from the fan onto
+  a reserve Q♣, then the waste's 9♣ onto them.) A chain put on an empty pile only to carry
+  a pile onto it is left out: the pile with the chain beneath it can do nothing that the
+  pile alone with the chain's cards kept in the fan cannot (where the pile is carried onto
+  the card one above the chain, the chain goes there from the fan first; where the chain's
+  cards come uncovered, they are played from the fan instead; and the empty piles are as
+  many), and that is the position before the move, from which each move after it has its
+  counterpart (a chain one longer where that pile is carried onto a card of the fan).
 - Turning the talon does not branch: a move names the talon card it plays and turns the
   talon as far as needed, with at most one redeal (a card reached through a second redeal
   is reached through the first with a pass to spare).
@@ -54,7 +72,7 @@ _REDEAL_COST = 100  # a card reached after the redeal sorts after every card of 
 
 # The kinds of abstract moves:
 #   ("talon", draws, redeal, draws_after, target)   turn the talon, play the waste's top
-#   ("fan", place, target, then)                     a fan card to a pile, then `then` onto it
+#   ("fan", places, target, then)                    fan cards to a pile, each onto the last, then `then`
 #   ("relocate", pile, onto)                         carry a whole pile onto another
 # where target is a reserve index or _F, and `then` is ("talon", d, redeal, d2) or ("relocate", q).
 _TO_FOUNDATION, _RELOCATE, _ONTO, _FAN_BASE, _TO_EMPTY = range(5)
@@ -156,11 +174,12 @@ class FanProblem:
                         add((rank(_ONTO, dist), ("talon", d, redeal, d2, k)))
             if first_empty != _NONE:
                 add((rank(_TO_EMPTY, dist, empty=True), ("talon", d, redeal, d2, first_empty)))
-        # fan cards as a base for a card one below, taken at once
+        # fan cards as a base for a card one below, taken at once: a chain of fan cards, each
+        # one below the last, then a talon card or a pile one below the chain's last card
+        in_fan = {card: i for i, card in enumerate(self.fan) if card != _NONE}
         for i, card in enumerate(self.fan):
             if card == _NONE or card % 13 == 0:
                 continue
-            below = card - 1
             fit = _NONE
             if card % 13 != 12:
                 for k in range(4):
@@ -169,15 +188,23 @@ class FanProblem:
             for slot in (fit, first_empty):
                 if slot == _NONE:
                     continue
-                for c2, d, redeal, d2 in reach:
-                    if c2 == below:
-                        dist = d2 + _REDEAL_COST if redeal else d
-                        add((rank(_FAN_BASE, dist, slot != fit, True), ("fan", i, slot, ("talon", d, redeal, d2))))
-                if slot == fit:
-                    for q in range(4):
-                        pile = res[q]
-                        if q != fit and pile and pile[0] == below and len(pile) <= capacity:
-                            add((rank(_RELOCATE, 0, False, True), ("fan", i, slot, ("relocate", q))))
+                places = (i,)
+                below = card - 1
+                while True:
+                    for c2, d, redeal, d2 in reach:
+                        if c2 == below:
+                            dist = d2 + _REDEAL_COST if redeal else d
+                            add((rank(_FAN_BASE, dist, slot != fit, True),
+                                 ("fan", places, slot, ("talon", d, redeal, d2))))
+                    if slot == fit:
+                        for q in range(4):
+                            pile = res[q]
+                            if q != fit and pile and pile[0] == below and len(pile) <= capacity:
+                                add((rank(_RELOCATE, 0, False, True), ("fan", places, slot, ("relocate", q))))
+                    if below % 13 == 0 or below not in in_fan:
+                        break
+                    places += (in_fan[below],)
+                    below -= 1
         items.sort(key=_FIRST)
         return [m for _, m in items]
 
@@ -188,11 +215,12 @@ class FanProblem:
         if kind == "talon":
             self._talon(move[1], move[2], move[3], move[4])
         elif kind == "fan":
-            _, i, target, then = move
-            self.res[target].append(self.fan[i])
-            self.fan[i] = _NONE
-            if self.log is not None:
-                self.log.append(Move(FAN[i], RESERVES[target]))
+            _, places, target, then = move
+            for i in places:
+                self.res[target].append(self.fan[i])
+                self.fan[i] = _NONE
+                if self.log is not None:
+                    self.log.append(Move(FAN[i], RESERVES[target]))
             if then[0] == "talon":
                 self._talon(then[1], then[2], then[3], target)
             else:

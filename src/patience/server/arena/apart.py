@@ -30,8 +30,8 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import anyio
 
@@ -67,17 +67,24 @@ class PlayNowRefused(BadInputError):
         self.code = code
 
 
+class Resumes(Protocol):
+    """What Play now needs of the solo games' hub (:class:`patience.server.solo.hub.Hub`)."""
+
+    async def resume(self, game_id: str) -> bool:
+        """Bring game ``game_id`` back to run on this process (its clock then ends it); True if it was."""
+
+
 class PlayNow:
     """Starts the games of Play now, completes its matches and tells their players."""
 
     def __init__(self, store: Store, bus: Bus, deals: DealStock, peers: dict[str, Connection], *,
-                 wall: Callable[[], float] = time.time) -> None:
+                 wall: Callable[[], float] = time.time, games: Resumes | None = None) -> None:
         self.store = store
         self.bus = bus
         self.deals = deals
         self.peers = peers  # this process's pages of the arena: told when a result comes in
         self.wall = wall
-        self.resume: Callable[[str], Awaitable[bool]] | None = None  # the hub's: bring a game back to run
+        self.games = games  # the solo games' hub: brings a stale game back to run
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
@@ -250,12 +257,12 @@ class PlayNow:
         for apart_id in await anyio.to_thread.run_sync(db.ready, engine):
             done += await self.complete(apart_id)
         resumed = 0
-        if self.resume is not None:
+        if self.games is not None:
             shortest = min(LIMITS)
             stale = await anyio.to_thread.run_sync(db.stale_games, engine, now_ms - (shortest + STALE_GRACE_S) * 1000)
             for key, game_id, dealt_ms in stale:
                 if dealt_ms < now_ms - (Format.from_key(key).limit_s + STALE_GRACE_S) * 1000:
-                    resumed += await self.resume(game_id)
+                    resumed += await self.games.resume(game_id)
         return {"expired": len(expired), "completed": done, "resumed": resumed}
 
     async def run(self, every: float = SWEEP_SECONDS) -> None:

@@ -25,6 +25,7 @@ from patience.errors import BadInputError
 from patience.games import get_game
 from patience.rng import new_deal_key
 from patience.server.arena.dealstock import DEFAULT_BUDGET_S, prove, solver_pool, take_deal
+from patience.server.marks import mark_of
 from patience.server.storage.daily import (
     DailyDeal,
     attempt_days,
@@ -38,7 +39,6 @@ from patience.server.storage.daily import (
     practice_key,
     start_attempt,
 )
-from patience.server.storage.fairplay import marked_category
 from patience.server.storage.league import frames
 from patience.server.storage.store import SavedGame, Store
 from patience.session import ManualClock, Session
@@ -182,7 +182,7 @@ class DailyDeals:
             return None
         if game_id is None and await anyio.to_thread.run_sync(entered, engine, user_id):
             return None
-        marked = await anyio.to_thread.run_sync(marked_category, engine, user_id)
+        marked = await mark_of(engine, user_id)
         saved = await anyio.to_thread.run_sync(self.store.load_game, game_id) if game_id else None
         return {"why": "marked" if marked is not None else "entry", "begun": saved is not None,
                 "outcome": saved.outcome if saved else None,

@@ -33,7 +33,7 @@ from patience.games import DRAW, REDEAL, get_game
 from patience.ladder import Change, attempted, effort_of
 from patience.ratings import Rating
 from patience.server.explain import why
-from patience.server.live import Connection, GameClock, Now, Peer
+from patience.server.live import GameClock, Now, Peer
 from patience.server.protocol import (
     DuelEvent,
     DuelMsg,
@@ -106,7 +106,7 @@ class LiveMatch:
         self.events: deque[tuple[bytes, bytes]] = deque()
         self.replies: OrderedDict[tuple[int, str, int], bytes] = OrderedDict()
         self.last_ack: dict[tuple[int, str], int] = {}
-        self.conns: tuple[set[Connection], set[Connection]] = (set(), set())
+        self.conns: tuple[set[Peer], set[Peer]] = (set(), set())  # the playing pages, here or elsewhere
         # a LiveGame per side draws that side's table and status exactly as a solo game's
         self.views = tuple(LiveGame(match.id, p.id, s, clock, match.format.variant_name, now)
                            for p, s in zip(match.players, match.sessions, strict=True))
@@ -169,7 +169,7 @@ class LiveMatch:
                         sides=[self.progress(0), self.progress(1)], starts_in=self.starts_in_ms(),
                         end=self.end if match.is_over else None)
 
-    def catch_up(self, conn: Connection, side: int, seen: int) -> None:
+    def catch_up(self, conn: Peer, side: int, seen: int) -> None:
         if 0 < seen <= self.version and seen + 1 >= self.first_version:
             for pair in list(self.events)[seen + 1 - self.first_version:]:
                 conn.send(pair[side])

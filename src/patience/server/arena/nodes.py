@@ -2,14 +2,16 @@
 
 Each live match has one owner node, which holds the match's lease and plays it: the engine,
 the clock, the move log, the versions. A page whose socket is on another node is a
-:class:`RemotePeer` at the owner: its intents come over the bus as :class:`Envelope` s and what
-the owner tells it goes back the same way. Every node listens on its own channel
-``node:NAME``; :class:`Outbound` publishes to those channels from one task, in order, and puts the
-messages for several pages of one node into one envelope when they queue up together.
+:class:`RemotePeer` at the owner: its intents come over the bus as envelopes and what the owner tells
+it goes back the same way. An envelope is one typed message per kind (:data:`Envelope`, a msgspec
+tagged union: its field ``kind`` names its class), decoded by type (:func:`read_envelopes`). Every node
+listens on its own channel ``node:NAME``; :class:`Outbound` publishes to those channels from one task,
+in order, and puts the messages for several pages of one node into one envelope when they queue up
+together.
 
 Nothing here needs a message to arrive: a page that missed something asks again by version, an
 intent sent again is answered once (its ack), and a node that sees no owner takes the match over
-from its log (:mod:`patience.server.arena.lobby`).
+from its log (:mod:`patience.server.arena.elsewhere`).
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ import msgspec
 from patience.server.bus import Bus
 from patience.server.live import Connection, Now, Peer
 
-__all__ = ["NODE_LEASE_SECONDS", "Envelope", "Nodes", "Outbound", "RemoteMatch", "RemotePeer", "channel_of",
-           "read_envelope", "unpacked"]
+__all__ = ["NODE_LEASE_SECONDS", "Act", "Envelope", "Join", "Joined", "Leave", "Many", "Matched", "Moved",
+           "Nodes", "Out", "Outbound", "Refused", "RemoteMatch", "RemotePeer", "Start", "Unwatch", "Watch",
+           "channel_of", "read_envelopes"]
 
 log = logging.getLogger("patience.server")
 
@@ -37,33 +40,106 @@ ALIVE_KEPT_SECONDS = 1.0  # how long an answer to "is that process alive?" is us
 PACK_MOST = 256  # envelopes in one message on the bus at most
 
 
-class Envelope(msgspec.Struct, frozen=True, omit_defaults=True):
-    """One message between nodes. ``k`` is its kind:
+class _Envelope(msgspec.Struct, frozen=True, omit_defaults=True, tag_field="kind"):
+    """One message between processes; its class is its kind (the field ``kind`` on the bus)."""
 
-    - ``out`` (owner → node): ``o``, pairs of (peer id, message for that page);
-    - ``join`` / ``act`` / ``leave`` (node → owner): page ``x`` of user ``u`` on node ``r`` joins
-      match ``m`` having seen version ``v`` (client id ``c``), sends intent ``d``, or leaves;
-    - ``joined`` / ``refused`` (owner → node): page ``x`` plays side ``s`` / may not join;
-    - ``matched`` (any → node): page ``x`` has a new match ``m``: join it;
-    - ``moved`` (old owner → node): match ``m`` is no longer played by the sender: page ``x`` joins
-      it again wherever it is now;
-    - ``start`` (pairer → node): make a match of the two players in ``d`` (the pool's format in
-      ``m``), owned by the node that receives it, one of whose pages plays in it;
-    - ``many`` (any → node): the envelopes ``n``, in order (what queued up for one node together
-      goes in one message on the bus).
-    """
 
-    k: str
-    m: str = ""
-    x: str = ""
-    r: str = ""
-    u: str = ""
-    s: int = 0
-    c: str = "-"
-    v: int = 0
-    d: str = ""
-    o: list[tuple[str, str]] = []
-    n: list[Envelope] = []
+class Out(_Envelope, tag="out", frozen=True):
+    """Owner → process: messages for its pages, in order, as (page id, message) pairs."""
+
+    messages: list[tuple[str, str]]
+
+
+class Join(_Envelope, tag="join", frozen=True):
+    """Process → owner: page ``page`` of ``user`` on process ``node`` joins ``match`` having seen version
+    ``seen`` (its client id ``cid``)."""
+
+    match: str
+    page: str
+    node: str
+    user: str
+    cid: str = "-"
+    seen: int = 0
+
+
+class Act(_Envelope, tag="act", frozen=True):
+    """Process → owner: page ``page`` on process ``node`` sends ``intent`` (a protocol message, encoded)
+    about ``match``."""
+
+    match: str
+    page: str
+    node: str
+    intent: str
+    cid: str = "-"
+
+
+class Leave(_Envelope, tag="leave", frozen=True):
+    """Process → owner: page ``page`` no longer shows ``match``."""
+
+    match: str
+    page: str
+
+
+class Joined(_Envelope, tag="joined", frozen=True):
+    """Owner → process: page ``page`` plays ``side`` of the match it joined."""
+
+    page: str
+    side: int
+
+
+class Refused(_Envelope, tag="refused", frozen=True):
+    """Owner → process: page ``page`` may not play the match it joined (or plays it no more)."""
+
+    page: str
+
+
+class Matched(_Envelope, tag="matched", frozen=True):
+    """Any → process: page ``page`` has a new match ``match``: it joins it."""
+
+    match: str
+    page: str
+
+
+class Moved(_Envelope, tag="moved", frozen=True):
+    """Old owner → process: ``match`` is no longer played by the sender: page ``page`` joins it again
+    wherever it is played now."""
+
+    match: str
+    page: str
+
+
+class Start(_Envelope, tag="start", frozen=True):
+    """Pairer → process: make a match in ``format`` (a pool's key) of the two players of ``sides``, each
+    (user id, their entry in the pool), owned by the process that receives it, where one of them plays."""
+
+    format: str
+    sides: list[tuple[str, str]]
+
+
+class Watch(_Envelope, tag="watch", frozen=True):
+    """Process → owner: page ``page`` on process ``node`` watches ``match``."""
+
+    match: str
+    page: str
+    node: str
+
+
+class Unwatch(_Envelope, tag="unwatch", frozen=True):
+    """Process → owner: page ``page`` no longer watches ``match``."""
+
+    match: str
+    page: str
+
+
+Envelope = Out | Join | Act | Leave | Joined | Refused | Matched | Moved | Start | Watch | Unwatch
+"""Every kind of message between processes."""
+
+
+class Many(_Envelope, tag="many", frozen=True):
+    """Any → process: several envelopes, in order (what queued up for one process together goes in one
+    message on the bus)."""
+
+    envelopes: list[Envelope]
 
 
 class _Ack(msgspec.Struct, frozen=True):
@@ -76,20 +152,23 @@ class _Answer(msgspec.Struct):
 
 _ACKED = msgspec.json.Decoder(_Answer)
 _ENCODER = msgspec.json.Encoder()
-_DECODER = msgspec.json.Decoder(Envelope)
+_DECODER = msgspec.json.Decoder(Envelope | Many)
+_unreadable = 0  # messages on the bus that were no envelope (said once in the log)
 
 
-def read_envelope(data: bytes) -> Envelope | None:
+def read_envelopes(data: bytes) -> list[Envelope]:
+    """The envelopes of one message on the bus, in order (a :class:`Many` holds several). A message that is
+    none (a process of another version, during a rolling restart) is dropped: logged the first time only."""
+    global _unreadable
     try:
-        return _DECODER.decode(data)
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        log.warning("a message on the bus is not an envelope: %r", data[:80])
-        return None
-
-
-def unpacked(envelope: Envelope) -> list[Envelope]:
-    """The envelopes one message on the bus holds, in order (a ``many`` holds several)."""
-    return list(envelope.n) if envelope.k == "many" else [envelope]
+        envelope = _DECODER.decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        _unreadable += 1
+        if _unreadable == 1:
+            log.warning("a message on the bus is not an envelope (dropped, as are any more): %s: %r",
+                        exc, data[:80])
+        return []
+    return list(envelope.envelopes) if isinstance(envelope, Many) else [envelope]
 
 
 def channel_of(node: str) -> str:
@@ -135,15 +214,15 @@ class Outbound:
                 batch.append(item)
                 continue
             if batch:
-                envelopes.append(Envelope("out", o=batch))
+                envelopes.append(Out(batch))
                 batch = []
             if item is not None:
                 envelopes.append(item)
         for start in range(0, len(envelopes), PACK_MOST):
             pack = envelopes[start:start + PACK_MOST]
-            await self._publish(node, pack[0] if len(pack) == 1 else Envelope("many", n=pack))
+            await self._publish(node, pack[0] if len(pack) == 1 else Many(pack))
 
-    async def _publish(self, node: str, envelope: Envelope) -> None:
+    async def _publish(self, node: str, envelope: Envelope | Many) -> None:
         try:
             await self.bus.publish(channel_of(node), _ENCODER.encode(envelope))
             self.sent += 1
@@ -159,7 +238,6 @@ class RemotePeer(Peer):
         self.id = peer_id
         self.node = node
         self.user_id = user
-        self.match: object = None
         self._out = outbound
 
     def send(self, data: bytes) -> None:
@@ -192,7 +270,7 @@ class RemoteMatch:
     def detach(self, conn: Connection, outbound: Outbound) -> None:
         if conn in self.conns:
             self.conns.discard(conn)
-            outbound.send(self.owner, Envelope("leave", m=self.id, x=conn.id))
+            outbound.send(self.owner, Leave(self.id, conn.id))
 
 
 class Nodes:

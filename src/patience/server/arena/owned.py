@@ -22,8 +22,8 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 import anyio
 
@@ -32,7 +32,7 @@ from patience.errors import PatienceError
 from patience.rng import check_seed
 from patience.server.arena.dealstock import DealStock
 from patience.server.arena.matches import Intent, LiveMatch, MatchClock
-from patience.server.arena.nodes import Envelope, Nodes, Outbound
+from patience.server.arena.nodes import Matched, Nodes, Outbound
 from patience.server.arena.pools import MET_KEEP_SECONDS, Side, remember_met
 from patience.server.bus import Bus
 from patience.server.live import Connection, Now, Peer
@@ -50,7 +50,7 @@ from patience.server.storage.league import (
 from patience.server.storage.store import Store
 from patience.server.storage.writer import GroupWriter
 
-__all__ = ["LEASE_SECONDS", "OVER_KEEP_SECONDS", "OwnedMatches", "encode_error"]
+__all__ = ["LEASE_SECONDS", "OVER_KEEP_SECONDS", "OwnedMatches", "Pages", "encode_error", "list_live", "rebuild"]
 
 log = logging.getLogger("patience.server")
 
@@ -68,15 +68,60 @@ def encode_error(code: str, message: str) -> bytes:
     return encode(ErrorMsg(code, message, None))
 
 
+def rebuild(row: Any, names: dict[str, str], moves: list[MoveRow], now: Now, countdown: float) -> LiveMatch:
+    """A match as its row and move log say it stands (``names``: its players' names, by id)."""
+    fmt = Format(row.game, row.variant, row.limit_s)
+    players = (Player(row.player_a, names.get(row.player_a, "?"), parse_rating(row.rating_a)),
+               Player(row.player_b, names.get(row.player_b, "?"), parse_rating(row.rating_b)))
+    clock = MatchClock(now)
+    match = Match(row.id, fmt, check_seed(row.seed), row.nonce, clock, players, proved=bool(row.proved))
+    if match.commitment != row.commitment:
+        raise ValueError("the stored commitment does not match the stored deal")
+    live = LiveMatch(match, clock, now)
+    for move in moves:
+        live.replay_row(move)
+    # the clock goes on from the last logged moment: time while nobody played the match does not count
+    clock.set_ms(live.logged_ms)
+    if moves or countdown <= 0:
+        clock.go_live()
+    else:  # nothing logged yet: the players may not have seen the countdown through, so it starts again
+        clock.go_live_at(now() + countdown)
+    if match.is_over:
+        live.over_at = now()
+    return live
+
+
+async def list_live(bus: Bus, live: LiveMatch, at: float) -> None:
+    """List a match going on in the lobby (for spectators): its format and players, since ``at``."""
+    players = [{"id": p.id, "name": p.name, "rating": round(p.rating.rating), "provisional": p.rating.provisional}
+               for p in live.match.players]
+    info = {"id": live.id, "format": live.match.format.key, "players": players, "at": at}
+    await bus.hset("live_info", live.id, json.dumps(info).encode())
+
+
+class Pages(Protocol):
+    """What the matches owned here need of the rooms above them (the arena, :mod:`.routing`)."""
+
+    async def show(self, conn: Connection, match_id: str, seen: int) -> None:
+        """Put page ``conn`` of this process on match ``match_id`` (it has seen version ``seen``)."""
+
+    def lost(self, live: LiveMatch) -> None:
+        """The lease of ``live`` was lost: its pages, here and elsewhere, go on at its new owner."""
+
+    async def changed(self) -> None:
+        """Tell the lobby that a match began or ended."""
+
+
 class OwnedMatches:
     """The live matches of this process (``matches``, by id) with their leases.
 
-    ``pages`` are the pages of this process by id; the arena above sets ``show(conn, match_id, seen)``,
-    which puts one of them on a match, ``lost(live)``, called when the lease of a match was lost
-    (its pages go on at the new owner), and ``changed()``, which tells the lobby."""
+    ``pages`` are the pages of this process by id; ``above`` puts them on a match, follows a match whose
+    lease was lost and tells the lobby (:class:`Pages`); ``fairplay`` gets both players' evidence when a
+    match ends (None: nobody)."""
 
     def __init__(self, store: Store, bus: Bus, nodes: Nodes, out: Outbound, deals: DealStock, writer: GroupWriter,
-                 pages: dict[str, Connection], *, now: Now, wall: Now, countdown: float) -> None:
+                 pages: dict[str, Connection], above: Pages, *, now: Now, wall: Now, countdown: float,
+                 fairplay: FairPlay | None = None) -> None:
         self.store = store
         self.bus = bus
         self.node = bus.node
@@ -93,15 +138,9 @@ class OwnedMatches:
         self.takeovers = 0  # matches this process took over from one that stopped
         self._taking: dict[str, asyncio.Task[LiveMatch | None]] = {}  # take-overs under way, by match id
         self.renewed_at = time.monotonic()  # when the leases were last renewed (asked then, answered yes)
-        self.show: Callable[[Connection, str, int], Awaitable[None]] | None = None
-        self.lost: Callable[[LiveMatch], None] | None = None
-        self.changed: Callable[[], Awaitable[None]] | None = None
-        self.fairplay: FairPlay | None = None  # gets both players' evidence when a match ends
+        self.above = above
+        self.fairplay = fairplay
         self.unfreed: set[str] = set()  # matches over whose players the bus has not freed yet (tried again)
-
-    async def _changed(self) -> None:
-        if self.changed is not None:
-            await self.changed()
 
     # -- taking matches up -------------------------------------------------------------------
 
@@ -112,27 +151,6 @@ class OwnedMatches:
             if match_id not in self.matches and await self.take_over(match_id) is not None:
                 taken += 1
         return taken
-
-    def _rebuild(self, row: Any, names: dict[str, str], moves: list[MoveRow]) -> LiveMatch:
-        fmt = Format(row.game, row.variant, row.limit_s)
-        players = (Player(row.player_a, names.get(row.player_a, "?"), parse_rating(row.rating_a)),
-                   Player(row.player_b, names.get(row.player_b, "?"), parse_rating(row.rating_b)))
-        clock = MatchClock(self.now)
-        match = Match(row.id, fmt, check_seed(row.seed), row.nonce, clock, players, proved=bool(row.proved))
-        if match.commitment != row.commitment:
-            raise ValueError("the stored commitment does not match the stored deal")
-        live = LiveMatch(match, clock, self.now)
-        for move in moves:
-            live.replay_row(move)
-        # the clock goes on from the last logged moment: time while nobody played the match does not count
-        clock.set_ms(live.logged_ms)
-        if moves or self.countdown <= 0:
-            clock.go_live()
-        else:  # nothing logged yet: the players may not have seen the countdown through, so it starts again
-            clock.go_live_at(self.now() + self.countdown)
-        if match.is_over:
-            live.over_at = self.now()
-        return live
 
     async def take_over(self, match_id: str) -> LiveMatch | None:
         """Own a live match nobody owns: take its lease and rebuild it from its log (None if the
@@ -157,7 +175,7 @@ class OwnedMatches:
         try:
             saved = await anyio.to_thread.run_sync(
                 functools.partial(saved_matches, self.store.engine, match_id=match_id))
-            live = self._rebuild(*saved[0]) if saved else None
+            live = rebuild(*saved[0], self.now, self.countdown) if saved else None
         except (PatienceError, KeyError, TypeError, ValueError):
             log.exception("match %s cannot be rebuilt from its log", match_id)
             live = None
@@ -172,7 +190,7 @@ class OwnedMatches:
         self.leases[live.id] = token
         if not live.match.is_over:
             await self.bus.hset("live", live.id, self.node.encode())
-            await self._list_live(live)
+            await list_live(self.bus, live, self.wall())
             for player in live.match.players:
                 await self.bus.hset("busy", player.id, live.id.encode())
         else:
@@ -205,7 +223,7 @@ class OwnedMatches:
         players = [p for row, _, _ in over for p in (row.player_a, row.player_b)]
         if await self._free(match_id, players):
             log.info("match %s was over: its players are free", match_id)
-            await self._changed()
+            await self.above.changed()
 
     @property
     def fenced(self) -> bool:
@@ -250,8 +268,8 @@ class OwnedMatches:
     def _let_go(self, match_id: str) -> None:
         live = self.matches.pop(match_id, None)
         self.leases.pop(match_id, None)
-        if live is not None and self.lost is not None:
-            self.lost(live)
+        if live is not None:
+            self.above.lost(live)
 
     async def stop(self) -> None:
         """Let go of every lease, so that other processes take the matches at once."""
@@ -287,7 +305,7 @@ class OwnedMatches:
         self.matches[live.id] = live
         self.leases[live.id] = token
         await self.bus.hset("live", live.id, self.node.encode())
-        await self._list_live(live)
+        await list_live(self.bus, live, self.wall())
         for side in (a, b):
             await self.bus.hset("busy", side.user, live.id.encode())
         until = self.wall() + fmt.limit_s + self.countdown + MET_KEEP_SECONDS  # and again from its end (ended)
@@ -295,11 +313,11 @@ class OwnedMatches:
         for side in (a, b):
             conn = self.pages.get(side.peer) if side.node == self.node else None
             if conn is not None:
-                if self.show is not None and not conn.dropped:
-                    await self.show(conn, live.id, 0)
+                if not conn.dropped:
+                    await self.above.show(conn, live.id, 0)
             elif side.node != self.node:
-                self.out.send(side.node, Envelope("matched", m=live.id, x=side.peer))
-        await self._changed()
+                self.out.send(side.node, Matched(live.id, side.peer))
+        await self.above.changed()
         return live
 
     def tell_page(self, node: str, peer: str, data: bytes) -> None:
@@ -307,13 +325,6 @@ class OwnedMatches:
             self.out.to_peer(node, peer, data)
         elif (conn := self.pages.get(peer)) is not None:
             conn.send(data)
-
-    async def _list_live(self, live: LiveMatch) -> None:
-        """List a match going on in the lobby (for spectators): its format and players."""
-        players = [{"id": p.id, "name": p.name, "rating": round(p.rating.rating), "provisional": p.rating.provisional}
-                   for p in live.match.players]
-        info = {"id": live.id, "format": live.match.format.key, "players": players, "at": self.wall()}
-        await self.bus.hset("live_info", live.id, json.dumps(info).encode())
 
     # -- the clock -------------------------------------------------------------------------------
 
@@ -344,8 +355,8 @@ class OwnedMatches:
                     live.send(live.as_settled(out)[0])
                 live.lock.release()
         for match_id in list(self.unfreed):
-            if (live := self.matches.get(match_id)) is not None:
-                await self.ended(live)
+            if (unfreed := self.matches.get(match_id)) is not None:
+                await self.ended(unfreed)
         await self._evict()
 
     async def _evict(self) -> None:
@@ -451,12 +462,12 @@ class OwnedMatches:
             return
         if not saved:
             return
-        fresh = self._rebuild(*saved[0])
+        fresh = rebuild(*saved[0], self.now, self.countdown)
         fresh.conns = live.conns
         self.matches[live.id] = fresh
         for side, conns in enumerate(fresh.conns):
             for conn in conns:
-                conn.match = fresh  # type: ignore[attr-defined]
+                conn.match = fresh
                 conn.send(encode(fresh.snapshot(side)))
 
     async def ended(self, live: LiveMatch) -> None:
@@ -475,7 +486,7 @@ class OwnedMatches:
             with contextlib.suppress(Exception):
                 await remember_met(self.bus, a, b, until)
         if await self._free(live.id, [player.id for player in live.match.players]):
-            await self._changed()
+            await self.above.changed()
 
     async def _free(self, match_id: str, players: Iterable[str]) -> bool:
         """A match is over: its players are free (``busy``) and it is no longer listed (``live_info``, then

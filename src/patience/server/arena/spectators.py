@@ -3,7 +3,7 @@ on any process — through the match's owner, as a player's page elsewhere does.
 
 from __future__ import annotations
 
-from patience.server.arena.nodes import Envelope, Nodes, Outbound, RemotePeer
+from patience.server.arena.nodes import Nodes, Outbound, RemotePeer, Unwatch, Watch
 from patience.server.arena.owned import OwnedMatches
 from patience.server.bus import Bus
 from patience.server.live import Connection
@@ -37,7 +37,7 @@ class Spectators:
                 live = await self.owned.take_over(match_id)
             elif owner != self.node:
                 self.watching[conn.id] = (match_id, owner)
-                self.out.send(owner, Envelope("watch", m=match_id, x=conn.id, r=self.node))
+                self.out.send(owner, Watch(match_id, conn.id, self.node))
                 return
         if live is None:
             conn.error("no_such_match", f"no match {match_id} going on (a finished one is at /match?id=…)")
@@ -56,17 +56,17 @@ class Spectators:
             if live is not None:
                 live.watchers.discard(conn)
         else:
-            self.out.send(owner, Envelope("unwatch", m=match_id, x=conn.id))
+            self.out.send(owner, Unwatch(match_id, conn.id))
 
-    async def remote_watch(self, e: Envelope) -> None:
-        """A page of process ``e.r`` watches match ``e.m`` owned here."""
-        peer = RemotePeer(e.x, e.r, "", self.out)
-        live = self.owned.matches.get(e.m)
+    async def remote_watch(self, watch: Watch) -> None:
+        """A page of another process watches a match owned here."""
+        peer = RemotePeer(watch.page, watch.node, "", self.out)
+        live = self.owned.matches.get(watch.match)
         if live is None:
-            peer.error("no_such_match", f"no match {e.m} going on (a finished one is at /match?id=…)")
+            peer.error("no_such_match", f"no match {watch.match} going on (a finished one is at /match?id=…)")
             return
-        self.remote_unwatch(e.x)
-        self.remote[e.x] = (e.m, peer)
+        self.remote_unwatch(watch.page)
+        self.remote[watch.page] = (watch.match, peer)
         live.watchers.add(peer)
         peer.send(encode(live.watch_view()))
 

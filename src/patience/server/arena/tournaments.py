@@ -46,18 +46,21 @@ import json
 import logging
 import secrets
 import time
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 import anyio
 import msgspec
 
 from patience.duel import FORMATS, Format
 from patience.errors import BadInputError
+from patience.ratings import Rating
 from patience.server.accounts import TOURNAMENT, AccountError, Hashing, address_group
-from patience.server.bus import BusError
-from patience.server.live import Connection
+from patience.server.bus import Bus, BusError
+from patience.server.live import Connection, Now
 from patience.server.protocol import TourAsk, TourDuel, TourJoin, TourLine, TourMsg, TourPause, encode
 from patience.server.storage.league import load_rating, names_of
+from patience.server.storage.store import Store
 from patience.server.storage.tournaments import (
     Tournament,
     claim_pair,
@@ -173,14 +176,29 @@ def hourly(hour_ms: int) -> list[Tournament]:
                        hour_ms + HOURLY_MINUTES * 60_000, slot=f"hourly/{stamp}/{game}") for game in FORMATS]
 
 
-class Tournaments:
-    """The tournaments of one arena process: pages here that show one, the pairing, the schedule."""
+class Pairs(Protocol):
+    """What the tournaments need of the arena's lobby (:class:`patience.server.arena.lobby.Lobby`)."""
 
-    def __init__(self, arena: Any, *, schedule: bool = True) -> None:
-        """``arena``: the :class:`patience.server.arena.lobby.Arena` whose matches the duels are."""
-        self.arena = arena
-        self.engine = arena.store.engine
-        self.bus = arena.bus
+    async def start_pair(self, fmt: Format, sides: list[tuple[str, str, Rating, str, str]], match_id: str,
+                         also: Iterable[Callable[[Any], None]] = ()) -> bool:
+        """Start match ``match_id`` of two players (user, name, rating, process and page of each), out of
+        any pool they wait in, writing ``also`` in its transaction; False if it could not be started."""
+        ...
+
+
+class Tournaments:
+    """The tournaments of one arena process: pages here that show one, the pairing, the schedule.
+    ``pairs`` starts their duels; ``hashing`` checks their passwords (the accounts'); ``wall`` is the clock
+    the processes share."""
+
+    def __init__(self, store: Store, bus: Bus, pairs: Pairs, hashing: Hashing, *, wall: Now = time.time,
+                 schedule: bool = True) -> None:
+        self.engine = store.engine
+        self.bus = bus
+        self.node = bus.node
+        self.pairs = pairs
+        self.hashing = hashing
+        self.wall = wall
         self.schedule = schedule
         self.pages: dict[str, set[Connection]] = {}  # tournament id -> pages here that show it
         self.shown: dict[str, str] = {}  # page id -> the tournament it shows
@@ -199,7 +217,7 @@ class Tournaments:
         self._refused[(user, tournament_id)] = now + seconds
 
     def _ms(self) -> int:
-        return int(self.arena.wall() * 1000)
+        return int(self.wall() * 1000)
 
     async def _run(self, func: Any, *args: Any, **kwargs: Any) -> Any:
         return await anyio.to_thread.run_sync(functools.partial(func, self.engine, *args, **kwargs))
@@ -303,7 +321,7 @@ class Tournaments:
         """The players whose page of the tournament is open, on a process that is alive."""
         kept = await self.bus.hgetall(f"tour_pages:{tournament_id}")
         found = {user: json.loads(data) for user, data in kept.items()}
-        nodes = {page["node"] for page in found.values()} - {self.arena.node}
+        nodes = {page["node"] for page in found.values()} - {self.node}
         gone = {node for node in nodes if await self.bus.holder(f"node:{node}") is None}
         if gone:
             stale = [user for user, page in found.items() if page["node"] in gone]
@@ -334,7 +352,7 @@ class Tournaments:
                 page = present[user]
                 rating = await self._run(load_rating, user, fmt.game)
                 sides.append((user, page["name"], rating, page["node"], page["peer"]))
-            started = await self.arena.start_pair(fmt, sides, match_id, [functools.partial(
+            started = await self.pairs.start_pair(fmt, sides, match_id, [functools.partial(
                 insert_duel, tournament_id=tournament.id, match_id=match_id, a=a, b=b)])
             if not started:
                 await self._run(release_claim, tournament.id, match_id)
@@ -440,8 +458,8 @@ class Tournaments:
                 try:
                     group = address_group(conn.address)
                     rank = await self._may_guess(tournament.id, conn.user.id, group)
-                    right = await self.arena.hashing.verify(tournament.password, message.password, lane=TOURNAMENT,
-                                                            key=group, rank=rank)
+                    right = await self.hashing.verify(tournament.password, message.password, lane=TOURNAMENT,
+                                                      key=group, rank=rank)
                 except (Refused, AccountError) as exc:
                     if isinstance(exc, Refused) and exc.retry_after:
                         self._remember_refusal(conn.user.id, tournament.id, exc.retry_after)
@@ -483,7 +501,7 @@ class Tournaments:
         """The player is paired through this page (the newest page of theirs that shows the tournament)."""
         assert conn.user is not None
         await self.bus.hset(f"tour_pages:{tournament_id}", conn.user.id, json.dumps(
-            {"node": self.arena.node, "peer": conn.id, "name": conn.user.name}).encode())
+            {"node": self.node, "peer": conn.id, "name": conn.user.name}).encode())
 
     async def disconnect(self, conn: Connection) -> None:
         """A page that has gone: nobody is paired through it."""

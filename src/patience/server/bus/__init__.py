@@ -9,10 +9,11 @@ memory. Several processes, on one machine or many, share a Redis server: :class:
   intent an ack id, so a page that missed something asks again and gets it once (see
   docs/scaling.md for why Pub/Sub and not Streams);
 * **shared hashes** (``hset`` / ``hdel`` / ``hgetall``): the waiting pools, the open challenges,
-  who is online;
+  who is online; ``claim`` takes several fields out of a hash in one atomic step (a pair out of its
+  pool: nobody is in two matches, and no lock is held on a pool);
 * **leases** (``acquire`` / ``renew`` / ``release`` / ``holder``): one holder at a time, until it
-  lets go or stops renewing — the owner of a live match, a short lock on a pool while a pair is
-  made;
+  lets go or stops renewing — the owner of a live match, the one process that pairs the pools; a
+  short lock (``lock``) where one piece of work must run once, as a challenge taken up;
 * **sliding-window counters** (``hit``): rate limits shared by every process.
 
 >>> import asyncio

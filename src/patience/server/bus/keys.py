@@ -49,24 +49,25 @@ _CHALLENGES = "patience.server.arena.challenges"
 
 FAMILIES: tuple[Family, ...] = (
     # accounts
-    Family("rate:signin:{address}", "rate", "patience.server.accounts", "sign-in tries of an address a minute"),
-    Family("rate:signup:{address}", "rate", "patience.server.accounts", "sign-ups of an address"),
-    Family("rate:signups-site", "rate", "patience.server.accounts", "sign-ups of the whole site a minute"),
-    Family("rate:signups-newcomers", "rate", "patience.server.accounts",
+    Family("rate:signin:{address}", "rate", "patience.server.accounts.service", "sign-in tries of an address a minute"),
+    Family("rate:signup:{address}", "rate", "patience.server.accounts.service", "sign-ups of an address"),
+    Family("rate:signups-site", "rate", "patience.server.accounts.service", "sign-ups of the whole site a minute"),
+    Family("rate:signups-newcomers", "rate", "patience.server.accounts.service",
            "sign-ups a minute from addresses new lately, once the site's are past its bound"),
-    Family("signup-seen:{address}", "lease", "patience.server.accounts", "an address made an account lately"),
-    Family("lock:signin:{address}", "lease", "patience.server.accounts",
+    Family("signup-seen:{address}", "lease", "patience.server.accounts.service", "an address made an account lately"),
+    Family("lock:signin:{address}", "lease", "patience.server.accounts.service",
            "the sign-ins of one address checked one at a time"),
-    Family("signout", "channel", "patience.server.accounts", "a session ended: every process forgets it"),
-    Family("rate:pwcheck:{user}", "rate", "patience.server.accounts",
+    Family("signout", "channel", "patience.server.accounts.service", "a session ended: every process forgets it"),
+    Family("rate:pwcheck:{user}", "rate", "patience.server.accounts.service",
            "passwords an account typed again (to change it, set its e-mail, close it)"),
-    Family("rate:rename:{user}", "rate", "patience.server.accounts", "display name changes of an account a day"),
-    Family("rate:reset:addr:{address}", "rate", "patience.server.accounts",
+    Family("rate:rename:{user}", "rate", "patience.server.accounts.service",
+           "display name changes of an account a day"),
+    Family("rate:reset:addr:{address}", "rate", "patience.server.accounts.service",
            "password reset requests of an address"),
-    Family("rate:newpw:{address}", "rate", "patience.server.accounts",
+    Family("rate:newpw:{address}", "rate", "patience.server.accounts.service",
            "new passwords set with reset links from an address"),
-    Family("rate:reset:user:{user}", "rate", "patience.server.accounts", "password reset mails to an account"),
-    Family("rate:reset:mail:{sha256}", "rate", "patience.server.accounts",
+    Family("rate:reset:user:{user}", "rate", "patience.server.accounts.service", "password reset mails to an account"),
+    Family("rate:reset:mail:{sha256}", "rate", "patience.server.accounts.service",
            "password reset mails to an e-mail address (its hash)"),
     # solo games
     Family("game:{id}", "lease", "patience.server.solo.hub", "the process that plays a solo game"),
@@ -101,7 +102,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("met", "hash", _POOLS, "whom each player met last and until when it counts (the pools pair them apart "
            "and delete the lapsed fields)"),
     # fair play
-    Family("marked", "channel", "patience.server.arena.lobby",
+    Family("marked", "channel", "patience.server.arena.routing",
            "an account was marked: every process closes the rematches of its matches with it"),
     Family("rate:report:{user}", "rate", "patience.server.web.fairplay", "reports an account made, an hour"),
     # operating the site

@@ -1,7 +1,7 @@
 """Fair play on the server: the evidence of rated games handed over at their end, written and analysed
 off the event loop, and the accounts scored, flagged or marked (docs/fairplay.md).
 
-The live parts (:class:`patience.server.solo.hub.LiveGame` for the deal of the day and Play now, the
+The live parts (:class:`patience.server.solo.game.LiveGame` for the deal of the day and Play now, the
 arena's matches for duels) keep each player's steps in memory while a game is played (a list append a
 move: no query). At the game's end they hand an :class:`~patience.server.storage.fairplay.Evidence` to
 :meth:`FairPlay.game_over`; a loop of its own writes the batch, then replays each game on a worker
@@ -28,6 +28,7 @@ from patience.errors import PatienceError
 from patience.fairplay import GameFigures, Step, difficulty, game_figures, verdict
 from patience.games import Reloaded, get_game
 from patience.rng import check_seed
+from patience.server.signals import Signal
 from patience.server.solo.hints import hint as search_hint
 from patience.server.storage.daily import scouting
 from patience.server.storage.fairplay import Evidence, analysed, pending, rescore, write_evidence
@@ -137,17 +138,21 @@ def analyse(record: dict[str, Any], steps: Sequence[Step], *, hint: Callable[[Se
 class FairPlay:
     """Writes the evidence handed over, analyses it one game at a time, scores the accounts.
 
-    ``on_state(user_id, state)`` is told when an account is flagged (``review``) or marked (``marked``)."""
+    ``states`` says (account id, state) when an account is flagged (``review``) or marked (``marked``), from
+    the analysis's worker thread (the arena hears it: a mark closes what the account had open)."""
 
-    def __init__(self, store: Store, *, hint: Callable[[Session], Any] = search_hint) -> None:
+    def __init__(self, store: Store, *, hint: Callable[[Session], Any] = search_hint,
+                 states: Signal[tuple[str, str]] | None = None) -> None:
         self.store = store
         self.hint = hint
         self._due: list[Evidence] = []
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
-        self.on_state: Callable[[str, str], None] | None = None
+        self.states = states
         self.analysed = 0
+        self.stopping = False  # once :meth:`stop` was called
+        self._ended: asyncio.Event | None = None  # :meth:`run`'s end, once it has begun
 
     def game_over(self, evidence: Evidence) -> None:
         """A rated game ended: its evidence goes to the database and is analysed (not now: the loop does)."""
@@ -157,16 +162,30 @@ class FairPlay:
 
     async def run(self, every: float = 1.0) -> None:
         first = True
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=every)
-            self._wake.clear()
-            try:
-                await self.work(sweep=first)
-                first = False
-            except Exception:  # pragma: no cover - the database is away: the evidence waits
-                log.exception("fair play's analysis failed")
-                await asyncio.sleep(every)
+        self._ended = ended = asyncio.Event()
+        try:
+            while not self.stopping:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=every)
+                self._wake.clear()
+                try:
+                    await self.work(sweep=first)
+                    first = False
+                except Exception:  # pragma: no cover - the database is away: the evidence waits
+                    log.exception("fair play's analysis failed")
+                    await asyncio.sleep(every)
+        finally:
+            ended.set()
+
+    async def stop(self) -> None:
+        """Stop :meth:`run` between two games and return once it has ended. A cancellation alone would leave
+        the game being analysed to its worker thread, which writes its figures and scores the account after the
+        app has stopped (and holds locks on a database that is being taken away); the game not begun waits in
+        the database for the next start's sweep."""
+        self.stopping = True
+        self._wake.set()
+        if self._ended is not None:
+            await self._ended.wait()
 
     async def work(self, *, sweep: bool = False) -> int:
         """Write what was handed over, analyse it (and, with ``sweep``, whatever a stopped process left)."""
@@ -177,6 +196,8 @@ class FairPlay:
         rows = await anyio.to_thread.run_sync(pending, self.store.engine, 200)
         done = 0
         for row in rows:
+            if self.stopping:
+                break
             if not sweep and row.key not in keys:
                 continue
             await anyio.to_thread.run_sync(self._analyse, row)
@@ -208,5 +229,5 @@ class FairPlay:
         analysed(self.store.engine, row.key, figures, verdict(figures).kind)
         self.analysed += 1
         _, state = rescore(self.store.engine, row.user_id)
-        if state in ("review", "marked") and self.on_state is not None:
-            self.on_state(row.user_id, state)
+        if state in ("review", "marked") and self.states is not None:
+            self.states.say((row.user_id, state))

@@ -11,8 +11,8 @@ An address's bucket outlives its sockets: a client that closes its socket and op
 what its address had left, not a new burst (until the bucket is full again, when it is as good as a
 new one and forgotten). An IPv6 client owns a /64 at least (a home or a phone gets one, often more),
 so the addresses of one /64 are one address here, as at the door
-(:mod:`patience.server.transport.listener`) and in the sign-in limits
-(:func:`patience.server.accounts.address_group`).
+(:mod:`patience.server.transport.door`) and in the sign-in limits
+(:func:`patience.server.identity.address_group`).
 
 >>> address_group("2001:db8:1:2:aaaa::7"), address_group("::ffff:203.0.113.7")
 ('2001:db8:1:2::/64', '203.0.113.7')
@@ -28,7 +28,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 
-from patience.server.accounts import address_group  # the unit every limit per address counts in
+from patience.server.identity import address_group  # the unit every limit per address counts in
 
 __all__ = ["ADDRESS_BURST", "ADDRESS_NEW_GAMES", "ADDRESS_NEW_GAMES_BURST", "ADDRESS_RATE", "IDLE_ADDRESSES",
            "NEW_GAMES", "SOCKET_BURST", "SOCKET_RATE", "Budgets", "TokenBucket", "address_group"]

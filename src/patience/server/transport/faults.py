@@ -24,7 +24,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from patience.server.bus import BusError
-from patience.server.transport.listener import OVERLOADS
+from patience.server.transport.door import OVERLOADS
 
 __all__ = ["CountCutShort", "counting_client_faults"]
 

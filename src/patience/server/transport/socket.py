@@ -25,12 +25,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import patience.server.figures as figures
 from patience.server.arena import Arena
+from patience.server.identity import SESSION_COOKIE, browser_id, client_address, current_user, sessions_of
 from patience.server.live import Connection
 from patience.server.logs import USER
 from patience.server.protocol import NewIntent, ProtocolError, decode
 from patience.server.solo.hub import Hub
 from patience.server.transport.budget import MAX_WAIT, Budgets, TokenBucket
-from patience.server.web.identity import SESSION_COOKIE, accounts_of, browser_id, current_user
 
 __all__ = ["Router", "play_socket"]
 
@@ -60,7 +60,8 @@ class Router:
 
 
 async def play_socket(ws: WebSocket) -> None:
-    """One page's connection: read messages, hand valid ones to the hub, answer the rest with ``err``."""
+    """One page's connection: read messages, hand valid ones to the :class:`Router` (which picks the solo
+    games or the arena), answer the rest with ``err``."""
     if not _same_origin(ws):
         await ws.close(code=1008)
         return
@@ -72,8 +73,8 @@ async def play_socket(ws: WebSocket) -> None:
     conn.user = await current_user(ws)
     if conn.user is not None:
         USER.set(conn.user.id)  # the log lines of this socket's tasks name the account
-    unwatch = accounts_of(ws).watch(ws.cookies.get(SESSION_COOKIE), closing.set) if conn.user else None
-    address = ws.client.host if ws.client else "?"
+    unwatch = sessions_of(ws).watch(ws.cookies.get(SESSION_COOKIE), closing.set) if conn.user else None
+    address = client_address(ws)
     conn.address = address
     shared = router.budgets.opened(address)
     sender = asyncio.create_task(_send_all(ws, conn, closing))

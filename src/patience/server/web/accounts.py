@@ -12,24 +12,20 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from urllib.parse import quote, urlsplit
 
 import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from patience.server.accounts import SESSION_DAYS, AccountError, User
-from patience.server.web.edge import BAD_TEXT, refused_bytes
-from patience.server.web.identity import SESSION_COOKIE, accounts_of, browser_id, current_user, with_cookie
+from patience.server.identity import SESSION_COOKIE, browser_id, client_address, current_user, with_cookie
+from patience.server.web.forms import accounts_of, fail, form, wants_json
 
 __all__ = ["account_api", "close_post", "email_post", "end_session_post", "export_get", "forgot_post", "me_api",
            "name_post", "password_post", "reset_check_post", "reset_post", "signin_post", "signout_post", "signup_post"]
 
 log = logging.getLogger("patience.accounts")
-
-
-def _wants_json(request: Request) -> bool:
-    return "application/json" in request.headers.get("accept", "")
 
 
 def _safe_next(value: Any) -> str:
@@ -40,26 +36,8 @@ def _safe_next(value: Any) -> str:
     return text
 
 
-def _same_site(request: Request) -> bool:
-    origin = request.headers.get("origin")
-    if not origin or origin == "null":
-        return origin is None
-    return urlsplit(origin).netloc.lower() == request.headers.get("host", "").lower()
-
-
-def _fail(request: Request, exc: AccountError, mode: str) -> Response:
-    if _wants_json(request):
-        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
-        return JSONResponse({"ok": False, "error": exc.code, "msg": str(exc), "retry_after": exc.retry_after},
-                            status_code=exc.status, headers=headers)
-    query = {"mode": mode, "error": exc.code}
-    if exc.retry_after:
-        query["wait"] = str(exc.retry_after)
-    return RedirectResponse(f"/account?{urlencode(query)}", status_code=303)
-
-
 def _done(request: Request, user: User | None, next_path: str) -> Response:
-    if _wants_json(request):
+    if wants_json(request):
         return JSONResponse({"ok": True, "user": user.to_dict() if user else None, "next": next_path})
     return RedirectResponse(next_path, status_code=303)
 
@@ -74,54 +52,14 @@ def _set_session(request: Request, response: Response, token: str | None) -> Res
     return response
 
 
-MAX_FORM_BYTES = 8192
-
-
-def _address(request: Request) -> str:
-    """The client's address (behind a proxy named by ``--forwarded-allow-ips``, the one it forwards)."""
-    return request.client.host if request.client else "?"
-
-
-async def _read_form(request: Request) -> dict[str, str]:
-    """An URL-encoded form body (what the pages post); anything else, or too long, reads as empty. A field
-    that holds NUL or a lone surrogate (no database keeps either) is an :class:`AccountError` ``bad_text``."""
-    if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
-        return {}
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_FORM_BYTES:
-            return {}
-    if refused_bytes(body):
-        raise AccountError("bad_text", f"the form: {BAD_TEXT}", 400)
-    try:
-        pairs = parse_qsl(body.decode(), keep_blank_values=True, max_num_fields=16, strict_parsing=False)
-    except (UnicodeDecodeError, ValueError):
-        return {}
-    return {key: value for key, value in pairs if len(value) <= 1000}
-
-
-async def _form(request: Request, mode: str) -> tuple[dict[str, str], str] | Response:
-    """The posted form if its CSRF token is this browser's, else the 403 answer."""
-    browser, new = browser_id(request)
-    try:
-        fields = await _read_form(request)
-    except AccountError as exc:
-        return _fail(request, exc, mode)
-    if new or not _same_site(request) or not accounts_of(request).csrf_ok(browser, fields.get("csrf")):
-        return _fail(request, AccountError("csrf", "the form is stale or from another site: reload the page", 403),
-                     mode)
-    return fields, browser
-
-
 async def _signed_in_form(request: Request, mode: str) -> tuple[dict[str, str], User] | Response:
     """The posted form (CSRF checked) and the account signed in, else the answer that refuses it."""
-    got = await _form(request, mode)
+    got = await form(request, mode)
     if isinstance(got, Response):
         return got
     user = await current_user(request)
     if user is None:
-        return _fail(request, AccountError("sign_in", "sign in first", 401), "signin")
+        return fail(request, AccountError("sign_in", "sign in first", 401), "signin")
     return got[0], user
 
 
@@ -135,14 +73,14 @@ def _form_post(mode: str, *, signed_in: bool = False) -> Callable[[Callable[[Req
     def wrap(handle: Callable[[Request, dict[str, str], Any], Awaitable[Response]]
              ) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
-            got = await (_signed_in_form(request, mode) if signed_in else _form(request, mode))
+            got = await (_signed_in_form(request, mode) if signed_in else form(request, mode))
             if isinstance(got, Response):
                 return got
             fields, who = got
             try:
                 return await handle(request, fields, who)
             except AccountError as exc:
-                return _fail(request, exc, mode)
+                return fail(request, exc, mode)
         endpoint.__name__ = endpoint.__qualname__ = handle.__name__
         endpoint.__doc__ = handle.__doc__
         return endpoint
@@ -152,7 +90,7 @@ def _form_post(mode: str, *, signed_in: bool = False) -> Callable[[Callable[[Req
 @_form_post("signup")
 async def signup_post(request: Request, fields: dict[str, str], browser: str) -> Response:
     user, token = await accounts_of(request).sign_up(fields.get("login", ""), fields.get("name", ""),
-                                                     fields.get("password", ""), browser, _address(request),
+                                                     fields.get("password", ""), browser, client_address(request),
                                                      request.headers.get("user-agent"))
     return _set_session(request, _done(request, user, _safe_next(fields.get("next"))), token)
 
@@ -160,7 +98,7 @@ async def signup_post(request: Request, fields: dict[str, str], browser: str) ->
 @_form_post("signin")
 async def signin_post(request: Request, fields: dict[str, str], browser: str) -> Response:
     user, token = await accounts_of(request).sign_in(fields.get("login", ""), fields.get("password", ""), browser,
-                                                     _address(request), request.cookies.get(SESSION_COOKIE),
+                                                     client_address(request), request.cookies.get(SESSION_COOKIE),
                                                      request.headers.get("user-agent"))
     return _set_session(request, _done(request, user, _safe_next(fields.get("next"))), token)
 
@@ -196,7 +134,7 @@ async def me_api(request: Request) -> Response:
 
 
 def _ok(request: Request, extra: dict[str, Any] | None = None, next_path: str = "/account") -> Response:
-    if _wants_json(request):
+    if wants_json(request):
         return JSONResponse({"ok": True, **(extra or {})})
     return RedirectResponse(next_path, status_code=303)
 
@@ -218,7 +156,7 @@ async def account_api(request: Request) -> Response:
 @_form_post("password", signed_in=True)
 async def password_post(request: Request, fields: dict[str, str], user: User) -> Response:
     await accounts_of(request).change_password(user.id, fields.get("old", ""), fields.get("new", ""),
-                                               request.cookies.get(SESSION_COOKIE), _address(request))
+                                               request.cookies.get(SESSION_COOKIE), client_address(request))
     return _ok(request)
 
 
@@ -237,7 +175,7 @@ async def end_session_post(request: Request, fields: dict[str, str], user: User)
 @_form_post("email", signed_in=True)
 async def email_post(request: Request, fields: dict[str, str], user: User) -> Response:
     email = await accounts_of(request).set_email(user.id, fields.get("email", ""), fields.get("password", ""),
-                                                 _address(request))
+                                                 client_address(request))
     return _ok(request, {"email": email})
 
 
@@ -258,7 +196,7 @@ async def export_get(request: Request) -> Response:
 
 @_form_post("close", signed_in=True)
 async def close_post(request: Request, fields: dict[str, str], user: User) -> Response:
-    await accounts_of(request).close(user.id, fields.get("password", ""), _address(request))
+    await accounts_of(request).close(user.id, fields.get("password", ""), client_address(request))
     return _set_session(request, _ok(request, {"closed": True}, "/"), None)
 
 
@@ -313,7 +251,7 @@ async def forgot_post(request: Request, fields: dict[str, str], _browser: str) -
     if accounts.mailer is None:
         raise AccountError("no_mail", "this server sends no mail", 404)
     lang = fields.get("lang", "en")
-    await accounts.request_reset(fields.get("who", ""), _address(request), _reset_sender(request, lang))
+    await accounts.request_reset(fields.get("who", ""), client_address(request), _reset_sender(request, lang))
     return _ok(request, {"sent": True}, "/account?sent=1")
 
 
@@ -327,6 +265,6 @@ async def reset_check_post(request: Request, fields: dict[str, str], _browser: s
 @_form_post("reset")
 async def reset_post(request: Request, fields: dict[str, str], _browser: str) -> Response:
     await accounts_of(request).reset_password(fields.get("token", ""), fields.get("password", ""),
-                                              _address(request))
+                                              client_address(request))
     # signed out everywhere, this browser too: the player signs in with the new password
     return _set_session(request, _ok(request, {"reset": True}, "/account?reset_done=1"), None)

@@ -22,10 +22,10 @@ import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from patience.server.identity import browser_id, current_user
 from patience.server.storage import analysis as db
 from patience.server.storage.store import Store
-from patience.server.web.accounts import _form
-from patience.server.web.identity import accounts_of, browser_id, current_user
+from patience.server.web.forms import accounts_of, form
 
 __all__ = ["DAILY_LIMIT", "RATED_DAILY_BUDGET", "analysis_api", "analysis_ask", "game_replay_api"]
 
@@ -106,7 +106,7 @@ async def analysis_ask(request: Request) -> Response:
     """``POST /api/analysis/{kind}/{id}`` (a form with the CSRF token): queue the analysis of each game not
     analysed yet; 202 with what ``GET`` answers. 429 ``daily_limit`` past the asker's analyses of the day
     (``limit``), 503 ``busy`` past the site's budget of rated matches' analyses."""
-    got = await _form(request, "analysis")
+    got = await form(request, "analysis")
     if isinstance(got, Response):
         return got
     _, browser = got

@@ -12,12 +12,13 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from patience.games import GAMES
 from patience.options import describe_options
+from patience.server.identity import browser_id, current_user, with_cookie
 from patience.server.solo.hub import Hub
 from patience.server.storage.fairplay import fairplay_of
 from patience.server.storage.league import DUEL_GAMES, leaderboard, match_view, profile, recent_matches
 from patience.server.storage.store import Store
 from patience.server.storage.tournaments import player_tournaments
-from patience.server.web.identity import accounts_of, browser_id, current_user, with_cookie
+from patience.server.web.forms import accounts_of
 from patience.solve.rates import rates_by_variant
 
 __all__ = ["games_api", "health", "leaderboard_api", "match_api", "matches_api", "profile_api", "stats_api"]

@@ -9,8 +9,8 @@ from starlette.responses import JSONResponse, Response
 from patience.daily import DAILY, check_day
 from patience.errors import BadInputError
 from patience.server.arena.daily import AttemptOver, DailyDeals
-from patience.server.web.accounts import _form
-from patience.server.web.identity import current_user
+from patience.server.identity import current_user
+from patience.server.web.forms import form
 
 __all__ = ["daily_api", "daily_mine_api", "daily_record_api", "daily_replay_api", "daily_start"]
 
@@ -72,7 +72,7 @@ async def daily_start(request: Request) -> Response:
     player's attempt at today's deal, to join on the websocket, and whether it is a practice deal of its own
     (an account without the board's entry rule, or marked: docs/fairplay.md). 401 signed out, 409 once it
     has ended."""
-    got = await _form(request, "daily")
+    got = await form(request, "daily")
     if isinstance(got, Response):
         return got
     _, browser = got

@@ -4,7 +4,7 @@ PostgreSQL refuses a NUL in text, and neither database can store a lone surrogat
 UTF-16 pair, which no UTF-8 text encodes); a query that met one would fail as a server error. So
 :class:`TextGuard` answers a request whose path, query or headers hold one, percent-encoded or not,
 with a 400 (``bad_text``) before any handler runs, and closes such a socket before it opens; the
-posted forms' fields are checked as they are read (:func:`patience.server.web.accounts._read_form`)
+posted forms' fields are checked as they are read (:func:`patience.server.web.forms.read_form`)
 and a socket's messages as they are decoded (:func:`patience.server.protocol.decode`).
 """
 

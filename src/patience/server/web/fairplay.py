@@ -9,12 +9,12 @@ from sqlalchemy import select
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from patience.server.identity import current_user
 from patience.server.storage import fairplay as fp
 from patience.server.storage.roles import RoleRow, close_account
 from patience.server.storage.store import Store, UserRow
 from patience.server.web import pages
-from patience.server.web.accounts import _form
-from patience.server.web.identity import current_user
+from patience.server.web.forms import form
 
 __all__ = ["REPORTS_PER_HOUR", "mod_account", "mod_action", "mod_page", "mod_queue", "report_post"]
 
@@ -41,7 +41,7 @@ async def report_post(request: Request) -> Response:
     """``POST /api/report`` (a form with the CSRF token: ``account``, ``category`` bot|name|other, ``note``
     optional, at most 500 characters): 200 ``{"ok": true}``; 401 signed out, 400 bad fields, 404 no such
     account, 429 ``too_many_reports`` (10 an hour an account, with ``retry_after`` seconds)."""
-    got = await _form(request, "report")
+    got = await form(request, "report")
     if isinstance(got, Response):
         return got
     fields, _ = got
@@ -117,7 +117,7 @@ async def mod_action(request: Request) -> Response:
     moderator = await _moderator(request)
     if moderator is None:
         return _hidden()
-    got = await _form(request, "mod")
+    got = await form(request, "mod")
     if isinstance(got, Response):
         return got
     fields, _ = got

@@ -30,9 +30,9 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from patience.duel import FORMATS
 from patience.errors import PatienceError
 from patience.games import get_game
+from patience.server.identity import browser_id, with_cookie
 from patience.server.storage.league import HISTORY_PAGE, History, find_players, match_history
 from patience.server.storage.roles import is_closed_name
-from patience.server.web.identity import browser_id, with_cookie
 
 __all__ = ["CSP", "PAGES", "WEB_DIR", "Page", "matches_page", "not_found_page", "page_of", "play_page", "shell",
            "start_page"]

@@ -3,16 +3,15 @@ results (see :mod:`patience.server.arena.apart`)."""
 
 from __future__ import annotations
 
-import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from patience.duel import Format
 from patience.errors import BadInputError
 from patience.server.arena.apart import PlayNow, PlayNowRefused
-from patience.server.storage.fairplay import marked_category
-from patience.server.web.accounts import _address, _form
-from patience.server.web.identity import current_user
+from patience.server.identity import client_address, current_user
+from patience.server.marks import MARKED, refused
+from patience.server.web.forms import form
 
 __all__ = ["playnow_api", "playnow_seen", "playnow_start"]
 
@@ -32,7 +31,7 @@ async def playnow_start(request: Request) -> Response:
     to join on the websocket (``game_id``), as ``host`` or ``challenger``, with the match's commitment
     and, for a challenger, who played the deal first (never their score). 401 signed out, 400 for a
     format that is not a duel's, 409 ``too_many`` or ``elsewhere``."""
-    got = await _form(request, "playnow")
+    got = await form(request, "playnow")
     if isinstance(got, Response):
         return got
     _, browser = got
@@ -44,11 +43,11 @@ async def playnow_start(request: Request) -> Response:
     user = await current_user(request)
     if user is None:
         return _error("sign_in", "sign in to play against other players", 401)
-    category = await anyio.to_thread.run_sync(marked_category, request.app.state.store.engine, user.id)
-    if category is not None:
-        return _error("marked", f"this account is marked ({category}): it plays no rated games", 403)
+    why = await refused(request.app.state.store.engine, user.id)
+    if why is not None:
+        return _error(MARKED, why, 403)
     try:
-        answer = await _playnow(request).play(user, fmt, browser, _address(request))
+        answer = await _playnow(request).play(user, fmt, browser, client_address(request))
     except PlayNowRefused as exc:
         return _error(exc.code, str(exc), 409)
     return JSONResponse(answer, headers=NO_STORE)
@@ -65,7 +64,7 @@ async def playnow_api(request: Request) -> Response:
 
 async def playnow_seen(request: Request) -> Response:
     """``POST /api/playnow/seen`` (a form with the CSRF token): the player has seen the results that came in."""
-    got = await _form(request, "playnow")
+    got = await form(request, "playnow")
     if isinstance(got, Response):
         return got
     user = await current_user(request)

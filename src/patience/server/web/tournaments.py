@@ -24,9 +24,9 @@ from patience.server.arena.tournaments import (
     new_tournament,
     whole_number,
 )
+from patience.server.identity import client_address, current_user
 from patience.server.storage.tournaments import list_tournaments
-from patience.server.web.accounts import _address, _form
-from patience.server.web.identity import current_user
+from patience.server.web.forms import form
 from patience.tournament import MAX_MINUTES, MIN_MINUTES
 
 __all__ = ["tournament_api", "tournaments_api", "tournaments_make"]
@@ -64,7 +64,7 @@ async def tournaments_make(request: Request) -> Response:
     of the form, its code naming which (``bad_name``, ``bad_format``, ``bad_minutes``, ``bad_start``,
     ``long_password``); 429 too many (``too_many_open``, ``too_many_tournaments``, ``busy``: see
     :mod:`patience.server.arena.tournaments`)."""
-    got = await _form(request, "tournament")
+    got = await form(request, "tournament")
     if isinstance(got, Response):
         return got
     fields, _ = got
@@ -80,7 +80,7 @@ async def tournaments_make(request: Request) -> Response:
     except FormError as exc:
         return _error(exc.code, str(exc), 400)
     try:
-        made = await request.app.state.arena.tournaments.make(made, _address(request), password,
+        made = await request.app.state.arena.tournaments.make(made, client_address(request), password,
                                                              request.app.state.accounts.hashing)
     except (Refused, AccountError) as exc:
         headers = {**NO_STORE, "Retry-After": str(exc.retry_after)} if exc.retry_after else NO_STORE

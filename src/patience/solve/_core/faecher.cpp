@@ -61,15 +61,17 @@ enum Order { NEAR = 0, SPARING = 1, FAN = 2, KIND = 3 };
 using Key = patience_core::Key128;
 using Table = patience_core::KeySet;
 
-// ("talon", d, redeal, d2, target); ("fan", i, slot, then) with then ("talon", d, redeal, d2) or
+// ("talon", d, redeal, d2, target); ("fan", places, slot, then) with then ("talon", d, redeal, d2) or
 // ("relocate", q); ("relocate", q, k). See FanProblem.
 struct Move {
     std::uint8_t kind;  // 0 talon, 1 fan, 2 relocate
-    std::int8_t a;      // talon: target (kF: the foundation); fan: the place i; relocate: q
+    std::int8_t a;      // talon: target (kF: the foundation); fan: the first place; relocate: q
     std::int8_t b;      // fan: the slot; relocate: k
     std::int8_t q;      // fan then relocate: the pile carried; else -1
     std::uint8_t d, d2;
     bool redeal;
+    std::uint8_t n = 0;          // fan: the places of the chain, a and then more[0..n-1]
+    std::int8_t more[kFan - 1] = {};
 };
 
 struct Pos {
@@ -214,33 +216,46 @@ class Fan {
             }
             if (first_empty != kNone) add(rank(TO_EMPTY, dist, true), talon_move(r, first_empty));
         }
-        // fan cards as a base for a card one below, taken at once
+        // fan cards as a base for a card one below, taken at once: a chain of fan cards, each
+        // one below the last, then a talon card or a pile one below the chain's last card
+        int in_fan[52];
+        std::fill(std::begin(in_fan), std::end(in_fan), kNone);
+        for (int i = 0; i < kFan; ++i)
+            if (p.fan[i] != kNone) in_fan[p.fan[i]] = i;
         for (int i = 0; i < kFan; ++i) {
             int card = p.fan[i];
             if (card == kNone || card % 13 == 0) continue;
-            int below = card - 1;
             int fit = kNone;
             if (card % 13 != 12)
                 for (int k = 0; k < 4; ++k)
                     if (tops[k] == card + 1) fit = k;
             for (int slot : {fit, first_empty}) {
                 if (slot == kNone) continue;
-                for (const Reach& r : reach_) {
-                    if (r.card == below) {
-                        int dist = r.redeal ? r.d2 + kRedealCost : r.d;
-                        Move m{1, static_cast<std::int8_t>(i), static_cast<std::int8_t>(slot), -1,
-                               static_cast<std::uint8_t>(r.d), static_cast<std::uint8_t>(r.d2), r.redeal};
-                        add(rank(FAN_BASE, dist, slot != fit, true), m);
-                    }
-                }
-                if (slot == fit) {
-                    for (int q = 0; q < 4; ++q) {
-                        if (q != fit && p.rlen[q] && p.res[q][0] == below && p.rlen[q] <= capacity) {
-                            Move m{1, static_cast<std::int8_t>(i), static_cast<std::int8_t>(slot),
-                                   static_cast<std::int8_t>(q), 0, 0, false};
-                            add(rank(RELOCATE, 0, false, true), m);
+                Move chain{1, static_cast<std::int8_t>(i), static_cast<std::int8_t>(slot), -1, 0, 0, false};
+                int below = card - 1;
+                while (true) {
+                    for (const Reach& r : reach_) {
+                        if (r.card == below) {
+                            int dist = r.redeal ? r.d2 + kRedealCost : r.d;
+                            Move m = chain;
+                            m.d = static_cast<std::uint8_t>(r.d);
+                            m.d2 = static_cast<std::uint8_t>(r.d2);
+                            m.redeal = r.redeal;
+                            add(rank(FAN_BASE, dist, slot != fit, true), m);
                         }
                     }
+                    if (slot == fit) {
+                        for (int q = 0; q < 4; ++q) {
+                            if (q != fit && p.rlen[q] && p.res[q][0] == below && p.rlen[q] <= capacity) {
+                                Move m = chain;
+                                m.q = static_cast<std::int8_t>(q);
+                                add(rank(RELOCATE, 0, false, true), m);
+                            }
+                        }
+                    }
+                    if (below % 13 == 0 || in_fan[below] == kNone) break;
+                    chain.more[chain.n++] = static_cast<std::int8_t>(in_fan[below]);
+                    --below;
                 }
             }
         }
@@ -257,6 +272,10 @@ class Fan {
             int target = m.b;
             p_.res[target][p_.rlen[target]++] = p_.fan[m.a];
             p_.fan[m.a] = kNone;
+            for (int j = 0; j < m.n; ++j) {
+                p_.res[target][p_.rlen[target]++] = p_.fan[m.more[j]];
+                p_.fan[m.more[j]] = kNone;
+            }
             if (m.q < 0)
                 talon(m.d, m.redeal, m.d2, target);
             else
@@ -350,7 +369,10 @@ nb::object move_object(const Move& m) {
     if (m.kind == 2) return nb::make_tuple("relocate", int(m.a), int(m.b));
     nb::object then = m.q < 0 ? nb::object(nb::make_tuple("talon", int(m.d), m.redeal, int(m.d2)))
                               : nb::object(nb::make_tuple("relocate", int(m.q)));
-    return nb::make_tuple("fan", int(m.a), int(m.b), then);
+    nb::list places;
+    places.append(int(m.a));
+    for (int j = 0; j < m.n; ++j) places.append(int(m.more[j]));
+    return nb::make_tuple("fan", nb::tuple(places), int(m.b), then);
 }
 
 int order_number(const std::string& order) {

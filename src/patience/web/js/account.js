@@ -6,7 +6,7 @@
 
 import { fetchMe, navBar, postForm } from "./arena.js";
 import { lang, onLang, playerName, setLang, t } from "./i18n.js";
-import { $, applyText } from "./ui.js";
+import { $, applyText, getJSON } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
 const next = params.get("next") && params.get("next").startsWith("/") && !params.get("next").startsWith("//")
@@ -21,7 +21,7 @@ function showError(code, wait) {
     box.hidden = true;
     return;
   }
-  const text = t(`account.err.${code}`, { wait: wait ?? "" });
+  const text = code === "network" ? t("offline.failed") : t(`account.err.${code}`, { wait: wait ?? "" });
   box.textContent = text === `account.err.${code}` ? code : text;
   box.hidden = false;
   $("#info").hidden = true;
@@ -74,7 +74,14 @@ function renderSessions(sessions) {
 }
 
 async function render() {
-  const { user, csrf, mail } = await fetchMe(true);
+  let who;
+  try {
+    who = await fetchMe(true);
+  } catch {
+    showError("network"); // the page as it was (the forms say it again when sent)
+    return;
+  }
+  const { user, csrf, mail } = who;
   navBar($("#nav"), user);
   for (const input of document.querySelectorAll("input[name=csrf]")) input.value = csrf;
   for (const input of document.querySelectorAll("input[name=next]")) input.value = next;
@@ -91,9 +98,8 @@ async function render() {
     $("#who").textContent = t("account.signed_in_as", { name: playerName(user.name) });
     $("#name-form").name.value = playerName(user.name) === user.name ? user.name : ""; // not a closed account's mark
     $("#password-form").elements.username.value = user.login;
-    const response = await fetch("/api/account", { credentials: "same-origin", cache: "no-store" });
-    if (response.ok) {
-      const account = await response.json();
+    const account = await getJSON("/api/account", { credentials: "same-origin", cache: "no-store" });
+    if (account) {
       renderSessions(account.sessions);
       $("#email-now").textContent = account.email ? t("account.email_now", { email: account.email }) : t("account.email_none");
       $("#email-form").elements.email.value = account.email || "";

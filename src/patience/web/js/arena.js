@@ -2,26 +2,34 @@
 // formats, posting a form with its CSRF token.
 
 import { lang, setLang, t } from "./i18n.js";
-import { languageSwitch } from "./ui.js";
+import { askJSON, getJSON, languageSwitch, pageNotice } from "./ui.js";
 
 let me = null;
 let games = null;
 
-/** {user: {id, login, name} | null, csrf} of this browser. */
+/** {user: {id, login, name} | null, csrf} of this browser; rejects when the server did not say. */
 export async function fetchMe(fresh = false) {
   if (me && !fresh) return me;
-  const response = await fetch("/api/me", { credentials: "same-origin", cache: "no-store" });
-  me = await response.json();
+  const answer = await getJSON("/api/me", { credentials: "same-origin", cache: "no-store" });
+  if (!answer) throw new Error("no answer from /api/me");
+  me = answer;
   return me;
 }
 
-/** The games' names in every language, from the server. */
+/** The games' names in every language, from the server; rejects when the server did not say. */
 export async function fetchGames() {
   if (!games) {
-    const list = await fetch("/api/games").then((r) => r.json());
+    const list = await getJSON("/api/games");
+    if (!list) throw new Error("no answer from /api/games");
     games = Object.fromEntries(list.games.map((g) => [g.id, g]));
   }
   return games;
+}
+
+/** The page's notice that the server did not answer (``key``: offline.gone, offline.failed; null: none). */
+export function noAnswer(key) {
+  const where = document.querySelector(".page-body:not([hidden])") || document.querySelector("main") || document.body;
+  pageNotice(where, key, {}, "no-answer");
 }
 
 export function gameName(id) {
@@ -44,7 +52,17 @@ export function formatName(key) {
 export async function openPage() {
   const chosen = new URLSearchParams(location.search).get("lang");
   if (chosen) setLang(chosen);
-  const [who] = await Promise.all([fetchMe(), fetchGames()]);
+  let who = null;
+  // no answer (the server away): said, and asked again by itself until the server answers, as the offline page does
+  for (let wait = 1000; !who; wait = Math.min(5000, wait * 1.5)) {
+    try {
+      [who] = await Promise.all([fetchMe(), fetchGames()]);
+    } catch {
+      noAnswer("offline.gone");
+      await new Promise((ok) => setTimeout(ok, wait));
+    }
+  }
+  noAnswer(null);
   navBar(document.querySelector("#nav"), who.user);
   showUnseen(who.playnow_unseen || 0);
   return who.user;
@@ -88,8 +106,12 @@ export function showUnseen(n) {
 
 /** A result of Play now came in (the arena socket's "playnow" message): the badge as the server counts it. */
 export async function refreshUnseen() {
-  const who = await fetchMe(true);
-  showUnseen(who.playnow_unseen || 0);
+  try {
+    const who = await fetchMe(true);
+    showUnseen(who.playnow_unseen || 0);
+  } catch {
+    // no answer: the badge as it was, until the next result
+  }
 }
 
 /** Press Play now on the pool ``format`` ("GAME/VARIANT/SECONDS"): on the server's answer, to the game's
@@ -111,21 +133,19 @@ export async function playNow(format) {
   return t(`playnow.err.${known ? answer.error : "failed"}`);
 }
 
-/** Post a form the way the pages do (URL-encoded, with the CSRF token); resolves to the JSON answer. */
+/** Post a form the way the pages do (URL-encoded, with the CSRF token); resolves to the JSON answer, with
+ * ``status`` 0 and the error "network" when the server did not answer (never a rejection). */
 export async function postForm(path, fields) {
-  const { csrf } = await fetchMe();
-  const body = new URLSearchParams({ ...fields, csrf });
-  const response = await fetch(path, {
-    method: "POST", body, credentials: "same-origin",
+  let csrf = "";
+  try {
+    ({ csrf } = await fetchMe());
+  } catch {
+    return { status: 0, ok: false, error: "network" };
+  }
+  return askJSON(path, {
+    method: "POST", body: new URLSearchParams({ ...fields, csrf }), credentials: "same-origin",
     headers: { accept: "application/json", "content-type": "application/x-www-form-urlencoded" },
   });
-  let data = {};
-  try {
-    data = await response.json();
-  } catch {
-    data = { ok: false, error: "server" };
-  }
-  return { status: response.status, ...data };
 }
 
 /** SHA-256 of a text, in hex (the browser's own crypto). */

@@ -1,9 +1,9 @@
 // The deal of the day: each game's leaderboard of the day, the button that starts (or goes on with) one's
 // one attempt, and for a day that is over its deal key, checked against the commitment here in the browser.
 
-import { commitmentText, el, gameName, openPage, postForm, sha256 } from "./arena.js";
+import { commitmentText, el, gameName, noAnswer, openPage, postForm, sha256 } from "./arena.js";
 import { lang, onLang, playerName, t } from "./i18n.js";
-import { $, applyText, formatTime, points } from "./ui.js";
+import { $, applyText, askJSON, formatTime, getJSON, points } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
 const FIRST = "reloaded"; // the tab shown when the address names none (the server lists the games: data.games)
@@ -40,7 +40,9 @@ async function start() {
 async function render() {
   applyText();
   const query = day ? `?day=${day}` : "";
-  const data = await fetch(`/api/daily/${game}${query}`, { cache: "no-store" }).then((r) => r.json());
+  const data = await askJSON(`/api/daily/${game}${query}`, { cache: "no-store" });
+  noAnswer(data.status ? null : "offline.failed"); // no answer: the day as it was, and why
+  if (!data.status) return;
   if (data.error === "bad_game" && game !== FIRST) {
     game = FIRST; // an address naming a game without a deal of the day
     history.replaceState(null, "", address());
@@ -169,12 +171,12 @@ async function renderMine() {
   }
   const key = month || "";
   if (!mine.has(key)) {
-    const answer = await fetch(`/api/daily/mine${month ? `?month=${month}` : ""}`, { cache: "no-store" });
-    if (answer.status !== 200) {
+    const answer = await getJSON(`/api/daily/mine${month ? `?month=${month}` : ""}`, { cache: "no-store" });
+    if (!answer) {
       box.hidden = true;
       return;
     }
-    mine.set(key, await answer.json());
+    mine.set(key, answer);
   }
   const data = mine.get(key);
   box.hidden = false;

@@ -9,14 +9,13 @@ import { Instant } from "./instant.js";
 import { onLang, playerName, refusal, say, t } from "./i18n.js";
 import { Liveness } from "./liveness.js";
 import { $, applyText, confirmDialog, formatTime, pageNotice, points, showUndo, signed, toast } from "./ui.js";
-import { ON_TABLE, randomId } from "./net.js";
+import { DUEL, Net } from "./net.js";
 import { attention, notifyToggle, settingsSection } from "./settings.js";
 import { lastSeconds, moveSound, sound } from "./sound.js";
 
 const params = new URLSearchParams(location.search);
 const MATCH_ID = /^[A-Za-z0-9_-]{8,40}$/; // a duel's id as the server writes it; anything else names no duel
 const TOUR = /^[A-Za-z0-9_-]{8,16}$/.test(params.get("t") || "") ? params.get("t") : null; // a tournament's duel
-const INTENTS = new Set(["move", "stock", "undo", "giveup"]);
 const TOUR_BACK_SECONDS = 8; // after a tournament's duel, back to its standings (and the next pairing)
 const OFFER_AFTER_MS = 30000; // a player waiting this long in a live pool is offered Play now in that pool
 
@@ -44,129 +43,51 @@ const view = {
 
 const CODE = /^[A-Za-z0-9_-]{8,24}$/;
 
-// -- the connection: versions, acks, reconnecting ------------------------------------------------
+// -- the connection: the page's one socket client (net.js), with what a duel page says on connecting ----
 
-const net = {
-  ws: null,
-  cid: randomId(),
-  ack: 0,
-  pending: new Map(),
-  matchId: MATCH_ID.test(params.get("m") || "") ? params.get("m") : null,
-  watchId: MATCH_ID.test(params.get("w") || "") ? params.get("w") : null,
-  v: 0,
-  retry: 0,
+const place = {
+  watchId: MATCH_ID.test(params.get("w") || "") ? params.get("w") : null, // the match this page watches
   seeking: null, // the pool this page waits in: a page that reconnects (a restart, say) joins it again
-  liveness: null,
-
-  open() {
-    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(`${scheme}//${location.host}/ws`);
-    this.ws = ws;
-    ws.onopen = () => {
-      // the banner goes once the server answers on this socket (below), not when it merely opens
-      this.liveness.heardNow();
-      if (this.matchId) {
-        this.raw("match", { id: this.matchId, v: this.v, cid: this.cid });
-        for (const [type, body] of [...this.pending.values()].sort((a, b) => a[1].ack - b[1].ack)) this.raw(type, body);
-      } else if (this.watchId) {
-        this.raw("watch", { id: this.watchId, cid: this.cid });
-      } else {
-        const again = this.seeking;
-        this.raw("lobby", { cid: this.cid });
-        if (again) this.raw("seek", { format: again, cid: this.cid }); // back into the queue
-        if (view.challenge && CODE.test(view.challenge)) this.raw("look", { code: view.challenge, cid: this.cid });
-      }
-    };
-    ws.onmessage = (e) => {
-      this.liveness.heardNow();
-      if (!$("#banner").hidden) {
-        this.retry = 0;
-        $("#banner").hidden = true;
-      }
-      this.receive(e.data);
-    };
-    ws.onclose = () => this.lost(ws);
-    if (!this.liveness) {
-      this.liveness = new Liveness(() => this.raw("ping", {}), () => this.lost(this.ws));
-      this.liveness.start();
-    }
-  },
-
-  /** The connection ``ws`` is gone (closed, or silent): say so and open another soon. */
-  lost(ws) {
-    if (!ws || this.ws !== ws) return;
-    this.ws = null;
-    ws.onclose = null;
-    try {
-      ws.close();
-    } catch {
-      // closing a socket that is already gone
-    }
-    $("#banner").hidden = false;
-    instant.offline(); // a move drawn and not answered goes back, and is not sent again
-    setTimeout(() => this.open(), Math.min(5000, 300 * 2 ** this.retry++));
-  },
-
-  raw(type, data) {
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
-      this.ws.send(JSON.stringify({ t: type, d: data }));
-      return true;
-    }
-    return false;
-  },
-
-  send(type, data = {}) {
-    if (!INTENTS.has(type)) return this.raw(type, { ...data, cid: this.cid });
-    const ack = ++this.ack;
-    const body = ON_TABLE.has(type) ? { ...data, ack, v: this.v } : { ...data, ack }; // v: the table it was made on
-    this.pending.set(ack, [type, body]);
-    this.raw(type, body);
-    return ack;
-  },
-
-  receive(text) {
-    let msg;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      return;
-    }
-    const d = msg.d || {};
-    if (d.ack != null && (msg.t !== "dev" || d.cid === this.cid)) this.pending.delete(d.ack);
-    if (msg.t === "duel") {
-      this.matchId = d.id;
-      this.v = d.v;
-      onDuel(d);
-    } else if (msg.t === "dev") {
-      if (!this.matchId || d.v <= this.v) return;
-      if (d.v > this.v + 1) {
-        this.raw("match", { id: this.matchId, v: this.v, cid: this.cid });
-        return;
-      }
-      this.v = d.v;
-      onEvent(d);
-    } else if (msg.t === "lobby") {
-      onLobby(d);
-    } else if (msg.t === "challenge") {
-      onChallenge(d);
-    } else if (msg.t === "look") {
-      onLook(d);
-    } else if (msg.t === "rematch") {
-      onRematch(d);
-    } else if (msg.t === "watch") {
-      onWatch(d);
-    } else if (msg.t === "rej") {
-      instant.refused(d.ack);
-      board.snapBack();
-      sound("refusal");
-      toast(refusal(d, view.duel && view.duel.game, instant.cardOf(d.ack)), "bad");
-    } else if (msg.t === "err") {
-      onError(d);
-    } else if (msg.t === "playnow") {
-      refreshUnseen(); // a result of Play now came in: the badge of "Your games"
-    }
-  },
 };
+
+const net = new Net({
+  game: onDuel,
+  ev: onEvent,
+  opened: greet,
+  status: (online) => {
+    $("#banner").hidden = online; // it goes once the server answers on a socket, not when one merely opens
+    if (!online) instant.offline(); // a move drawn and not answered goes back, and is not sent again
+  },
+  lobby: onLobby,
+  challenge: onChallenge,
+  look: onLook,
+  rematch: onRematch,
+  watch: onWatch,
+  rej: onRefused,
+  err: onError,
+  playnow: () => refreshUnseen(), // a result of Play now came in: the badge of "Your games"
+}, DUEL);
+net.gameId = MATCH_ID.test(params.get("m") || "") ? params.get("m") : null; // a match's page: joined at once
+
+/** A new connection of a page that plays no match: it watches one, or is in the lobby (back in its pool, and
+ * the challenge link it was opened with looked at). */
+function greet() {
+  if (place.watchId) {
+    net.raw("watch", { id: place.watchId, cid: net.cid });
+    return;
+  }
+  const again = place.seeking;
+  net.raw("lobby", { cid: net.cid });
+  if (again) net.raw("seek", { format: again, cid: net.cid }); // back into the queue
+  if (view.challenge && CODE.test(view.challenge)) net.raw("look", { code: view.challenge, cid: net.cid });
+}
+
+function onRefused(d) {
+  instant.refused(d.ack);
+  board.snapBack();
+  sound("refusal");
+  toast(refusal(d, view.duel && view.duel.game, instant.cardOf(d.ack)), "bad");
+}
 
 // -- the lobby -----------------------------------------------------------------------------------
 
@@ -178,10 +99,10 @@ function onLobby(d) {
   else if (!view.lobby || view.lobby.seeking !== d.seeking || !view.seekSince) view.seekSince = performance.now();
   view.lobby = d;
   for (const fn of unseeked.splice(0)) if (!d.seeking) fn();
-  net.seeking = d.seeking;
+  place.seeking = d.seeking;
   if (d.challenge && $("#challenge-box").hidden) onChallenge({ url: `/duel?c=${d.challenge}` });
-  if (d.match && !net.matchId) {
-    net.matchId = d.match; // a match of mine is going on: back to it
+  if (d.match && !net.gameId) {
+    net.gameId = d.match; // a match of mine is going on: back to it
     net.raw("match", { id: d.match, v: 0, cid: net.cid });
     return;
   }
@@ -352,19 +273,19 @@ const board = new Board($("#board"), {
 // nothing is drawn ahead before both clocks start (the server refuses a move then) nor while offline
 const instant = new Instant(board, {
   get pending() { return net.pending; },
-  get online() { return !!net.ws && net.ws.readyState === WebSocket.OPEN && $("#banner").hidden; },
+  get online() { return net.online && !!net.ws && net.ws.readyState === WebSocket.OPEN; },
 }, () => !!view.duel && performance.now() >= view.startAt);
 
 function onDuel(d) {
   const same = view.duel && view.duel.id === d.id;
-  net.seeking = null;
+  place.seeking = null;
   if (!same && $("#result").open) $("#result").close(); // a rematch: the new match
   if (!same) view.rematch = null;
   view.duel = d;
   view.end = d.end;
   view.startAt = performance.now() + (d.starts_in || 0);
   view.watch = null; // a page plays or watches, never both
-  net.watchId = null;
+  place.watchId = null;
   document.body.classList.remove("watching");
   $("#lobby").hidden = true;
   view.lobbyText = null; // back in the lobby later: its first view is drawn whatever it says
@@ -458,8 +379,8 @@ function onEvent(d) {
 
 function onError(d) {
   instant.refused(d.ack);
-  if (net.watchId && d.code === "no_such_match") {
-    net.watchId = null; // nothing to watch (any more): back to the lobby
+  if (place.watchId && d.code === "no_such_match") {
+    place.watchId = null; // nothing to watch (any more): back to the lobby
     view.watch = null;
     document.body.classList.remove("watching");
     $("#spectate").hidden = true;
@@ -471,7 +392,7 @@ function onError(d) {
     pageNotice($("#lobby"), "lost.duel"); // lasting: the address led nowhere
   } else if (d.code === "no_such_match" || d.code === "not_your_match") {
     if (d.code === "no_such_match") pageNotice($("#lobby"), "lost.duel");
-    net.matchId = null;
+    net.gameId = null;
     const url = new URL(location.href);
     url.searchParams.delete("m");
     history.replaceState(null, "", url.pathname + url.search);
@@ -763,7 +684,7 @@ function renderRematch() {
 // -- watching a match: both players' figures, never a card ---------------------------------------
 
 function startWatching(id) {
-  net.watchId = id;
+  place.watchId = id;
   net.raw("watch", { id, cid: net.cid });
 }
 
@@ -906,7 +827,7 @@ async function main() {
       history.replaceState(null, "", url.pathname + url.search);
     }
   }
-  net.open();
+  net.connect(null);
 }
 
 main();

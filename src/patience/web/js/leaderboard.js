@@ -1,8 +1,8 @@
 // The leaderboard of each duel game: established ratings first, provisional ones (marked ?) after.
 
-import { el, gameName, openPage } from "./arena.js";
+import { el, gameName, noAnswer, openPage } from "./arena.js";
 import { onLang, playerName } from "./i18n.js";
-import { $, applyText, pageNotice } from "./ui.js";
+import { $, applyText, getJSON, pageNotice } from "./ui.js";
 
 const GAMES = ["reloaded", "faecher", "teppich"];
 const params = new URLSearchParams(location.search);
@@ -25,7 +25,9 @@ async function render() {
     });
     return tab;
   }));
-  const data = await fetch(`/api/leaderboard?game=${game}`).then((r) => r.json());
+  const data = await getJSON(`/api/leaderboard?game=${game}`);
+  noAnswer(data ? null : "offline.failed"); // the board as it was, and why
+  if (!data) return;
   const rows = $("#rows");
   rows.replaceChildren();
   data.players.forEach((p, i) => {

@@ -5,7 +5,7 @@
 
 import { el, gameName, openPage, postForm } from "./arena.js";
 import { lang, onLang, playerName, t } from "./i18n.js";
-import { $, applyText } from "./ui.js";
+import { $, applyText, getJSON, request } from "./ui.js";
 
 let queue = [];
 let account = null;
@@ -43,20 +43,22 @@ function say(key, params = {}, bad = false) {
 }
 
 async function loadQueue() {
-  const response = await fetch("/api/mod/queue", { cache: "no-store" });
-  if (!response.ok) return say("mod.err.failed", {}, true);
-  queue = (await response.json()).accounts;
+  const answer = await getJSON("/api/mod/queue", { cache: "no-store" });
+  if (!answer) return say("mod.err.failed", {}, true);
+  queue = answer.accounts;
   renderQueue();
 }
 
 async function loadAccount(id) {
-  const response = await fetch(`/api/mod/account/${encodeURIComponent(id)}`, { cache: "no-store" });
-  if (!response.ok) {
+  const response = await request(`/api/mod/account/${encodeURIComponent(id)}`, { cache: "no-store" });
+  const found = response && response.ok ? await response.json().catch(() => null) : null;
+  if (!found) {
     account = null;
     $("#account").hidden = true;
-    return say("mod.err.no_account", {}, true);
+    const unanswered = !response || response.status >= 500; // no answer (or a proxy's): no "no such account"
+    return say(unanswered ? "mod.err.failed" : "mod.err.no_account", {}, true);
   }
-  account = await response.json();
+  account = found;
   renderAccount();
 }
 

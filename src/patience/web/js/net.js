@@ -1,5 +1,5 @@
-// The play connection: one websocket, intents with ack ids, versions, reconnecting and catching up.
-// Messages are {"t": type, "d": data}; docs/protocol.md describes them.
+// The play connection: one websocket, intents with ack ids, versions, reconnecting and catching up, for a
+// solo game's page and a duel's alike. Messages are {"t": type, "d": data}; docs/protocol.md describes them.
 
 import { Liveness } from "./liveness.js";
 
@@ -15,16 +15,26 @@ export function randomId() {
   return Array.from(bytes, (b) => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"[b & 63]).join("");
 }
 
+/** What a page plays: a solo game (its snapshot "game", its events "ev", joined again by "join") or a duel
+ * (a match's snapshot "duel", its events "dev", joined again by "match"; every message carries the page's id). */
+export const SOLO = { snapshot: "game", event: "ev", join: "join", cid: false };
+export const DUEL = { snapshot: "duel", event: "dev", join: "match", cid: true };
+const NOT_MESSAGES = new Set(["game", "ev", "status", "opened"]); // handlers that no message type names
+
 export class Net {
   /**
-   * handlers: game(snapshot), ev(event), rej(rejection), hint(h), targets(t), err(e), status(online: bool)
+   * handlers: game(snapshot), ev(event, mine), status(online: bool), opened() (what a page without a game
+   * says on each new connection, when connect() was given nothing to start with), and one for each other
+   * message type, by its name: rej, err, hint, targets, lobby, ...
+   * kinds: SOLO or DUEL.
    */
-  constructor(handlers) {
+  constructor(handlers, kinds = SOLO) {
     this.handlers = handlers;
+    this.kinds = kinds;
     this.cid = randomId();
     this.ack = 0;
     this.pending = new Map(); // ack -> [type, data] not yet answered
-    this.gameId = null;
+    this.gameId = null; // the game (or match) the page shows: joined again on each new connection
     this.v = 0;
     this.ws = null;
     this.start = null; // the message that (re)starts the game when connecting: new or join
@@ -50,10 +60,12 @@ export class Net {
       if (this.gameId) {
         // the server reads messages in order: after the join, intents still unanswered are sent
         // again (it answers each once, so none is played twice)
-        this.raw("join", { id: this.gameId, v: this.v, cid: this.cid });
+        this.raw(this.kinds.join, { id: this.gameId, v: this.v, cid: this.cid });
         this.resendPending();
       } else if (this.start) {
         this.raw(this.start[0], { ...this.start[1], cid: this.cid });
+      } else {
+        this.handlers.opened?.();
       }
     };
     ws.onmessage = (e) => {
@@ -77,7 +89,8 @@ export class Net {
     } catch {
       // closing a socket that is already gone
     }
-    this.setOnline(false);
+    this.online = false; // said even if this socket never answered: the page is not connected
+    this.handlers.status?.(false);
     const wait = Math.min(5000, 300 * 2 ** this.retry++);
     setTimeout(() => this.open(), wait);
   }
@@ -100,16 +113,16 @@ export class Net {
   send(type, data = {}) {
     if (INTENTS.has(type)) {
       const ack = ++this.ack;
-      const body = ON_TABLE.has(type) ? { ...data, ack, v: this.v } : { ...data, ack };
+      const body = ON_TABLE.has(type) ? { ...data, ack, v: this.v } : { ...data, ack }; // v: the table it was made on
       this.pending.set(ack, [type, body]);
       this.raw(type, body);
       return ack;
     }
-    return this.raw(type, data);
+    return this.raw(type, this.kinds.cid ? { ...data, cid: this.cid } : data);
   }
 
   newGame(data) {
-    this.gameId = null;
+    this.gameId = null; // the game (or match) the page shows: joined again on each new connection
     this.v = 0;
     this.pending.clear();
     this.start = ["new", data];
@@ -131,36 +144,25 @@ export class Net {
     }
     const d = msg.d || {};
     // acks count per page: another page's event may carry the same number
-    if (d.ack != null && (msg.t !== "ev" || d.cid === this.cid)) this.pending.delete(d.ack);
+    if (d.ack != null && (msg.t !== this.kinds.event || d.cid === this.cid)) this.pending.delete(d.ack);
     switch (msg.t) {
-      case "game":
+      case this.kinds.snapshot:
         this.gameId = d.id;
         this.v = d.v;
         this.handlers.game?.(d);
         break;
-      case "ev":
+      case this.kinds.event:
         if (!this.gameId || d.v <= this.v) return; // before the game arrived, or seen already
         if (d.v > this.v + 1) {
           // something was missed: ask for it (the server sends the events or the whole game)
-          this.raw("join", { id: this.gameId, v: this.v, cid: this.cid });
+          this.raw(this.kinds.join, { id: this.gameId, v: this.v, cid: this.cid });
           return;
         }
         this.v = d.v;
         this.handlers.ev?.(d, d.cid === this.cid);
         break;
-      case "rej":
-        this.handlers.rej?.(d);
-        break;
-      case "hint":
-        this.handlers.hint?.(d);
-        break;
-      case "targets":
-        this.handlers.targets?.(d);
-        break;
-      case "err":
-        this.handlers.err?.(d);
-        break;
       default:
+        if (!NOT_MESSAGES.has(msg.t) && Object.hasOwn(this.handlers, msg.t)) this.handlers[msg.t](d);
         break;
     }
   }

@@ -10,7 +10,7 @@ import { Net } from "./net.js";
 import { settingsSection } from "./settings.js";
 import { lastSeconds, moveSound, sound } from "./sound.js";
 import {
-  $, applyText, autoMove, cardBack, confirmDialog, fetchStats, formatTime, fourColour, languageSwitch, points,
+  $, applyText, autoMove, cardBack, confirmDialog, fetchStats, formatTime, fourColour, getJSON, languageSwitch, points,
   renderStats, showUndo, signed, toast, winnableOnly,
 } from "./ui.js";
 
@@ -27,6 +27,8 @@ const view = {
   endShown: false,
   lastTicks: {}, // the clock's last ten seconds: the one last ticked
   apart: null, // a game of Play now: what the server said of its match ({role, format, opponent, commitment})
+  practice: null, // the id of the game on the table when it is a practice deal (docs/fairplay.md), once the server said
+  practiceAsked: null, // the id of the game it was asked for
 };
 
 // -- starting ----------------------------------------------------------------------------------
@@ -262,6 +264,17 @@ function renderApart() {
   $("#playnow-games").hidden = !(view.status && view.status.outcome);
 }
 
+/** Whether the deal of the day on the table is the player's practice deal: the day's board says of the player's
+ * attempt (begun) while the day lasts. Said in the header once known; no answer: the day's label stays. */
+async function askPractice(g) {
+  const day = g.seed.slice(4);
+  const board = await getJSON(`/api/daily/${encodeURIComponent(g.game)}?day=${encodeURIComponent(day)}`,
+    { cache: "no-store" });
+  if (!board || !board.practice || !board.practice.begun || !view.game || view.game.id !== g.id) return;
+  view.practice = g.id;
+  showNames();
+}
+
 /** An address naming no game: said in the page's language over the empty table, with the way back. */
 function showLost(game, key = "lost.game", params = { game: game.slice(0, 40) }, link = ["/", "lost.home"]) {
   const box = document.createElement("section");
@@ -379,7 +392,9 @@ function showNames() {
   // the deal of the day shows its day, never its key, and is played once: no "same deal" nor another number
   const daily = g.seed.startsWith("day:");
   const now = g.seed.startsWith("now:"); // Play now: its match, never the key
-  const which = daily ? `${t("daily.title")} ${g.seed.slice(4)}` : now ? t("playnow.button") : `#${g.seed}`;
+  // a practice deal (an account the day's board does not take) has the day's label too, but is not the day's deal
+  const dayName = view.practice === g.id ? t("daily.practice.title") : t("daily.title");
+  const which = daily ? `${dayName} ${g.seed.slice(4)}` : now ? t("playnow.button") : `#${g.seed}`;
   // the number whole, the variant's name cut short if the header has no room for both
   const part = (className, textContent) => Object.assign(document.createElement("span"), { className, textContent });
   $("#variant-name").replaceChildren(...(variant ? [part("what", variant), part("sep", " · ")] : []), part("which", which));
@@ -390,6 +405,10 @@ function showNames() {
   if (now && !view.apart && !view.apartAsked) {
     view.apartAsked = true;
     loadApart(g.id, g.seed.slice(4));
+  }
+  if (daily && view.practiceAsked !== g.id) {
+    view.practiceAsked = g.id;
+    askPractice(g);
   }
   document.title = `${g.names[lang()] || g.names.en} · Patience Arena`;
 }

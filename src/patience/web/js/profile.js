@@ -1,10 +1,10 @@
 // A player's page: ratings per game with their history, duel and solo statistics, recent matches, the
 // tournaments they played (their place and points, linking to the standings).
 
-import { el, formatName, gameName, openPage } from "./arena.js";
+import { el, formatName, gameName, noAnswer, openPage } from "./arena.js";
 import { lang, onLang, playerName, t } from "./i18n.js";
 import { reportBox } from "./report.js";
-import { $, applyText, points } from "./ui.js";
+import { $, applyText, points, request } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
 let data = null;
@@ -114,8 +114,14 @@ async function main() {
     location.replace("/account?next=/profile");
     return;
   }
-  const response = await fetch(`/api/profile/${encodeURIComponent(id)}`);
-  if (!response.ok) {
+  const response = await request(`/api/profile/${encodeURIComponent(id)}`);
+  const found = response && response.ok ? await response.json().catch(() => null) : null;
+  if (!response || response.status >= 500) {
+    applyText();
+    noAnswer("offline.failed"); // no answer (or a proxy's for a server away): not "no such player"
+    return;
+  }
+  if (!found) {
     applyText();
     $("#error").dataset.t = "profile.no_player"; // follows a language switch
     $("#error").textContent = t("profile.no_player");
@@ -123,7 +129,7 @@ async function main() {
     for (const panel of document.querySelectorAll("main section.panel")) panel.hidden = true; // no empty headings
     return;
   }
-  data = await response.json();
+  data = found;
   if (user && user.id !== data.user.id) $("#report").append(reportBox(data.user.id, playerName(data.user.name))); // never oneself
   render();
 }

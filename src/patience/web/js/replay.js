@@ -6,10 +6,10 @@
 
 import { mountAnalysis } from "./analysis-view.js";
 import { Board } from "./board.js";
-import { commitmentText, el, formatName, gameName, openPage, sha256 } from "./arena.js";
+import { commitmentText, el, formatName, gameName, noAnswer, openPage, sha256 } from "./arena.js";
 import { moveName, onLang, playerName, t } from "./i18n.js";
 import { reportBox } from "./report.js";
-import { $, applyText, formatTime, points } from "./ui.js";
+import { $, applyText, formatTime, points, request } from "./ui.js";
 
 const params = new URLSearchParams(location.search);
 const noop = { move() {}, stock() {}, select() {}, announce() {} };
@@ -125,11 +125,17 @@ async function main() {
   onLang(render);
   const daily = (params.get("daily") || "").split("/");
   const solo = params.get("game");
-  const response = await fetch(daily.length === 3
+  const response = await request(daily.length === 3
     ? `/api/daily/${encodeURIComponent(daily[0])}/${encodeURIComponent(daily[1])}/replay/${encodeURIComponent(daily[2])}`
     : solo ? `/api/games/${encodeURIComponent(solo)}/replay`
       : `/api/matches/${encodeURIComponent(params.get("id") || "")}`);
-  if (!response.ok) {
+  const found = response && response.ok ? await response.json().catch(() => null) : null;
+  if (!response || response.status >= 500) {
+    applyText();
+    noAnswer("offline.failed"); // no answer (or a proxy's for a server away): not "no such match"
+    return;
+  }
+  if (!found) {
     // no such match: say so, with the way to the others, instead of an empty table
     $("#sides").hidden = true;
     document.querySelector(".replay-controls").hidden = true;
@@ -145,7 +151,7 @@ async function main() {
     applyText();
     return;
   }
-  match = await response.json();
+  match = found;
   if (match.state === "over" && user && !match.solo) { // after the match: a signed-in player may report the others in it
     const others = match.players.filter((p) => p.id !== user.id);
     $("#report").append(...others.map((p) => reportBox(p.id, playerName(p.name))));

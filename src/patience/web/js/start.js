@@ -2,7 +2,7 @@
 
 import { faceSvg, installDefs } from "./cards.js";
 import { lang, onLang, rulesOf, t } from "./i18n.js";
-import { $, applyText, fetchStats, languageSwitch, renderStats, winnableOnly } from "./ui.js";
+import { $, applyText, fetchStats, getJSON, languageSwitch, pageNotice, renderStats, winnableOnly } from "./ui.js";
 
 const ORDER = ["teppich", "reloaded", "faecher"];
 const ART = {
@@ -131,7 +131,11 @@ async function main() {
   languageSwitch($("#langs"));
   onLang(fill);
   applyText();
-  const [list, figures] = await Promise.all([fetch("/api/games").then((r) => r.json()), fetchStats()]);
+  const [list, figures] = await Promise.all([getJSON("/api/games"), fetchStats()]);
+  if (!list) { // no answer: said; the games come with the page's next load
+    pageNotice($("main"), "offline.failed", {}, "no-answer");
+    return;
+  }
   games = ORDER.map((id) => list.games.find((g) => g.id === id)).filter(Boolean);
   stats = figures;
   $("#games").replaceChildren(...games.map(tile));

@@ -2,9 +2,9 @@
 // with its live standings, joining, pausing and coming back. The server pairs the players and counts the
 // points; this page shows what it sends and goes to the duel it starts.
 
-import { el, formatName, gameName, openPage, postForm } from "./arena.js";
+import { el, formatName, gameName, noAnswer, openPage, postForm } from "./arena.js";
 import { lang, onLang, playerName, t } from "./i18n.js";
-import { $, applyText, formatTime, pageNotice } from "./ui.js";
+import { $, applyText, formatTime, getJSON, pageNotice } from "./ui.js";
 import { randomId } from "./net.js";
 
 const params = new URLSearchParams(location.search);
@@ -255,7 +255,7 @@ async function make(e) {
   }
   const msg = $("#make-msg");
   msg.hidden = false;
-  msg.textContent = formError(answer);
+  msg.textContent = answer.status ? formError(answer) : t("offline.failed");
 }
 
 /** What was wrong with the form, in the page's language: each mistake (``answer.error``) its own sentence,
@@ -300,7 +300,8 @@ async function main() {
       $("#make-password").required = on;
       if (on) $("#make-password").focus();
     });
-    list = await fetch("/api/tournaments", { cache: "no-store" }).then((r) => r.json());
+    list = await getJSON("/api/tournaments", { cache: "no-store" });
+    if (!list) noAnswer("offline.failed"); // no list and no form: why
   }
   render();
 }

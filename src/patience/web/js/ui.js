@@ -17,16 +17,17 @@ export function applyText(root = document) {
 }
 
 /** A lasting notice at the top of ``container`` (an address that leads nowhere, say): the text of ``key``
- * in the page's language (it follows a language switch); ``key`` null takes it away. */
-export function pageNotice(container, key, params = {}) {
-  let box = container.querySelector(":scope > .page-notice");
+ * in the page's language (it follows a language switch); ``key`` null takes it away. A notice of another
+ * ``kind`` (its class) is a box of its own beside it. */
+export function pageNotice(container, key, params = {}, kind = "page-notice") {
+  let box = container.querySelector(`:scope > .${kind}`);
   if (!key) {
     if (box) box.remove();
     return;
   }
   if (!box) {
     box = document.createElement("p");
-    box.className = "notice bad page-notice";
+    box.className = `notice bad ${kind}`;
     box.setAttribute("role", "alert");
     container.prepend(box);
   }
@@ -147,13 +148,43 @@ export function renderStats(container, all, variant = null) {
   container.append(list);
 }
 
-export async function fetchStats() {
+/** A request of the page's (``fetch``'s arguments): the server's answer, or null when none came (the server
+ * or the network away). Never a rejection: each caller says what a missing answer means where it matters. */
+export async function request(path, init = {}) {
   try {
-    const response = await fetch("/api/stats", { credentials: "same-origin" });
-    return response.ok ? await response.json() : null;
+    return await fetch(path, init);
   } catch {
     return null;
   }
+}
+
+/** The JSON of a GET's answer, or null when there is none to show: no answer, an error status, no JSON. */
+export async function getJSON(path, init = {}) {
+  const response = await request(path, init);
+  if (!response || !response.ok) return null;
+  try {
+    return await response.json();
+  } catch {
+    return null;
+  }
+}
+
+/** The answer to a request as the pages read it, error or not: its JSON with its ``status`` (the error "server"
+ * when it has no JSON), or status 0 and the error "network" when no answer came. Never a rejection. */
+export async function askJSON(path, init = {}) {
+  const response = await request(path, init);
+  if (!response) return { status: 0, ok: false, error: "network" };
+  let data = {};
+  try {
+    data = await response.json();
+  } catch {
+    data = { ok: false, error: "server" };
+  }
+  return { status: response.status, ...data };
+}
+
+export function fetchStats() {
+  return getJSON("/api/stats", { credentials: "same-origin" });
 }
 
 /** A yes/no choice kept in localStorage under ``key``: set it when ``on`` is given; returns it. */

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from alembic import context
 
-from patience.server.storage.store import database_url, make_engine, metadata
+from patience.server.storage.engine import database_url, make_engine
+from patience.server.storage.schema import metadata
 
 
 def _migrate(connection: object) -> None:
