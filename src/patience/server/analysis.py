@@ -18,11 +18,13 @@ The stages, in order (:data:`patience.server.storage.analysis.STAGES`):
   the page holds no rule) and the key moments;
 - ``chance``: the win chance with what the player could see (:func:`patience.solve.chance.win_chances`): each
   position's ``{chance, low, high, samples}``, each action's ``{best_action, drop, label, luck}``, the deal's
-  chance against the outcome, and for each labelled action the positions before and after the better move (the
-  page holds no rule). Written as it fills: the worker process reports each position's figures through a queue
-  as its samples come in, and the analyst writes the graph so far every second (``status`` ``filling``), so
-  the page's graph fills while the verdict is already shown. Its CPU budget (:data:`CHANCE_SECONDS`) is the
-  solver's own (it stops itself and marks the graph ``complete: false``) and the worker process's limit.
+  chance against the outcome, and for each labelled action its better line's positions (:func:`better_line`:
+  the better move, then the solver's win with every card known, else the hint player's moves, at most
+  :data:`LINE_MOVES`; the page holds no rule). Written as it fills: the worker process reports each
+  position's figures through a queue as its samples come in, and the analyst writes the graph so far every
+  second (``status`` ``filling``), so the page's graph fills while the verdict is already shown. Its CPU budget
+  (:data:`CHANCE_SECONDS`) is the solver's own (it stops itself and marks the graph ``complete: false``) and
+  the worker process's limit.
 """
 
 from __future__ import annotations

@@ -46,6 +46,7 @@ export function mountAnalysis(view) {
   let seen = ""; // the last answer read: a poll that brings nothing new redraws nothing
   let built = ""; // what the detail box holds (its moment, line and language): rebuilt only when that changes
   panel.hidden = false;
+  document.body.classList.add("with-analysis"); // the page scrolls, the boards stay in sight (app.css)
 
   const picker = $("#analysis-sides");
   picker.replaceChildren();
@@ -316,7 +317,7 @@ export function mountAnalysis(view) {
       const n = frames.length - 1;
       lines.push(el("p", { className: "small line-by", textContent: t(`analysis.line_by.${n > 1 && by ? by : "move"}`, { n }) }));
       const button = (id, cls, key, shortcut, action) => {
-        const b = el("button", { type: "button", className: `btn ${cls}`, id, textContent: t(key) });
+        const b = el("button", { type: "button", className: `btn ${cls || "solid"}`, id, textContent: t(key) });
         b.dataset.focus = id;
         b.setAttribute("aria-keyshortcuts", shortcut);
         b.addEventListener("click", action);
