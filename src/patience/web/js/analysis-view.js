@@ -67,7 +67,8 @@ export function mountAnalysis(view) {
     const status = $("#analysis-status");
     status.dataset.t = key;
     status.dataset.p = JSON.stringify(params);
-    status.textContent = t(key, params);
+    const text = t(key, params);
+    if (status.textContent !== text) status.textContent = text; // a live region: said again only when it changes
   };
 
   async function read() {
@@ -142,11 +143,11 @@ export function mountAnalysis(view) {
   /** ``m`` in the figures read since: the same action, and a verdict's kind, or any label of the win chance (a
    * label may change while the samples come in). */
   function sameMoment(game, m) {
-    const family = (k) => (LABELS.includes(k) ? "chance" : k);
-    return allMoments(game).find((x) => x.action === m.action && family(x.kind) === family(m.kind));
+    return allMoments(game).find((x) => momentKey(x) === momentKey(m));
   }
 
-  const momentKey = (m) => `${m.kind}:${m.action}`;
+  const family = (kind) => (LABELS.includes(kind) ? "chance" : kind);
+  const momentKey = (m) => `${family(m.kind)}:${m.action}`; // the same moment while its label may change
 
   function chanceText(game) {
     const chance = game.chance;
