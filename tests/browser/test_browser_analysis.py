@@ -26,9 +26,10 @@ from patience.server.analysis import LINE_MOVES
 from patience.server.storage.store import SavedGame
 from patience.session import ManualClock, Session
 
-CHANCE_S = 14.0  # the chance stage's CPU budget a game here: its win chance's 12.25 s (the better lines have an
-#                  eighth) are enough for the give-up's samples to name it, on a loaded machine too
-QUEUED_S = 400  # how long a test waits for its win chance: the one worker process works the tests' jobs in turn,
+CHANCE_S = 20.0  # the chance stage's CPU budget a game here: its win chance's 17.5 s (the better lines have an
+#                  eighth) give the position before the give-up about 12 samples, 8 of which name it a blunder
+#                  (the samples a CPU second buys fall on a loaded machine)
+QUEUED_S = 600  # how long a test waits for its win chance: the one worker process works the tests' jobs in turn,
 #                 each up to CHANCE_S of CPU at a lower priority than the rest of a loaded machine
 
 
