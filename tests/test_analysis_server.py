@@ -45,8 +45,9 @@ def ask(client: TestClient, path: str) -> Any:
     return client.post(f"/api/analysis/{path}", data={"csrf": csrf(client)}, headers={"accept": "application/json"})
 
 
-def done(client: TestClient, path: str, seconds: float = 90.0) -> dict[str, Any]:
-    """The analysis read again until every game of it is done (the worker processes work it)."""
+def done(client: TestClient, path: str, seconds: float = 240.0) -> dict[str, Any]:
+    """The analysis read again until every game of it is done (the one worker process works both games of a match
+    in turn, each up to CHANCE_S of CPU at a lower priority: minutes on a loaded machine)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         got = client.get(f"/api/analysis/{path}")
