@@ -18,7 +18,7 @@ with warnings.catch_warnings():  # the test client's note about its HTTP library
     warnings.filterwarnings("ignore", message=".*httpx.*")
     from starlette.testclient import TestClient
 
-__all__ = ["FakeTime", "TestClient", "at_a_scripts_pace", "mentioned_cards"]
+__all__ = ["FakeTime", "TestClient", "at_a_scripts_pace", "greedy_record", "mentioned_cards", "record_of"]
 
 
 class FakeTime:
@@ -133,3 +133,36 @@ def established_person(app: Any, login: str, opponents: list[str] | None = None,
     client = person(app, login, address)
     establish(app.state.store, user_id_of(app, login), opponents)
     return client
+
+
+def record_of(game: str, options: dict[str, Any], seed: int, actions: list[Any]) -> dict[str, Any]:
+    """The record of a game of these actions (moves, or texts such as ``undo`` and ``giveup``), 100 ms apart."""
+    from patience.games import Move
+    from patience.session import ManualClock, Session
+
+    clock = ManualClock()
+    session = Session(game, seed, options, clock=clock)
+    for action in actions:
+        clock.advance(0.1)
+        if isinstance(action, Move):
+            session.play(action)
+        else:
+            session.apply_action(action)
+    return session.record()
+
+
+def greedy_record(game: str, seed: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A game played out by the greedy player, given up where it stops short of a win, its moves 100 ms apart."""
+    from patience.games import get_game
+    from patience.session import ManualClock, Session
+    from patience.solve.greedy import play_greedy
+
+    _, moves = play_greedy(get_game(game).deal(seed, options or {}))
+    clock = ManualClock()
+    session = Session(game, seed, options or {}, clock=clock)
+    for move in moves:
+        clock.advance(0.1)
+        session.play(move)
+    if session.outcome is None:
+        session.give_up()
+    return session.record()

@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
+from helpers import record_of
 from patience.duel import Format, Match
 from patience.errors import RecordError
 from patience.games import Move, get_game
-from patience.session import ManualClock, Session
+from patience.session import ManualClock
 from patience.solve import Budget, Status, solve, solve_deal
 from patience.solve.analysis import analyse, analyse_data
 
@@ -28,19 +29,6 @@ CASES = [("reloaded", {}, 12), ("faecher", {}, 9), ("teppich", {"waste": True}, 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "patience", *args], capture_output=True, text=True, timeout=120)
-
-
-def record_of(game: str, options: dict[str, Any], seed: int, actions: list[str | Move]) -> dict[str, Any]:
-    """The record of a game of these actions, 100 ms apart."""
-    clock = ManualClock()
-    session = Session(game, seed, options, clock=clock)
-    for action in actions:
-        clock.advance(0.1)
-        if isinstance(action, Move):
-            session.play(action)
-        else:
-            session.apply_action(action)
-    return session.record()
 
 
 def losing_game(game: str, options: dict[str, Any], seed: int) -> tuple[list[str | Move], int, list[Move]]:

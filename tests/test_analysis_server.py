@@ -5,6 +5,7 @@ game before the day is over, a solo game before its end or by another player). O
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import threading
@@ -17,11 +18,13 @@ import pytest
 from sqlalchemy import func, select
 from starlette.testclient import TestClient
 
-from helpers import FakeTime
+from helpers import FakeTime, greedy_record, record_of
+from patience.errors import PatienceError
 from patience.server import create_app
+from patience.server.analysis import LINE_MOVES
 from patience.server.storage import analysis as db
 from patience.server.storage.daily import AttemptRow
-from patience.server.storage.store import MatchRow, Store
+from patience.server.storage.store import MatchRow, SavedGame, Store
 from test_daily import NEXT_DAY_S, stocked
 from test_daily import join as join_day
 from test_daily import start as start_day
@@ -42,8 +45,9 @@ def ask(client: TestClient, path: str) -> Any:
     return client.post(f"/api/analysis/{path}", data={"csrf": csrf(client)}, headers={"accept": "application/json"})
 
 
-def done(client: TestClient, path: str, seconds: float = 90.0) -> dict[str, Any]:
-    """The analysis read again until every game of it is done (the worker processes work it)."""
+def done(client: TestClient, path: str, seconds: float = 240.0) -> dict[str, Any]:
+    """The analysis read again until every game of it is done (the one worker process works both games of a match
+    in turn, each up to CHANCE_S of CPU at a lower priority: minutes on a loaded machine)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         got = client.get(f"/api/analysis/{path}")
@@ -167,7 +171,7 @@ def test_a_solo_game_is_analysed_once_over_for_its_player_alone(app: Any) -> Non
     assert chance["positions"][-1]["chance"] == 0.0  # given up
     assert chance["deal_chance"] == chance["positions"][0]["chance"] and chance["result"] == 0.0
     if verdict["better_line"] is not None:  # the line's positions, for the viewer to step through
-        assert len(verdict["better_frames"]) == len(verdict["better_line"]["moves"]) + 1
+        assert len(verdict["better_frames"]) == min(len(verdict["better_line"]["moves"]), LINE_MOVES) + 1
         assert any(m["kind"] == "losing" for m in verdict["moments"])
     again = ask(ada, f"game/{game_id}")
     assert again.status_code == 200 and jobs(app) == 1  # computed once, stored
@@ -348,42 +352,29 @@ def test_a_stage_over_its_cpu_budget_stops_with_a_clear_reason_in_a_worker_proce
     assert ended.returncode == 0 and ended.stdout.strip() == "over", ended.stderr
 
 
-def long_record() -> dict[str, Any]:
-    """A game whose analysis takes all of its budget: Teppich with waste, deal 900,053 played by the greedy
-    player (every position of it takes the solver more than its 2 s: docs/solving.md)."""
-    from patience.games import get_game
-    from patience.session import ManualClock, Session
-    from patience.solve.greedy import play_greedy
-
-    _, moves = play_greedy(get_game("teppich").deal(900_053, {"waste": True}))
-    clock = ManualClock()
-    session = Session("teppich", 900_053, {"waste": True}, clock=clock)
-    for move in moves:
-        clock.advance(0.1)
-        session.play(move)
-    if session.outcome is None:
-        session.give_up()
-    return session.record()
+@contextlib.contextmanager
+def asked_for(tmp_path: Path, record: dict[str, Any], variant: str,
+              **budgets: float) -> Iterator[tuple[Any, TestClient, SavedGame]]:
+    """A server on SQLite with one analysis worker process and these stages' CPU budgets, a player of it, and
+    their finished solo game of ``record``, whose analysis they asked for: the app, the player, the game."""
+    application = create_app(tmp_path, password_hasher=FAST_HASH, analysis_workers=1)
+    with running(application) as running_app:
+        running_app.state.analyst.budgets.update(budgets)
+        ada = person(running_app, "ada")
+        game = SavedGame(f"game-{record['game']}-{record['seed']}", ada.cookies.get("patience_id"), record["game"],
+                         variant, str(record["seed"]), record, 1000, len(record["actions"]), 0, "given_up")
+        running_app.state.store.save_games([game])
+        assert ask(ada, f"game/{game.id}").status_code == 202
+        yield running_app, ada, game
 
 
 def test_a_job_whose_worker_process_died_is_taken_again(tmp_path: Path) -> None:
     import os
     import signal
 
-    from patience.server.storage.store import SavedGame
-
-    application = create_app(tmp_path, password_hasher=FAST_HASH, analysis_workers=1)
-    with running(application) as running_app:
+    record = greedy_record("teppich", 900_053, {"waste": True})  # each position takes the solver over 2 s
+    with asked_for(tmp_path, record, "waste", verdict=3.0, chance=CHANCE_S) as (running_app, ada, game):
         analyst = running_app.state.analyst
-        analyst.budgets["verdict"] = 3.0
-        analyst.budgets["chance"] = CHANCE_S
-        ada = person(running_app, "ada")
-        record = long_record()
-        browser_cookie = ada.cookies.get("patience_id")
-        game = SavedGame("long-game-0001", browser_cookie, "teppich", "waste", "900053", record, 1000,
-                         len(record["actions"]), 0, "given_up")
-        running_app.state.store.save_games([game])
-        assert ask(ada, f"game/{game.id}").status_code == 202
         deadline = time.monotonic() + 60
         while ada.get(f"/api/analysis/game/{game.id}").json()["games"][0]["status"] != "running":
             assert time.monotonic() < deadline
@@ -401,37 +392,12 @@ def test_a_job_whose_worker_process_died_is_taken_again(tmp_path: Path) -> None:
         assert attempts == 2  # taken again after its worker died
 
 
-def greedy_record(game: str, seed: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A game played out by the greedy player, given up where it stops short of a win."""
-    from patience.games import get_game
-    from patience.session import ManualClock, Session
-    from patience.solve.greedy import play_greedy
-
-    _, moves = play_greedy(get_game(game).deal(seed, options or {}))
-    clock = ManualClock()
-    session = Session(game, seed, options or {}, clock=clock)
-    for move in moves:
-        clock.advance(0.1)
-        session.play(move)
-    if session.outcome is None:
-        session.give_up()
-    return session.record()
-
-
 def test_a_jobs_chance_stage_fills_the_graph_is_stored_and_keeps_its_cpu_budget(tmp_path: Path) -> None:
     from patience.server.analysis import GRACE_SECONDS
-    from patience.server.storage.store import SavedGame
 
-    application = create_app(tmp_path, password_hasher=FAST_HASH, analysis_workers=1)  # SQLite
-    with running(application) as running_app:
+    record = greedy_record("reloaded", 900_001)
+    with asked_for(tmp_path, record, "standard", chance=5.0) as (running_app, ada, game):  # short of the whole graph
         analyst = running_app.state.analyst
-        analyst.budgets["chance"] = 5.0  # well short of the whole game's graph
-        ada = person(running_app, "ada")
-        record = greedy_record("reloaded", 900_001)
-        game = SavedGame("chance-game-001", ada.cookies.get("patience_id"), "reloaded", "standard", "900001", record,
-                         1000, len(record["actions"]), 0, "given_up")
-        running_app.state.store.save_games([game])
-        assert ask(ada, f"game/{game.id}").status_code == 202
         seen: list[dict[str, Any]] = []
         deadline = time.monotonic() + 180
         while (body := ada.get(f"/api/analysis/game/{game.id}").json()["games"][0])["status"] in ("queued", "running"):
@@ -451,10 +417,100 @@ def test_a_jobs_chance_stage_fills_the_graph_is_stored_and_keeps_its_cpu_budget(
         assert len(chance["actions"]) == len(record["actions"])
         assert chance["seconds"] <= 5.0 + GRACE_SECONDS
         assert body["cpu_s"] <= analyst.budgets["verdict"] + 5.0 + 2 * GRACE_SECONDS
-        for number, frames in chance["better_frames"].items():  # a labelled action's better move, to show
+        assert set(chance["better_by"]) == set(chance["better_frames"])  # who chose each line's moves
+        for number, frames in chance["better_frames"].items():  # a labelled action's better line, to step through
             action = chance["actions"][int(number) - 1]
             assert action["label"] and frames[1]["m"] == action["best_action"]
+            assert frames[0]["m"] is None and 2 <= len(frames) <= LINE_MOVES + 1 and all(f["m"] for f in frames[1:])
+            assert chance["better_by"][number] in ("solver", "hint", "move")
         again = ada.get(f"/api/analysis/game/{game.id}").json()["games"][0]
         assert again == body  # a second read: the stored result, not worked again
         assert ask(ada, f"game/{game.id}").status_code == 200 and jobs(running_app) == 1
         assert analyst.worked == 1
+
+
+# -- the better line of a key moment --------------------------------------------------------------------
+
+
+def replayed(record: dict[str, Any], start: int, frames: list[dict[str, Any]]) -> Any:
+    """The session of ``record`` at its action ``start``, then the line's moves, each checked against its frame
+    (the rules engine plays every move: the page, which knows no rule, draws what the server sent)."""
+    from patience.server.analysis import _session_at
+    from patience.server.storage.league import _frame
+
+    session, t = _session_at(record, start)
+    assert frames[0] == _frame(session, None, t, True)
+    for frame in frames[1:]:
+        session.play(frame["m"])
+        assert frame == _frame(session, frame["m"], t, True)
+    return session
+
+
+@pytest.mark.parametrize(("game", "options", "seed"), [("reloaded", {}, 7), ("faecher", {}, 9),
+                                                       ("teppich", {"waste": True}, 5)])
+def test_a_better_line_goes_on_with_the_solvers_win_from_a_winnable_position(
+        game: str, options: dict[str, Any], seed: int) -> None:
+    from patience.games import get_game
+    from patience.server.analysis import LINE_MOVES, better_line
+    from patience.solve import Budget, Status, solve, solve_deal
+
+    line = solve_deal(game, seed, options, Budget(seconds=5.0, nodes=300_000, memory_mb=64)).moves
+    record = record_of(game, options, seed, [*line[:2], "giveup"])
+    state = get_game(game).deal(seed, options)
+    for move in line[:2]:
+        state._apply(move)
+    frames, by = better_line(record, 2, str(line[2]), 5.0)
+    assert by == "solver" and frames[1]["m"] == str(line[2])
+    assert len(frames) == min(LINE_MOVES, len(line) - 2) + 1  # at most LINE_MOVES moves, the better one first
+    session = replayed(record, 2, frames)
+    if not session.state.is_won():  # where the line stops, the deal is still won with every card known
+        assert solve(session.state, Budget(seconds=5.0, nodes=300_000, memory_mb=64)).status is Status.WON
+
+
+@pytest.mark.parametrize("game", ["reloaded", "teppich"])
+def test_a_better_line_goes_on_with_the_hint_players_moves_where_the_solver_finds_no_win(game: str) -> None:
+    from patience.games import get_game
+    from patience.server.analysis import LINE_MOVES, better_line
+    from test_analysis import _unwinnable_seed
+
+    seed = _unwinnable_seed(game, {})
+    record = record_of(game, {}, seed, ["giveup"])
+    first = str(get_game(game).deal(seed, {}).legal_moves()[0])
+    frames, by = better_line(record, 0, first, 3.0)
+    assert by == "hint" and frames[1]["m"] == first and 3 <= len(frames) <= LINE_MOVES + 1
+    replayed(record, 0, frames)
+    assert better_line(record, 0, first, 0.0) == (frames[:2], "move")  # no time left: the better move alone
+    with pytest.raises(PatienceError):  # a move the rules refuse is never drawn
+        better_line(record, 0, "t1>t1", 3.0)
+
+
+def test_the_bulk_path_stores_each_games_verdict_then_its_graph_as_it_fills(tmp_path: Path) -> None:
+    """``patience analyse --day`` on this machine's processes: a viewer of a game reads its verdict as soon as
+    that game's verdict stage is done, and its win-chance graph while it fills, not only at the end."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from patience.server.analysis import work_queue, worker_init
+
+    store = Store(f"sqlite:///{tmp_path / 'bulk.sqlite3'}")
+    store.migrate()
+    record = greedy_record("reloaded", 900_001)
+    db.enqueue(store.engine, "daily:bulk1", "daily", "bulk1", 0, "reloaded", record, "bulk")
+    seen: list[dict[str, Any]] = []
+    context = multiprocessing.get_context("spawn")
+    with context.Manager() as manager, ProcessPoolExecutor(1, mp_context=context, initializer=worker_init) as pool:
+        worker = threading.Thread(target=work_queue, args=(store, pool), kwargs={
+            "at_once": 1, "budgets": {"verdict": 10.0, "chance": 6.0}, "progress": manager.Queue()})
+        worker.start()
+        while worker.is_alive():
+            found = db.find(store.engine, "daily:bulk1")
+            if found is not None and found["verdict"] is not None:
+                seen.append(found)
+            worker.join(0.1)
+    done = db.find(store.engine, "daily:bulk1")
+    store.close()
+    assert done is not None and done["status"] == "done" and done["chance"]["status"] == "done"
+    assert seen and seen[0]["status"] in ("queued", "running")  # the verdict, read before the job was done
+    sizes = [sum(p is not None for p in s["chance"]["positions"]) for s in seen
+             if s["chance"] and s["chance"]["status"] == "filling"]
+    assert sizes and sizes[0] < len(record["actions"]) + 1  # the graph, read while it filled

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from helpers import record_of
 from patience.games import Move, State, get_game
-from patience.session import ManualClock, Session
 from patience.solve import Budget, solve_deal
 from patience.solve.chance import (
     BLUNDER,
@@ -35,18 +35,6 @@ from patience.solve.unseen import carry, hidden_cards, unseen, visible_deals, wi
 
 GAMES = [("reloaded", {}), ("faecher", {}), ("teppich", {"waste": True}), ("teppich", {})]
 QUICK = Budget(seconds=5.0, nodes=300_000, memory_mb=64)
-
-
-def record_of(game: str, options: dict[str, Any], seed: int, actions: list[str | Move]) -> dict[str, Any]:
-    clock = ManualClock()
-    session = Session(game, seed, options, clock=clock)
-    for action in actions:
-        clock.advance(0.1)
-        if isinstance(action, Move):
-            session.play(action)
-        else:
-            session.apply_action(action)
-    return session.record()
 
 
 def greedy_line(state: State, most: int) -> list[Move]:

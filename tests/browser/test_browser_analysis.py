@@ -11,8 +11,8 @@ list, three cards drawn, then given up — so the give-up lost a deal that could
 
 from __future__ import annotations
 
+import re
 import secrets
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -20,41 +20,37 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from conftest import _free_port
+from conftest import served
 from patience.games import get_game
+from patience.server.analysis import LINE_MOVES
 from patience.server.storage.store import SavedGame
 from patience.session import ManualClock, Session
 
-CHANCE_S = 12.0  # the win chance's CPU budget a game here: enough for the give-up's samples to name it
+CHANCE_S = 20.0  # the chance stage's CPU budget a game here: its win chance's 17.5 s (the better lines have an
+#                  eighth) give the position before the give-up about 12 samples, 8 of which name it a blunder
+#                  (the samples a CPU second buys fall on a loaded machine)
+QUEUED_S = 600  # how long a test waits for its win chance: the one worker process works the tests' jobs in turn,
+#                 each up to CHANCE_S of CPU at a lower priority than the rest of a loaded machine
 
 
 @pytest.fixture(scope="module")
 def analysing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
     """A server of its own with one analysis worker process: its address and its app."""
-    import uvicorn
-
     from patience.server import create_app
 
     app = create_app(tmp_path_factory.mktemp("analysis"), analysis_workers=1)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=_free_port(), log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    app.state.analyst.budgets["chance"] = CHANCE_S
-    yield f"http://127.0.0.1:{server.config.port}", app
-    server.should_exit = True
-    thread.join(timeout=15)
+    with served(app) as url:
+        app.state.analyst.budgets["chance"] = CHANCE_S
+        yield url, app
 
 
-def given_up_game(browser_id: str) -> SavedGame:
+def given_up_game(browser_id: str, moves: list[str] | None = None) -> SavedGame:
+    """A Solitaire Reloaded game of deal 7 (winnable): ``moves`` (three draws by default), then given up."""
     clock = ManualClock()
     session = Session(get_game("reloaded"), 7, {}, clock=clock)
-    for _ in range(3):
+    for move in moves if moves is not None else ["draw"] * 3:
         clock.advance(2.0)
-        session.play("draw")
+        session.play(move)
     clock.advance(2.0)
     session.give_up()
     return SavedGame(id=secrets.token_urlsafe(12), browser_id=browser_id, game="reloaded", variant="standard",
@@ -62,7 +58,8 @@ def given_up_game(browser_id: str) -> SavedGame:
                      score=session.score, outcome="given_up")
 
 
-def open_replay(browser: Any, url: str, app: Any, locale: str, viewport: dict[str, int]) -> tuple[Any, Any]:
+def open_replay(browser: Any, url: str, app: Any, locale: str, viewport: dict[str, int],
+                moves: list[str] | None = None) -> tuple[Any, Any]:
     context = browser.new_context(viewport=viewport, locale=locale)
     page = context.new_page()
     errors: list[str] = []
@@ -70,7 +67,7 @@ def open_replay(browser: Any, url: str, app: Any, locale: str, viewport: dict[st
     page.set_default_timeout(15_000)
     page.goto(f"{url}/")
     cookie = next(c["value"] for c in context.cookies() if c["name"] == "patience_id")
-    game = given_up_game(cookie)
+    game = given_up_game(cookie, moves)
     app.state.store.save_games([game])
     page.goto(f"{url}/match?game={game.id}")
     page.errors = errors
@@ -149,12 +146,12 @@ def test_the_win_chance_fills_the_graph_and_names_the_blunder_at_phone_width(
     context, page = open_replay(browser, url, app, "en-US", {"width": 390, "height": 844})
     page.locator("#analysis-ask").click()
     chance = page.locator("#analysis-chance")
-    expect(chance).to_contain_text("positions so far", timeout=90_000)  # the graph fills as the server works
+    expect(chance).to_contain_text("positions so far", timeout=QUEUED_S * 1000)  # the graph fills as the server works
     expect(page.locator("#analysis-graph polyline.chance-line").first).to_be_attached()
     expect(page.locator("#analysis-graph polygon.chance-band").first).to_be_attached()
     filling = int(page.locator("#analysis-graph svg").get_attribute("data-chance-points") or 0)
     blunder = page.locator("#analysis-graph circle.moment.blunder")
-    expect(blunder).to_have_count(1, timeout=120_000)  # the give-up threw the deal's chance away
+    expect(blunder).to_have_count(1, timeout=QUEUED_S * 1000)  # the give-up threw the deal's chance away
     expect(chance).to_contain_text("Luck against play: the deal gave")
     expect(chance).to_contain_text("the game was lost")
     assert int(page.locator("#analysis-graph svg").get_attribute("data-chance-points") or 0) == 5 >= filling
@@ -171,7 +168,10 @@ def test_the_win_chance_fills_the_graph_and_names_the_blunder_at_phone_width(
     page.locator("#line-next").focus()
     page.keyboard.press("Enter")
     page.keyboard.press("Enter")
-    expect(page.locator("#line-step")).to_contain_text("Better line: move 1 of 1")
+    expect(page.locator("#line-step")).to_contain_text(re.compile(r"Better line: move 1 of (\d+)"))
+    n = int(re.search(r"of (\d+)", page.locator("#line-step").inner_text()).group(1))  # type: ignore[union-attr]
+    assert 1 < n <= LINE_MOVES  # the better move, and what the strong player plays after it
+    expect(detail.locator(".line-by")).to_contain_text(f"{n} moves")
     assert board_text(page) != before  # the better move is on the board
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page is {width} px wide on a 390 px phone"
@@ -235,3 +235,89 @@ def test_a_solo_games_end_leads_to_its_replay_and_analysis(browser: Any, analysi
     expect(page.locator("#analysis-graph svg")).to_have_count(1, timeout=90_000)
     expect(page.locator('.side[data-side="0"] .side-step')).to_contain_text("Abbandona")
     context.close()
+
+
+def winning_start(moves: int) -> list[str]:
+    """The first ``moves`` moves of the solver's win of deal 7: a give-up after them throws a won deal away."""
+    from patience.solve import Budget, solve_deal
+
+    line = solve_deal("reloaded", 7, {}, Budget(seconds=10.0, nodes=500_000, memory_mb=64)).moves
+    assert len(line) > moves
+    return [str(m) for m in line[:moves]]
+
+
+@pytest.mark.parametrize(("name", "viewport"), [("desktop", {"width": 1280, "height": 800}),
+                                                ("phone", {"width": 390, "height": 844})])
+def test_the_graph_grows_while_the_analysis_runs_and_the_chosen_moment_keeps_its_line_and_focus(
+        browser: Any, analysing: tuple[str, Any], shot: Any, name: str, viewport: dict[str, int]) -> None:
+    """The page polls while the job runs and draws each new figure of the graph; the moment the player chose
+    stays chosen, its better line where they stepped it, the focus on the button they pressed; the line steps
+    by keys (→, ←, Esc) too."""
+    url, app = analysing
+    context, page = open_replay(browser, url, app, "en-US", viewport, winning_start(30))
+    page.locator("#analysis-ask").click()
+    expect(page.locator("#analysis-graph circle.moment.losing")).to_have_count(1, timeout=90_000)
+    page.locator('.moment-button[data-kind="losing"]').click()
+    detail = page.locator("#analysis-detail")
+    expect(detail.locator(".line-by")).to_contain_text(f"the solver's winning line with every card known: "
+                                                       f"{LINE_MOVES} moves")
+    page.locator("#line-next").click()
+    page.locator("#line-next").click()  # the better line's first move, on the board
+    step = page.locator("#line-step")
+    expect(step).to_contain_text(f"Better line: move 1 of {LINE_MOVES}")
+    stepped = board_text(page)
+    svg = page.locator("#analysis-graph svg")
+    chance = page.locator("#analysis-chance")
+    counts: list[int] = []
+    deadline = time.monotonic() + QUEUED_S  # the one worker process may first finish the tests' jobs before
+    while len(counts) < 3 and "Luck against play" not in chance.inner_text():  # it grew twice, or it is done
+        assert time.monotonic() < deadline, counts
+        count = int(svg.get_attribute("data-chance-points") or 0)
+        if count and (not counts or count != counts[-1]):
+            counts.append(count)
+            assert page.evaluate("document.activeElement.id") == "line-next"  # redrawn: the focus stays
+            assert "move 1 of" in step.inner_text() and board_text(page) == stepped  # and the line where it was
+            expect(page.locator('.moment-button[data-kind="losing"]')).to_have_attribute("aria-pressed", "true")
+        page.wait_for_timeout(100)  # a poll of the page's figures (the page itself polls every second)
+    assert len(counts) >= 2 and counts == sorted(counts), counts  # the graph grew while the job ran
+    page.keyboard.press("ArrowRight")
+    expect(step).to_contain_text(f"Better line: move 2 of {LINE_MOVES}")
+    assert board_text(page) != stepped
+    page.keyboard.press("ArrowLeft")
+    expect(step).to_contain_text("Better line: move 1 of")
+    assert board_text(page) == stepped
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect(step).to_contain_text(f"Better line: move 3 of {LINE_MOVES}")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= viewport["width"], f"the page is {width} px wide at {viewport['width']} px"
+    page.locator("#analysis-graph").scroll_into_view_if_needed()
+    shot(page, f"analysis-line-stepped-{name}")
+    page.keyboard.press("Escape")
+    expect(step).to_have_text("")
+    expect(page.locator("#line-next")).to_be_focused()
+    assert not page.errors, page.errors
+    context.close()
+
+
+def test_the_analysis_words_have_the_same_keys_and_blanks_in_every_language(page: Any, base_url: str) -> None:
+    """analysis-text.js: a key said in one language is said in all three, with the same blanks ({n}, {move}…);
+    a word missing in one would show its key to that language's players."""
+    page.goto(f"{base_url}/")
+    tables = page.evaluate("""async () => {
+      const { ANALYSIS_TEXT } = await import("/static/js/analysis-text.js");
+      const flat = (node, at, out) => {
+        for (const [k, v] of Object.entries(node)) {
+          if (typeof v === "string") out[at + k] = [...v.matchAll(/\\{(\\w+)\\}/g)].map((m) => m[1]).sort();
+          else flat(v, `${at}${k}.`, out);
+        }
+        return out;
+      };
+      return Object.fromEntries(Object.entries(ANALYSIS_TEXT).map(([code, words]) => [code, flat(words, "", {})]));
+    }""")
+    assert set(tables) == {"de", "en", "it"}
+    english = tables["en"]
+    assert "analysis.line_by.solver" in english and len(english) > 50
+    for code in ("de", "it"):
+        assert set(tables[code]) == set(english), (code, set(english) ^ set(tables[code]))
+        assert {k: v for k, v in tables[code].items() if v != english[k]} == {}, code

@@ -262,14 +262,17 @@ def _analyse_day(args: argparse.Namespace) -> int:
             from dask.distributed import Client
         except ImportError:  # pragma: no cover - depends on the installation
             raise BadInputError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
+        from dask.distributed import Queue
+
         with Client(args.scheduler) as client:
             at_once = max(1, sum(client.nthreads().values()))
             work_queue(store, client.get_executor(pure=False), at_once=at_once, budgets=budgets, on_done=told,
-                       enforce=False)
+                       enforce=False, progress=Queue(client=client))  # the graphs fill as on a server
     else:
         n = args.workers or os.cpu_count() or 1
-        with ProcessPoolExecutor(n, mp_context=get_context("spawn"), initializer=worker_init) as pool:
-            work_queue(store, pool, at_once=n, budgets=budgets, on_done=told)
+        context = get_context("spawn")
+        with context.Manager() as manager, ProcessPoolExecutor(n, mp_context=context, initializer=worker_init) as pool:
+            work_queue(store, pool, at_once=n, budgets=budgets, on_done=told, progress=manager.Queue())
     store.close()
     print(f"analysed: {counts['done']} done, {counts['failed']} failed")
     return 0

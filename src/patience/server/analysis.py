@@ -18,11 +18,13 @@ The stages, in order (:data:`patience.server.storage.analysis.STAGES`):
   the page holds no rule) and the key moments;
 - ``chance``: the win chance with what the player could see (:func:`patience.solve.chance.win_chances`): each
   position's ``{chance, low, high, samples}``, each action's ``{best_action, drop, label, luck}``, the deal's
-  chance against the outcome, and for each labelled action the positions before and after the better move (the
-  page holds no rule). Written as it fills: the worker process reports each position's figures through a queue
-  as its samples come in, and the analyst writes the graph so far every second (``status`` ``filling``), so
-  the page's graph fills while the verdict is already shown. Its CPU budget (:data:`CHANCE_SECONDS`) is the
-  solver's own (it stops itself and marks the graph ``complete: false``) and the worker process's limit.
+  chance against the outcome, and for each labelled action its better line's positions (:func:`better_line`:
+  the better move, then the solver's win with every card known, else the hint player's moves, at most
+  :data:`LINE_MOVES`; the page holds no rule). Written as it fills: the worker process reports each
+  position's figures through a queue as its samples come in, and the analyst writes the graph so far every
+  second (``status`` ``filling``), so the page's graph fills while the verdict is already shown. Its CPU budget
+  (:data:`CHANCE_SECONDS`) is the solver's own (it stops itself and marks the graph ``complete: false``) and
+  the worker process's limit.
 """
 
 from __future__ import annotations
@@ -56,6 +58,11 @@ CHANCE_SAMPLES = 32  # sampled deals a position at most (patience.solve.chance.D
 CHANCE_SEED = 0  # the samples' seed: the same game gives the same graph on any process
 GRACE_SECONDS = 5.0  # the worker process is stopped this much past a stage's budget (the search stops itself first)
 POLL_SECONDS = 1.0  # how often an idle analyst looks at the queue (at once when this process queued a job)
+LINE_MOVES = 20  # moves of a better line the viewer steps through, the better move included
+LINES_SECONDS = 4.0  # CPU seconds of a chance stage for its better lines, all of them (at most an eighth of it)
+LINE_NODES = 200_000  # positions the solver may search for one better line's winning continuation
+HINT_SECONDS = 0.25  # CPU seconds of one hint player's move in a better line
+REPORT_SECONDS = 0.5  # a chance stage reports the positions it has figures for at most this often
 
 _progress: Any = None  # in a worker process: the queue its stage's partial results go to
 
@@ -118,44 +125,111 @@ def worker_init(progress: Any = None) -> None:
 
 
 def run_stage(key: str, stage: str, record: dict[str, Any], seconds: float,
-              enforce: bool = True) -> tuple[dict[str, Any] | None, float]:
+              enforce: bool = True, progress: Any = None) -> tuple[dict[str, Any] | None, float]:
     """One stage of one game's analysis (in a worker process): its results and the CPU seconds it took.
     The chance stage's result is None when the solver has no win-chance function yet. With ``enforce`` the
     process's CPU limit bounds it (a process that runs one stage at a time; a Dask worker's threads share
-    one process, so there the solver's own budget alone bounds it)."""
+    one process, so there the solver's own budget alone bounds it). ``progress``: where the chance stage
+    reports its positions as they come in (default: the worker process's, :func:`worker_init`)."""
     started = time.process_time()
     with cpu_limit(seconds + GRACE_SECONDS) if enforce else contextlib.nullcontext():
         if stage == "verdict":
             result: dict[str, Any] | None = verdict_stage(record, seconds)
         else:
-            result = chance_stage(key, record, seconds)
+            result = chance_stage(key, record, seconds, progress)
     return result, time.process_time() - started
 
 
-def chance_stage(key: str, record: dict[str, Any], seconds: float) -> dict[str, Any] | None:
+def chance_stage(key: str, record: dict[str, Any], seconds: float, progress: Any = None) -> dict[str, Any] | None:
     """The win chance of every position with what the player could see, within ``seconds`` of CPU; each
     position's figures reported (to the analyst, through this worker process's queue) as they change. For each
-    labelled action, the positions before and after the better move, for the replay viewer. None where the
-    solvers have no win chance."""
+    labelled action, its better line (:func:`better_line`: the better move and what a strong player plays after
+    it) as the replay draws it, within :func:`lines_seconds` of the same budget. None where the solvers have no
+    win chance."""
     from patience.errors import PatienceError
 
     function = chance_function()
     if function is None:
         return None
 
-    def on_position(position: Any, action: Any) -> None:
-        if _progress is not None:
-            _progress.put((key, position.to_dict(), None if action is None else action.to_dict()))
+    channel = progress if progress is not None else _progress
+    reported: dict[int, list[Any]] = {}
+    sent = [time.monotonic()]
 
-    found = function(record, budget_s=seconds, samples=CHANCE_SAMPLES, seed=CHANCE_SEED, on_position=on_position)
+    def send() -> None:  # one message a while: a Dask queue's each goes through the scheduler
+        if channel is not None and reported:
+            channel.put([key, list(reported.values())])
+            reported.clear()
+        sent[0] = time.monotonic()
+
+    def on_position(position: Any, action: Any) -> None:
+        if channel is not None:
+            reported[int(position.action)] = [position.to_dict(), None if action is None else action.to_dict()]
+            if time.monotonic() - sent[0] >= REPORT_SECONDS:
+                send()
+
+    lines_s = lines_seconds(seconds)
+    found = function(record, budget_s=seconds - lines_s, samples=CHANCE_SAMPLES, seed=CHANCE_SEED,
+                     on_position=on_position)
+    send()
     out: dict[str, Any] = {"status": "done", **found.to_dict()}
-    out["better_frames"] = {}
-    for action in out["actions"]:
-        if action["label"] and action["best_action"]:
-            with contextlib.suppress(PatienceError):
-                out["better_frames"][str(action["action"])] = line_frames(record, int(action["action"]) - 1,
-                                                                          [str(action["best_action"])])
+    out["better_frames"], out["better_by"] = {}, {}
+    deadline = time.thread_time() + lines_s
+    labelled = [a for a in out["actions"] if a["label"] and a["best_action"]]
+    for number, action in enumerate(labelled):
+        share = max(0.0, deadline - time.thread_time()) / (len(labelled) - number)  # the time left, shared fairly
+        with contextlib.suppress(PatienceError):
+            frames, by = better_line(record, int(action["action"]) - 1, str(action["best_action"]), share)
+            out["better_frames"][str(action["action"])] = frames
+            out["better_by"][str(action["action"])] = by
     return out
+
+
+def lines_seconds(seconds: float) -> float:
+    """The part of a chance stage's CPU budget its better lines may use (the win chance has the rest)."""
+    return min(LINES_SECONDS, seconds / 8)
+
+
+def better_line(record: dict[str, Any], start: int, move: str, seconds: float) -> tuple[list[dict[str, Any]], str]:
+    """The better line from the position after action ``start``: ``move`` (the better move), then, every card
+    being known after the game, the solver's winning line from the position it leads to when the solver finds
+    one within its share of ``seconds``, else the hint player's moves; :data:`LINE_MOVES` moves in all at most,
+    fewer when the game ends or the time is spent. Returns its positions as the replay draws them (the first:
+    the position the move was played in) and who chose the moves after the better one: ``solver``, ``hint``,
+    or ``move`` (the better move alone: the game ended with it, or no time was left)."""
+    from patience.solve.hints import hint
+    from patience.solve.search import Budget, Status
+    from patience.solve.solution import solve
+
+    deadline = time.thread_time() + seconds
+    session, t = _session_at(record, start)
+    out = [_frame_of(session, None, t)]
+    session.play(move)
+    out.append(_frame_of(session, move, t))
+    by = "move"
+
+    def left() -> float:
+        return deadline - time.thread_time()
+
+    if session.state.is_won() or left() <= 0:
+        return out, by
+    solution = solve(session.state.copy(), Budget(seconds=left() / 2, nodes=LINE_NODES, memory_mb=64.0))
+    if solution.status is Status.WON and solution.moves:
+        by = "solver"
+        for next_move in solution.moves[:LINE_MOVES - 1]:
+            text = str(next_move)
+            session.play(text)
+            out.append(_frame_of(session, text, t))
+        return out, by
+    while len(out) <= LINE_MOVES and not session.state.is_won() and left() > 0:
+        found = hint(session.state, budget_s=min(HINT_SECONDS, left()))
+        if found is None:
+            break
+        by = "hint"
+        text = str(found)
+        session.play(text)
+        out.append(_frame_of(session, text, t))
+    return out, by
 
 
 def verdict_stage(record: dict[str, Any], seconds: float) -> dict[str, Any]:
@@ -192,16 +266,25 @@ def moments(analysis: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def line_frames(record: dict[str, Any], start: int | None, line: list[str]) -> list[dict[str, Any]]:
-    """The positions of the better line, from the position after action ``start`` (as the player saw it then),
-    one after each of its moves: the replay viewer steps through them."""
+    """The positions of a line, from the position after action ``start`` (as the player saw it then), one after
+    each of its first :data:`LINE_MOVES` moves: the replay viewer steps through them."""
+    if start is None:
+        return []
+    session, t = _session_at(record, start)
+    out = [_frame_of(session, None, t)]
+    for move in line[:LINE_MOVES]:
+        session.play(move)
+        out.append(_frame_of(session, move, t))
+    return out
+
+
+def _session_at(record: dict[str, Any], start: int) -> tuple[Any, int]:
+    """The game of ``record`` replayed up to its action ``start``, and that action's time."""
     from patience.errors import PatienceError
     from patience.games import get_game
     from patience.rng import check_seed
-    from patience.server.storage.league import _frame
     from patience.session import ManualClock, Session
 
-    if start is None:
-        return []
     clock = ManualClock()
     session = Session(get_game(str(record["game"])), check_seed(record["seed"]), record.get("options") or {},
                       clock=clock)
@@ -211,11 +294,40 @@ def line_frames(record: dict[str, Any], start: int | None, line: list[str]) -> l
         clock.set_ms(t)
         with contextlib.suppress(PatienceError):  # a wrong click the record keeps
             session.apply_action(str(action["m"]))
-    out = [_frame(session, None, t, True)]
-    for move in line:
-        session.play(move)
-        out.append(_frame(session, move, t, True))
-    return out
+    return session, t
+
+
+def _frame_of(session: Any, move: str | None, t: int) -> dict[str, Any]:
+    from patience.server.storage.league import _frame
+
+    return _frame(session, move, t, True)
+
+
+def take_reports(channel: Any, partial: dict[str, dict[int, dict[str, Any]]]) -> None:
+    """Take what the chance stages reported so far off ``channel`` (a process queue, or a Dask cluster's
+    ``distributed.Queue``) into ``partial``: each held job's positions so far, by number, each with the
+    ``label`` and ``drop`` of the action that led to it (as the page reads them)."""
+    if hasattr(channel, "get_nowait"):
+        messages = []
+        while True:
+            try:
+                messages.append(channel.get_nowait())
+            except queue.Empty:
+                break
+    else:
+        messages = channel.get(batch=True)
+    for key, reports in messages:
+        if key not in partial:
+            continue  # a job this process does not hold (any more)
+        for position, action in reports:
+            if action is not None:
+                position = {**position, "label": action["label"], "drop": action["drop"]}
+            partial[key][int(position["action"])] = position
+
+
+def filling(partial: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The graph so far, as stored while the chance stage runs (a position not reached yet: null)."""
+    return {"status": "filling", "positions": [partial.get(i) for i in range(max(partial, default=-1) + 1)]}
 
 
 class Analyst:
@@ -302,15 +414,8 @@ class Analyst:
 
     def _drain(self) -> None:
         """Take the positions the worker processes reported so far (the chance stage's) off their queue."""
-        while self._progress is not None:
-            try:
-                key, position, action = self._progress.get_nowait()
-            except queue.Empty:
-                return
-            if key in self._held:
-                if action is not None:  # the action that led to the position, as the page reads it
-                    position = {**position, "label": action["label"], "drop": action["drop"]}
-                self._partial.setdefault(key, {})[int(position["action"])] = position
+        if self._progress is not None:
+            take_reports(self._progress, {key: self._partial[key] for key in self._held if key in self._partial})
 
     async def _save(self, key: str, **what: Any) -> bool:
         return await anyio.to_thread.run_sync(functools.partial(db.save, self.store.engine, key, self.node, **what))
@@ -369,33 +474,50 @@ class Analyst:
                 try:
                     return future.result()
                 except OverBudget:  # one position's samples ran past the budget's grace: the graph so far
-                    return {"status": "done", "complete": False, "stopped": "the CPU budget",
-                            "positions": [partial.get(i) for i in range(max(partial, default=-1) + 1)]}, (
+                    return {**filling(partial), "status": "done", "complete": False, "stopped": "the CPU budget"}, (
                         self.budgets["chance"] + GRACE_SECONDS)
             if partial != written:
                 written = dict(partial)
-                results["chance"] = {"status": "filling", "positions": [
-                    written.get(i) for i in range(max(written) + 1)]}
+                results["chance"] = filling(written)
                 await self._save(key, stage="verdict", results=results, cpu_s=cpu, lease_s=self.lease_seconds)
 
 
 def work_queue(store: Store, executor: Any, *, at_once: int, node: str = "bulk", enforce: bool = True,
-               budgets: dict[str, float] | None = None, on_done: Callable[[str, str], None] | None = None) -> int:
+               budgets: dict[str, float] | None = None, on_done: Callable[[str, str], None] | None = None,
+               progress: Any = None) -> int:
     """Work the shared queue until it is empty, ``at_once`` stages at a time on ``executor`` (a
     ``concurrent.futures`` executor: a process pool, or a Dask cluster's ``client.get_executor()``): the bulk
     analysis of many games (``patience analyse --day``), beside the servers' analysts. Returns the jobs done;
     ``on_done(key, status)`` is told of each. ``enforce``: each stage under the process's CPU limit (a pool
-    made with :func:`worker_init` as its initializer; not on a Dask cluster, see :func:`run_stage`)."""
+    made with :func:`worker_init` as its initializer; not on a Dask cluster, see :func:`run_stage`).
+
+    Each game's results are stored as each of its stages ends (its verdict first, readable at once), and with
+    ``progress`` (a queue the workers can put to: a ``multiprocessing`` manager's, or the cluster's
+    ``distributed.Queue``) the win chance's graph so far every second while its stage runs, as a server's
+    workers do: a viewer of a game of the day sees its verdict and its graph fill as soon as its part is done."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     seconds = {"verdict": VERDICT_SECONDS, "chance": CHANCE_SECONDS, **(budgets or {})}
     lease = 2 * max(seconds.values()) + 60.0
     running: dict[Any, tuple[db.Claimed, str, dict[str, Any], float]] = {}
+    partial: dict[str, dict[int, dict[str, Any]]] = {}  # the graph so far of each chance stage running
+    written: dict[str, dict[int, dict[str, Any]]] = {}
     worked = 0
 
     def start(job: db.Claimed, stage: str, results: dict[str, Any], cpu: float) -> None:
-        future = executor.submit(run_stage, job.key, stage, job.record, seconds[stage], enforce)
+        future = executor.submit(run_stage, job.key, stage, job.record, seconds[stage], enforce, progress)
         running[future] = (job, stage, results, cpu)
+        if stage == "chance":
+            partial[job.key] = {}
+
+    def fill() -> None:  # the graphs that grew since the last look, stored
+        take_reports(progress, partial)
+        for job, stage, results, cpu in list(running.values()):
+            now = partial.get(job.key)
+            if stage == "chance" and now and now != written.get(job.key):
+                written[job.key] = dict(now)
+                db.save(store.engine, job.key, node, stage="verdict", results={**results, "chance": filling(now)},
+                        cpu_s=cpu, lease_s=lease)
 
     while True:
         while len(running) < at_once and (job := db.claim(store.engine, node, lease)) is not None:
@@ -403,9 +525,13 @@ def work_queue(store: Store, executor: Any, *, at_once: int, node: str = "bulk",
             start(job, first, dict(job.results), job.cpu_s)
         if not running:
             return worked
-        finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
+        finished, _ = wait(list(running), timeout=1.0 if progress is not None else None, return_when=FIRST_COMPLETED)
+        if progress is not None:
+            fill()
         for future in finished:
             job, stage, results, cpu = running.pop(future)
+            partial.pop(job.key, None)
+            written.pop(job.key, None)
             try:
                 result, used = future.result()
             except Exception as exc:  # a worker stopped over its budget, or the search failed

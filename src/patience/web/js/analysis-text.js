@@ -34,6 +34,10 @@ export const ANALYSIS_TEXT = {
       moment: "Move {i}: {what}", played: "Played: {move}", better: "Better: {move}", no_better: "",
       line: "Better line", line_step: "Better line: move {i} of {n}", line_start: "Step through the better line",
       line_prev: "Previous", line_next: "Next", line_back: "Back to the game",
+      line_keys: "Keys: ← and → step through the line, Esc goes back to the game.",
+      line_by: { solver: "The better move, then the solver's winning line with every card known: {n} moves.",
+        hint: "The better move, then the hint player's moves (the solver found no win from there): {n} moves.",
+        move: "The better move." },
     },
   },
   de: {
@@ -71,6 +75,10 @@ export const ANALYSIS_TEXT = {
       line: "Bessere Zugfolge", line_step: "Bessere Zugfolge: Zug {i} von {n}",
       line_start: "Die bessere Zugfolge durchgehen", line_prev: "Zurück", line_next: "Weiter",
       line_back: "Zurück zum Spiel",
+      line_keys: "Tasten: ← und → gehen die Zugfolge durch, Esc führt zum Spiel zurück.",
+      line_by: { solver: "Der bessere Zug, dann die Gewinnfolge des Lösers mit allen Karten bekannt: {n} Züge.",
+        hint: "Der bessere Zug, dann die Züge des Tippgebers (der Löser fand von dort keinen Gewinn): {n} Züge.",
+        move: "Der bessere Zug." },
     },
   },
   it: {
@@ -110,6 +118,11 @@ export const ANALYSIS_TEXT = {
       line: "Linea migliore", line_step: "Linea migliore: mossa {i} di {n}",
       line_start: "Scorri la linea migliore", line_prev: "Indietro", line_next: "Avanti",
       line_back: "Torna alla partita",
+      line_keys: "Tasti: ← e → scorrono la linea, Esc torna alla partita.",
+      line_by: { solver: "La mossa migliore, poi la linea vincente del risolutore conoscendo tutte le carte: {n} mosse.",
+        hint: "La mossa migliore, poi le mosse del giocatore dei suggerimenti (il risolutore non ha trovato "
+          + "una vittoria da lì): {n} mosse.",
+        move: "La mossa migliore." },
     },
   },
 };

@@ -43,7 +43,10 @@ export function mountAnalysis(view) {
   let moment = null;
   let lineAt = -1;
   let polling = null;
+  let seen = ""; // the last answer read: a poll that brings nothing new redraws nothing
+  let built = ""; // what the detail box holds (its moment, line and language): rebuilt only when that changes
   panel.hidden = false;
+  document.body.classList.add("with-analysis"); // the page scrolls, the boards stay in sight (app.css)
 
   const picker = $("#analysis-sides");
   picker.replaceChildren();
@@ -54,6 +57,7 @@ export function mountAnalysis(view) {
     button.addEventListener("click", () => {
       side = s;
       moment = null;
+      lineAt = -1;
       render();
     });
     picker.append(button);
@@ -63,15 +67,20 @@ export function mountAnalysis(view) {
     const status = $("#analysis-status");
     status.dataset.t = key;
     status.dataset.p = JSON.stringify(params);
-    status.textContent = t(key, params);
+    const text = t(key, params);
+    if (status.textContent !== text) status.textContent = text; // a live region: said again only when it changes
   };
 
   async function read() {
     const response = await fetch(`/api/analysis/${view.path}`, { credentials: "same-origin" });
     if (response.status === 403) return say("analysis.secret");
     if (!response.ok) return say("analysis.error");
-    data = await response.json();
-    render();
+    const text = await response.text();
+    if (text !== seen) { // the graph filled further, a stage ended: redraw, keeping the moment and the focus
+      seen = text;
+      data = JSON.parse(text);
+      render();
+    }
     const open = data.games.some((g) => g && (g.status === "queued" || g.status === "running"));
     clearTimeout(polling);
     if (open) polling = setTimeout(read, POLL_MS);
@@ -91,7 +100,18 @@ export function mountAnalysis(view) {
     read();
   }
 
+  /** Draw the panel again (a poll brought more, the side or the language changed): the chosen moment stays
+   * chosen (found again in the new figures) and the focused control keeps the focus. */
   function render() {
+    const active = document.activeElement;
+    const focused = active && panel.contains(active) && active.dataset ? active.dataset.focus : null;
+    draw();
+    if (focused && !panel.contains(document.activeElement)) {
+      panel.querySelector(`[data-focus="${focused}"]`)?.focus({ preventScroll: true });
+    }
+  }
+
+  function draw() {
     for (const b of picker.children) b.setAttribute("aria-pressed", String(Number(b.dataset.side) === side));
     const game = data && data.games[side];
     $("#analysis-ask").hidden = Boolean(game);
@@ -114,10 +134,20 @@ export function mountAnalysis(view) {
       list.replaceChildren();
       return;
     }
+    if (moment) moment = sameMoment(game, moment) || moment;
     drawGraph(graph, game);
     drawMoments(list, game);
     detail();
   }
+
+  /** ``m`` in the figures read since: the same action, and a verdict's kind, or any label of the win chance (a
+   * label may change while the samples come in). */
+  function sameMoment(game, m) {
+    return allMoments(game).find((x) => momentKey(x) === momentKey(m));
+  }
+
+  const family = (kind) => (LABELS.includes(kind) ? "chance" : kind);
+  const momentKey = (m) => `${family(m.kind)}:${m.action}`; // the same moment while its label may change
 
   function chanceText(game) {
     const chance = game.chance;
@@ -142,7 +172,7 @@ export function mountAnalysis(view) {
     for (const a of (c && c.actions) || []) {
       if (a.label && LABELS.includes(a.label)) {
         out.push({ action: a.action, kind: a.label, drop: a.drop, played: a.played, better: a.best_action,
-          frames: frames[String(a.action)] || [] });
+          frames: frames[String(a.action)] || [], by: (c.better_by || {})[String(a.action)] || null });
       }
     }
     return out.sort((p, q) => p.action - q.action);
@@ -197,7 +227,7 @@ export function mountAnalysis(view) {
     };
     for (const m of allMoments(game)) {
       const dot = svg("circle", { cx: x(m.action), cy: y(level(m)), r: 8,
-        class: `moment ${m.kind}`, tabindex: 0, role: "button" });
+        class: `moment ${m.kind}`, tabindex: 0, role: "button", "data-focus": `dot:${momentKey(m)}` });
       dot.setAttribute("aria-label", momentLabel(m));
       dot.addEventListener("click", () => choose(m));
       dot.addEventListener("keydown", (e) => {
@@ -233,6 +263,7 @@ export function mountAnalysis(view) {
     const items = allMoments(game).map((m) => {
       const button = el("button", { type: "button", className: "btn solid moment-button", textContent: momentLabel(m) });
       button.dataset.kind = m.kind;
+      button.dataset.focus = `item:${momentKey(m)}`;
       button.setAttribute("aria-pressed", String(Boolean(moment && moment.action === m.action && moment.kind === m.kind)));
       button.addEventListener("click", () => choose(m));
       return el("li", {}, button);
@@ -248,57 +279,108 @@ export function mountAnalysis(view) {
   function choose(m) {
     moment = allMoments(data.games[side]).find((x) => x.action === m.action && x.kind === m.kind) || m;
     lineAt = -1;
+    built = "";
     view.show(side, Math.max(0, moment.action - (moment.kind === "never" ? 0 : 1)));
     render();
     $("#analysis-detail").focus();
   }
 
+  /** The positions of a moment's better line (the first: the position the move was played in) and who chose
+   * the moves after the better one: the solver (every card known: a winning line), the hint player, or none. */
+  function lineOf(m) {
+    if (m.kind === "losing") return { frames: data.games[side].verdict.better_frames || [], by: "solver" };
+    return { frames: m.frames || [], by: m.by };
+  }
+
   function detail() {
     const box = $("#analysis-detail");
-    const verdict = data.games[side].verdict;
     if (!moment) {
       box.hidden = true;
+      built = "";
       return;
     }
     box.hidden = false;
-    const frames = moment.kind === "losing" ? verdict.better_frames || [] : moment.frames || [];
+    const { frames, by } = lineOf(moment);
+    const key = [momentKey(moment), momentLabel(moment), frames.length, by, document.documentElement.lang].join("|");
+    if (key !== built) { // built once for a moment: a step or a poll only updates it, so the focus stays put
+      built = key;
+      build(box, frames, by);
+    }
+    update(frames);
+  }
+
+  function build(box, frames, by) {
     const lines = [texted("p", `analysis.kind.${moment.kind}`, { from: moment.action, to: moment.to,
       drop: pct(moment.drop || 0) }, { className: "moment-what" })];
     if (moment.played) lines.push(el("p", { className: "moment-played", textContent: t("analysis.played", { move: moveText(moment.played) }) }));
     if (moment.better) lines.push(el("p", { className: "moment-better", textContent: t("analysis.better", { move: moveText(moment.better) }) }));
-    const controls = el("div", { className: "line-controls" });
     if (frames.length > 1) {
-      const prev = el("button", { type: "button", className: "btn", id: "line-prev", textContent: t("analysis.line_prev") });
-      const next = el("button", { type: "button", className: "btn primary", id: "line-next",
-        textContent: t(lineAt < 0 ? "analysis.line_start" : "analysis.line_next") });
-      const back = el("button", { type: "button", className: "btn", id: "line-back", textContent: t("analysis.line_back") });
-      prev.disabled = lineAt <= 0;
-      next.disabled = lineAt >= frames.length - 1;
-      back.hidden = lineAt < 0;
-      prev.addEventListener("click", () => stepLine(frames, lineAt - 1, "#line-prev"));
-      next.addEventListener("click", () => stepLine(frames, lineAt + 1, "#line-next"));
-      back.addEventListener("click", () => {
-        lineAt = -1;
-        view.show(side, Math.max(0, moment.action - 1));
-        render();
-        $("#line-next").focus();
-      });
-      const where = el("span", { className: "small", id: "line-step", role: "status",
-        textContent: lineAt < 0 ? "" : t("analysis.line_step", { i: lineAt, n: frames.length - 1 }) });
-      if (lineAt >= 0 && frames[lineAt].m) where.textContent += ` · ${moveText(frames[lineAt].m)}`;
-      controls.append(prev, next, back, where);
+      const n = frames.length - 1;
+      lines.push(el("p", { className: "small line-by", textContent: t(`analysis.line_by.${n > 1 && by ? by : "move"}`, { n }) }));
+      const button = (id, cls, key, shortcut, action) => {
+        const b = el("button", { type: "button", className: `btn ${cls || "solid"}`, id, textContent: t(key) });
+        b.dataset.focus = id;
+        b.setAttribute("aria-keyshortcuts", shortcut);
+        b.addEventListener("click", action);
+        return b;
+      };
+      const prev = button("line-prev", "", "analysis.line_prev", "ArrowLeft", () => stepLine(lineAt - 1));
+      const next = button("line-next", "primary", "analysis.line_start", "ArrowRight", () => stepLine(lineAt + 1));
+      const back = button("line-back", "", "analysis.line_back", "Escape", backToGame);
+      const where = el("span", { className: "small line-step", id: "line-step", role: "status" });
+      where.setAttribute("aria-live", "polite");
+      const keys = el("p", { className: "small line-keys", textContent: t("analysis.line_keys") });
+      lines.push(el("div", { className: "line-controls" }, prev, next, back, where), keys);
     }
-    box.replaceChildren(...lines, controls);
+    box.replaceChildren(...lines);
   }
 
-  function stepLine(frames, k, focus) {
+  /** The line's controls for the step shown (the box is not built again: the focused button keeps the focus). */
+  function update(frames) {
+    const prev = $("#line-prev");
+    if (!prev || frames.length < 2) return;
+    const next = $("#line-next");
+    prev.disabled = lineAt <= 0;
+    next.disabled = lineAt >= frames.length - 1;
+    next.textContent = t(lineAt < 0 ? "analysis.line_start" : "analysis.line_next");
+    $("#line-back").hidden = lineAt < 0;
+    let where = lineAt < 0 ? "" : t("analysis.line_step", { i: lineAt, n: frames.length - 1 });
+    if (lineAt >= 0 && frames[lineAt].m) where += ` · ${moveText(frames[lineAt].m)}`;
+    const step = $("#line-step");
+    if (step.textContent !== where) step.textContent = where;
+  }
+
+  function stepLine(k) {
+    if (!moment) return;
+    const { frames } = lineOf(moment);
+    if (frames.length < 2) return;
+    const was = document.activeElement;
     lineAt = Math.max(0, Math.min(k, frames.length - 1));
     view.draw(side, frames[lineAt]);
-    render();
-    const again = document.querySelector(focus);
-    if (again && !again.disabled) again.focus();
-    else document.querySelector("#line-next:not([disabled]), #line-prev:not([disabled]), #line-back")?.focus();
+    update(frames);
+    if (was && was.disabled) { // at an end of the line: the focus goes to the button that still steps
+      document.querySelector("#line-next:not([disabled]), #line-prev:not([disabled]), #line-back")?.focus();
+    }
   }
+
+  function backToGame() {
+    if (!moment) return;
+    lineAt = -1;
+    view.show(side, Math.max(0, moment.action - 1));
+    const { frames } = lineOf(moment);
+    update(frames);
+    $("#line-next")?.focus();
+  }
+
+  // the better line by keyboard, wherever the focus is in the moment's box: arrows step, Escape goes back
+  $("#analysis-detail").addEventListener("keydown", (e) => {
+    if (!moment || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    if (e.key === "ArrowRight") stepLine(lineAt + 1);
+    else if (e.key === "ArrowLeft" && lineAt > 0) stepLine(lineAt - 1);
+    else if (e.key === "Escape" && lineAt >= 0) backToGame();
+    else return;
+    e.preventDefault();
+  });
 
   $("#analysis-ask").onclick = ask;
   read();
