@@ -7,7 +7,7 @@
 
 import { el, postForm } from "./arena.js";
 import { playerName, t } from "./i18n.js";
-import { $ } from "./ui.js";
+import { $, request } from "./ui.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const W = 600;
@@ -15,6 +15,7 @@ const H = 120;
 const PAD = 12;
 const LEVEL = { won: 0.95, winnable: 0.8, unknown: 0.5, unwinnable: 0.12, given_up: 0.12 };
 const POLL_MS = 1000;
+const NO_ANSWER_MS = 5000; // no answer came: asked again this long after
 const LABELS = ["inaccuracy", "mistake", "blunder"];
 const pct = (x) => Math.round(x * 100);
 
@@ -72,7 +73,13 @@ export function mountAnalysis(view) {
   };
 
   async function read() {
-    const response = await fetch(`/api/analysis/${view.path}`, { credentials: "same-origin" });
+    const response = await request(`/api/analysis/${view.path}`, { credentials: "same-origin" });
+    if (!response) { // no answer (the server or the network away): said, and asked again in a while
+      say("offline.failed");
+      clearTimeout(polling);
+      polling = setTimeout(read, NO_ANSWER_MS);
+      return;
+    }
     if (response.status === 403) return say("analysis.secret");
     if (!response.ok) return say("analysis.error");
     const text = await response.text();
@@ -94,6 +101,7 @@ export function mountAnalysis(view) {
     if (answer.status === 429) return say("analysis.limit", { n: answer.limit });
     if (answer.status === 503) return say("analysis.busy");
     if (answer.status === 403) return say("analysis.secret");
+    if (answer.status === 0) return say("offline.failed");
     if (answer.status >= 400) return say("analysis.error");
     data = answer;
     render();
