@@ -161,6 +161,20 @@ def test_a_rate_limit_counts_every_process(arena: Any) -> None:
     arena(test)
 
 
+def test_a_hit_taken_back_frees_its_place_and_only_its_own(arena: Any) -> None:
+    async def test(make: Factory) -> None:
+        a, b = await make("a"), await make("b")
+        assert [await a.hit("rate:site", 60.0, 2, f"try{i}") for i in range(2)] == [0.0, 0.0]
+        assert await b.hit("rate:site", 60.0, 2, "try2") > 0.0  # full: nothing counted
+        await b.unhit("rate:site", "try2")  # never counted: takes nothing back
+        assert await b.hit("rate:site", 60.0, 2, "try3") > 0.0
+        await b.unhit("rate:site", "try0")  # what it was counted for did not happen, on another process
+        assert await a.hit("rate:site", 60.0, 2, "try4") == 0.0
+        assert await a.hit("rate:site", 60.0, 2, "try5") > 0.0
+
+    arena(test)
+
+
 def test_concurrent_hits_never_pass_the_limit(arena: Any) -> None:
     async def test(make: Factory) -> None:
         buses = [await make(f"n{i}") for i in range(3)]

@@ -452,6 +452,38 @@ def test_sign_ups_are_bounded_on_the_whole_site_and_a_newcomer_still_gets_in(sto
     assert newcomer == [409, 200]
 
 
+def test_a_storm_refused_by_the_busy_hashing_does_not_spend_the_newcomers_share(store: Store,
+                                                                                 fake_time: FakeTime) -> None:
+    """Past the site's bound, a storm's sign-ups from addresses still new each pass the site's count, then
+    are refused by the hashing queue (busy): the count is given back with the address's newness, so the
+    storm cannot spend the newcomers' share with sign-ups that make no account (before, 96 busy refusals
+    of 48 addresses left every newcomer after them refused for a minute)."""
+    accounts = make(store, fake_time, WatchedHasher(), newcomers=20)
+    hash_for_real = accounts.hashing.hash
+
+    async def hash_busy_for_the_storm(password: str, *, lane: str, key: str) -> str:
+        if key.startswith("198.18."):
+            raise AccountError("busy", "the server is busy checking passwords: try again in 1 s", 429, 1)
+        return await hash_for_real(password, lane=lane, key=key)
+
+    accounts.hashing.hash = hash_busy_for_the_storm  # type: ignore[method-assign]
+
+    async def play() -> tuple[list[int], collections.Counter[int], list[int]]:
+        first = [await outcome(accounts.sign_up(f"early{n}", "", PASSWORD, None, f"203.0.113.{n}"))
+                 for n in range(30)]  # the site's 30 of this minute
+        storm: collections.Counter[int] = collections.Counter()
+        for round_ in range(2):
+            for n in range(48):
+                storm[await outcome(accounts.sign_up(f"bot{round_}x{n}", "", PASSWORD, None, f"198.18.0.{n}"))] += 1
+        newcomers = [await outcome(accounts.sign_up(f"newcomer{n}", "", PASSWORD, None, f"192.0.2.{n}"))
+                     for n in range(5)]
+        return first, storm, newcomers
+
+    first, storm, newcomers = run_async(play)
+    assert first == [200] * 30 and storm == {429: 96}, (first, storm)
+    assert newcomers == [200] * 5
+
+
 def test_hashes_run_ten_nicer_than_a_server_started_with_nice() -> None:
     """A server started with ``nice`` (as the benchmarks are) still has its hashing threads yield to its
     event loop: their priority is the process's own plus 10, not a fixed 10."""

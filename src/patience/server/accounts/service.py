@@ -151,33 +151,46 @@ class Accounts:
             seconds = max(1, int(wait + 0.999))
             raise AccountError("rate_limited", f"too many new accounts from here: try again in {seconds} s", 429,
                                seconds)
-        seen = await self._site_signup(address)
+        await self._db(self.rows.login_free, login)  # before anything is counted: a taken name costs nothing
+        await self._db(self.rows.name_free, display)
+        seen, counted = await self._site_signup(address)
         try:
-            await self._db(self.rows.login_free, login)
-            await self._db(self.rows.name_free, display)
             digest = await self.hashing.hash(password, lane=SIGNUP, key=address)
             user = User(secrets.token_urlsafe(12), login, display)
             await self._db(self.rows.insert_user, user, digest, browser, address)
         except BaseException:
-            if seen is not None:  # no account made: the address is still new
+            # no account made: the address is still new, and the site's counts are given back (else
+            # a storm's sign-ups refused by the busy hashing would spend the newcomers' share)
+            if seen is not None:
                 await self.bus.release(f"signup-seen:{address}", seen)
+            for key, member in counted:
+                await self.bus.unhit(key, member)
             raise
         return user, await self._db(self.rows.new_session, user.id, agent)
 
-    async def _site_signup(self, address: str) -> str | None:
-        """Count a sign-up against the site's bound, or refuse it (see the module's text); the lease that
-        marks ``address`` as having made an account lately, if it is new (given back if the sign-up fails)."""
+    async def _site_signup(self, address: str) -> tuple[str | None, list[tuple[str, str]]]:
+        """Count a sign-up against the site's bound, or refuse it (see the module's text): the lease that
+        marks ``address`` as having made an account lately, if it is new, and the counts it was counted in
+        (both given back if the sign-up fails)."""
         seen = await self.bus.acquire(f"signup-seen:{address}", SIGNUP_WINDOW)  # None: not new in the window
-        busy = await self.bus.hit("rate:signups-site", 60.0, self.site_signups)
-        if busy:
-            wait = await self.bus.hit("rate:signups-newcomers", 60.0, self.newcomers) if seen is not None else busy
+        member = secrets.token_hex(8)  # names this sign-up in the counts
+        counted: list[tuple[str, str]] = []
+        busy = await self.bus.hit("rate:signups-site", 60.0, self.site_signups, member)
+        if not busy:
+            counted.append(("rate:signups-site", member))
+        else:
+            wait = busy
+            if seen is not None:
+                wait = await self.bus.hit("rate:signups-newcomers", 60.0, self.newcomers, member)
+                if not wait:
+                    counted.append(("rate:signups-newcomers", member))
             if wait:
                 if seen is not None:
                     await self.bus.release(f"signup-seen:{address}", seen)
                 seconds = max(1, int(wait + 0.999))
                 raise AccountError("rate_limited", "many new accounts on the site just now: try again in "
                                    f"{seconds} s", 429, seconds)
-        return seen
+        return seen, counted
 
     async def sign_in(self, login: str, password: str, browser: str | None, address: str,
                       old_token: str | None = None, agent: str | None = None) -> tuple[User, str]:

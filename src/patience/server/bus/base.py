@@ -208,6 +208,11 @@ class Bus(ABC):
     # -- rate limits ---------------------------------------------------------------------------
 
     @abstractmethod
-    async def hit(self, key: str, window_s: float, limit: int) -> float:
+    async def hit(self, key: str, window_s: float, limit: int, member: str | None = None) -> float:
         """Count one event for ``key`` if fewer than ``limit`` happened in the last ``window_s``
-        seconds: returns 0.0 then, else the seconds until one more is allowed (nothing counted)."""
+        seconds: returns 0.0 then, else the seconds until one more is allowed (nothing counted).
+        ``member`` names the event, so that :meth:`unhit` can take it back."""
+
+    @abstractmethod
+    async def unhit(self, key: str, member: str) -> None:
+        """Take back the event ``member`` counted for ``key`` (what it was counted for did not happen)."""

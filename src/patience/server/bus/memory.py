@@ -22,6 +22,7 @@ class MemoryBus(Bus):
         self._hashes: defaultdict[str, dict[str, bytes]] = defaultdict(dict)
         self._leases: dict[str, tuple[str, float]] = {}  # name -> (token, expires)
         self._hits: defaultdict[str, list[float]] = defaultdict(list)
+        self._members: dict[tuple[str, str], float] = {}  # events named when counted (:meth:`unhit`)
         self._windows: dict[str, float] = {}
 
     async def publish(self, channel: str, data: bytes) -> None:
@@ -122,7 +123,7 @@ class MemoryBus(Bus):
         times = self._hits.get(key)
         return bool(times) and times[-1] + self._windows.get(key, 0.0) > self.now()  # type: ignore[index]
 
-    async def hit(self, key: str, window_s: float, limit: int) -> float:
+    async def hit(self, key: str, window_s: float, limit: int, member: str | None = None) -> float:
         now = self.now()
         times = self._hits[key]
         self._windows[key] = window_s  # the counter lasts a window after its last event, as on Redis
@@ -130,4 +131,12 @@ class MemoryBus(Bus):
         if len(times) >= limit:
             return max(0.001, times[len(times) - limit] + window_s - now)
         times.append(now)
+        if member is not None:
+            self._members[(key, member)] = now
         return 0.0
+
+    async def unhit(self, key: str, member: str) -> None:
+        at = self._members.pop((key, member), None)
+        times = self._hits.get(key)
+        if at is not None and times and at in times:
+            times.remove(at)

@@ -303,6 +303,9 @@ class RedisBus(Bus):
         token = await self._small("get", self._k(name))
         return None if token is None else self.node_of(bytes(token).decode())  # type: ignore[arg-type]
 
-    async def hit(self, key: str, window_s: float, limit: int) -> float:
-        wait = await self._small("script", self._hit, [self._k(key)], [window_s, limit, secrets.token_hex(8)])
+    async def hit(self, key: str, window_s: float, limit: int, member: str | None = None) -> float:
+        wait = await self._small("script", self._hit, [self._k(key)], [window_s, limit, member or secrets.token_hex(8)])
         return float(wait)  # type: ignore[arg-type]
+
+    async def unhit(self, key: str, member: str) -> None:
+        await self._small("zrem", self._k(key), member)
