@@ -385,7 +385,9 @@ def test_a_job_whose_worker_process_died_is_taken_again(tmp_path: Path) -> None:
             time.sleep(0.05)
         os.kill(pids[0], signal.SIGKILL)
         body = done(ada, f"game/{game.id}", 120)["games"][0]
-        assert body["status"] == "done" and body["verdict"]["complete"] is False  # its budget spent, no more
+        # done on its second claim (whether 3 s of CPU decided every position depends on the machine's
+        # speed: the budget kept is the next test's)
+        assert body["status"] == "done" and body["verdict"] is not None
         with running_app.state.store.engine.connect() as connection:
             attempts = connection.execute(select(db.AnalysisRow.attempts)
                                           .where(db.AnalysisRow.key == f"game:{game.id}")).scalar_one()
