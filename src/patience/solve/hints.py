@@ -392,7 +392,7 @@ def _reloaded_hint(state: Reloaded, deadline: float) -> Move | None:
         return None  # nothing left but circles: the game is lost
     if len(candidates) == 1:
         return candidates[0]
-    deals = visible_deals(state, SAMPLES)
+    deals = visible_deals(state, SAMPLES, history=False)
     found = [_status(w, deadline) for w in deals]
     worlds = [w for w, status in zip(deals, found, strict=True) if status is Status.WON]
     if not worlds:
@@ -456,22 +456,26 @@ def _lines(core: Any, down: list[int]) -> list[list[Any]]:
     lines: list[tuple[float, list[Any]]] = []
     seen = {core.key()}
 
+    play, undo, moves, is_won, state_of, key_of = core.play, core.undo, core.moves, core.is_won, core.state, core.key
+
     def walk(line: list[Any]) -> None:
-        for move in core.moves():
+        for move in moves():
             if len(lines) >= LINE_MOST:
                 return
-            core.play(move)
+            play(move)
             line.append(move)
-            won, after = core.is_won(), core.state()[1]
+            won, after = is_won(), state_of()[1]
             if won or after != down or len(line) >= LINE_DEPTH:
                 # the face-down cards of the pile it turns a card up in: a win first, nothing last
                 turned = [d for d, a in zip(down, after, strict=True) if a != d]
                 lines.append((math.inf if won else max(turned, default=-1), line[:]))
-            elif core.key() not in seen:
-                seen.add(core.key())
-                walk(line)
+            else:
+                key = key_of()
+                if key not in seen:
+                    seen.add(key)
+                    walk(line)
             line.pop()
-            core.undo()
+            undo()
 
     walk([])
     lines.sort(key=lambda r: (-r[0], len(r[1])))

@@ -581,8 +581,8 @@ def core_position(state: Reloaded, settle: bool = True) -> Any:
     with ``settle`` the safe moves are made at once, as :class:`KlondikeProblem` makes them."""
     from patience.solve._klondike import Klondike
 
-    return Klondike([[int(c) for c in pile] for pile in state.tableau], list(state.down), list(state.height),
-                    [int(c) for c in (*state.stock, *state.waste)], settle)
+    # the cards are ints: the core reads the engine's lists as they are (it copies what it reads)
+    return Klondike(state.tableau, state.down, state.height, [*state.stock, *state.waste], settle)
 
 
 def search_klondike(state: Reloaded, budget: Budget, *, probes: bool = False) -> SearchOutcome:

@@ -65,11 +65,12 @@ def unseen(state: State) -> tuple[list[int], int]:
     return sorted(hidden_cards(state)), _in_stock(state)
 
 
-def with_hidden(state: S, cards: list[int]) -> S:
-    """A copy of ``state`` (its move stack too) with ``cards`` in its unseen places, in the order of
-    :func:`hidden_cards`; every seen card stays where it is."""
+def with_hidden(state: S, cards: list[int], history: bool = True) -> S:
+    """A copy of ``state`` (its move stack too, unless ``history`` is false) with ``cards`` in its unseen
+    places, in the order of :func:`hidden_cards`; every seen card stays where it is."""
     out = state.copy()
-    out._history = list(state._history)
+    if history:
+        out._history = list(state._history)
     it = iter(cards)
     if isinstance(out, Reloaded):
         for pile, down in zip(out.tableau, out.down, strict=True):
@@ -82,11 +83,12 @@ def with_hidden(state: S, cards: list[int]) -> S:
     return out
 
 
-def visible_deals(state: S, count: int, rng: random.Random | None = None) -> list[S]:
+def visible_deals(state: S, count: int, rng: random.Random | None = None, *, history: bool = True) -> list[S]:
     """``count`` positions that look exactly like ``state`` to a player who has seen what
     :func:`unseen` leaves out: its unseen cards dealt at random into the unseen places. Without
     ``rng`` the generator is seeded by the unseen cards and places, so the deals depend on
-    nothing the player cannot see (and stay the same while nothing new is seen)."""
+    nothing the player cannot see (and stay the same while nothing new is seen). Without ``history`` the
+    deals have an empty move stack (a search that only pushes and pops its own moves needs no more)."""
     cards, in_stock = unseen(state)
     if rng is None:
         down = bytes(state.down) if isinstance(state, Reloaded) else b""
@@ -96,7 +98,7 @@ def visible_deals(state: S, count: int, rng: random.Random | None = None) -> lis
     for _ in range(count):
         shuffled = cards[:]
         rng.shuffle(shuffled)
-        out.append(with_hidden(state, shuffled))
+        out.append(with_hidden(state, shuffled, history))
     return out
 
 
