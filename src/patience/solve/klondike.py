@@ -82,7 +82,7 @@ and the very same search, node for node).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from patience.games.base import DRAW, REDEAL, Move
@@ -539,9 +539,11 @@ class KlondikeProblem:
         return made
 
 
-def abstract_to_moves(state: Reloaded, line: list[tuple[Any, ...]]) -> list[Move]:
+def abstract_to_moves(state: Reloaded, line: list[tuple[Any, ...]],
+                      visit: Callable[[Reloaded], None] | None = None) -> list[Move]:
     """The engine moves of an abstract line, played from ``state`` (a copy is used): talon
-    cards are brought to the waste's top by drawing, and redealing when the stock is empty."""
+    cards are brought to the waste's top by drawing, and redealing when the stock is empty.
+    ``visit`` is shown the copy after each engine move."""
     s = state.copy()
     out: list[Move] = []
 
@@ -551,6 +553,8 @@ def abstract_to_moves(state: Reloaded, line: list[tuple[Any, ...]]) -> list[Move
             raise AssertionError(f"solver line: {move} is illegal: {reason}")
         s._apply(move)
         out.append(move)
+        if visit is not None:
+            visit(s)
 
     def bring_up(card: int) -> None:
         for _ in range(200):
