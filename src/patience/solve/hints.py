@@ -458,6 +458,9 @@ def _line_won(core: Any, deadline: float) -> bool:
     return won
 
 
+_FROM_PILE = ("tt", "tf")  # the core's moves that take cards off a tableau pile
+
+
 def _lines(core: Any, down: list[int]) -> list[list[Any]]:
     """The core's lines of moves from ``core`` that end where a face-down card turns up, the game
     is won, or after ``LINE_DEPTH`` moves; before their last move they touch no unseen card, so
@@ -474,9 +477,10 @@ def _lines(core: Any, down: list[int]) -> list[list[Any]]:
         for move in moves():
             if len(lines) >= LINE_MOST:
                 return
-            play(move)
+            made = play(move)  # the move, then the safe moves it brought
             line.append(move)
-            won, after = is_won(), state_of()[1]
+            # only a move from a pile turns a card up (the core's own or a safe one): else nothing did
+            won, after = is_won(), state_of()[1] if made or move[0] in _FROM_PILE else down
             if won or after != down or len(line) >= LINE_DEPTH:
                 # the face-down cards of the pile it turns a card up in: a win first, nothing last
                 turned = [d for d, a in zip(down, after, strict=True) if a != d]
