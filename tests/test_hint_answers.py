@@ -16,9 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from patience.games import Reloaded, State
 from patience.solve.hints import hint, play_hints
-from patience.solve.unseen import visible_deals
+from patience.solve.unseen import hidden_cards, visible_deals, with_hidden
 
 FIXTURE = Path(__file__).parent / "data" / "reloaded_hints.json"
 SEEDS = (900_101, 900_102, 900_103)
@@ -60,6 +62,30 @@ def test_the_hint_answers_what_it_answered() -> None:
     assert list(now) == list(recorded)  # the same positions (the hint player's games are the same)
     differ = {name: (recorded[name], move) for name, move in now.items() if move != recorded[name]}
     assert not differ, f"{len(differ)} of {len(recorded)} hints differ: {list(differ.items())[:10]}"
+
+
+def test_a_sampled_deal_needs_a_card_for_each_unseen_place() -> None:
+    state = Reloaded.deal(3)
+    cards = sorted(hidden_cards(state))
+    with pytest.raises(ValueError, match="unseen places"):
+        with_hidden(state, cards[:-1])
+    with pytest.raises(ValueError, match="unseen places"):
+        with_hidden(state, [*cards, 51])
+    assert hidden_cards(with_hidden(state, cards)) == cards
+
+
+
+def test_the_sampler_shuffles_as_the_generator_does() -> None:
+    """The sampled deals' own Fisher-Yates draws exactly what ``random.Random.shuffle`` draws (the same
+    generator calls), so the deals, and the hints, are those recorded."""
+    from patience.solve.unseen import _shuffle
+
+    for seed in range(300):
+        cards = list(range(seed % 53))
+        theirs = cards[:]
+        random.Random(seed).shuffle(theirs)
+        _shuffle(cards, random.Random(seed))
+        assert cards == theirs
 
 
 if __name__ == "__main__":

@@ -71,15 +71,18 @@ def with_hidden(state: S, cards: list[int], history: bool = True) -> S:
     out = state.copy()
     if history:
         out._history = list(state._history)
-    it = iter(cards)
+    placed = [CARDS[c] for c in cards]
+    at = 0
     if isinstance(out, Reloaded):
         for pile, down in zip(out.tableau, out.down, strict=True):
-            pile[:down] = [CARDS[next(it)] for _ in range(down)]
+            if down:
+                pile[:down] = placed[at:at + down]
+                at += down
     in_stock = _in_stock(out)
     stock: list[Card] = out.stock  # type: ignore[attr-defined]
-    stock[:in_stock] = [CARDS[next(it)] for _ in range(in_stock)]
-    if next(it, None) is not None:
-        raise ValueError("more cards than unseen places")
+    stock[:in_stock] = placed[at:at + in_stock]
+    if at + in_stock != len(placed):
+        raise ValueError(f"{len(placed)} cards for {at + in_stock} unseen places")
     return out
 
 
@@ -97,9 +100,22 @@ def visible_deals(state: S, count: int, rng: random.Random | None = None, *, his
     out = []
     for _ in range(count):
         shuffled = cards[:]
-        rng.shuffle(shuffled)
+        _shuffle(shuffled, rng)
         out.append(with_hidden(state, shuffled, history))
     return out
+
+
+def _shuffle(cards: list[int], rng: random.Random) -> None:
+    """``rng.shuffle(cards)``, draw for draw (the same generator calls, the same order: Python 3.11's
+    Fisher-Yates with ``_randbelow_with_getrandbits``), without a call a card."""
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def carry(sample: S, real: S, rng: random.Random) -> S:
