@@ -74,7 +74,6 @@ def test_a_sampled_deal_needs_a_card_for_each_unseen_place() -> None:
     assert hidden_cards(with_hidden(state, cards)) == cards
 
 
-
 def test_the_sampler_shuffles_as_the_generator_does() -> None:
     """The sampled deals' own Fisher-Yates draws exactly what ``random.Random.shuffle`` draws (the same
     generator calls), so the deals, and the hints, are those recorded."""
