@@ -2,7 +2,7 @@
 score, the CPU of a game's graph, and the every-card-known verdicts against ``patience solve``.
 
     nice -n 10 python3 benchmarks/win_chance.py [--games reloaded=30,teppich=40,faecher=30]
-        [--samples 12] [--first-seed 900001] [--graphs 3] [--graph-samples 8]
+        [--samples 12] [--stretch-share 0.25] [--first-seed 900001] [--graphs 3] [--graph-samples 8]
 
 1. **Calibration.** Each deal (seeds from ``--first-seed``, apart from the hint's tuning on seeds 1..1,000)
    is played by the hint player and made into a record (``benchmarks/analysis.py``). Its positions fall
