@@ -2,18 +2,22 @@
 score, the CPU of a game's graph, and the every-card-known verdicts against ``patience solve``.
 
     nice -n 10 python3 benchmarks/win_chance.py [--games reloaded=30,teppich=40,faecher=30]
-        [--samples 12] [--first-seed 900001] [--graphs 3] [--graph-samples 8]
+        [--samples 12] [--stretch-share 0.25] [--first-seed 900001] [--graphs 3] [--graph-samples 8]
 
 1. **Calibration.** Each deal (seeds from ``--first-seed``, apart from the hint's tuning on seeds 1..1,000)
-   is played by the hint player and made into a record (``benchmarks/analysis.py``); each position of it
-   where the game is not over yet is drawn with the same chance (one in 18 in Solitaire Reloaded, 6 in
-   Teppich, 12 in Der Fächer: about ten a game; seeded), so that no game's length weighs. For each, the
-   win chance is predicted by :func:`patience.solve.chance.win_chances` (``--samples`` sampled deals a
-   position, no time budget), then the hint player plays **the real deal** on from that position and its
-   result is the observation. Printed: the table by decile of the predicted chance (positions, mean
-   predicted, observed win rate, the difference; and how many games the positions come from: those of one
-   game share its outcome, and those between two cards turned up share their samples), the Brier score
-   (and that of always predicting the observed base rate, for scale), per game and pooled.
+   is played by the hint player and made into a record (``benchmarks/analysis.py``). Its positions fall
+   into *stretches*: the positions between two cards turned up (a face-down card, or a stock card seen for
+   the first time), which show the player the same cards and so are one prediction (the same samples,
+   moved) with, on the real deal, one outcome. Of each stretch at most one position is drawn: the stretch
+   is taken with the chance ``--stretch-share`` (seeded by the game and deal, so that a deal's positions
+   spread over more deals for the same work), and then one of its positions where the game is not over,
+   at random. For each, the win chance is predicted by :func:`patience.solve.chance.win_chances`
+   (``--samples`` sampled deals a position, no time budget), then the hint player plays **the real deal**
+   on from that position and its result is the observation. Printed: the table by decile of the
+   predicted chance (positions, the distinct games they come from, mean predicted, observed win rate,
+   the difference with its 95 % interval, clustered by game: the positions of one game share its
+   outcome), the Brier score (and that of always predicting the observed base rate, for scale), per game
+   and pooled.
 2. **Verdicts.** The same positions' every-card-known verdicts of :func:`patience.solve.analysis.analyse`
    (the game's record, default budgets) against a search of each position by the function ``patience
    solve --position`` runs (:func:`patience.solve.solve`, 10 s, 128 MB): agreeing, disagreeing, undecided.
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import statistics
 import sys
@@ -51,7 +56,37 @@ GAMES: dict[str, tuple[str, str, dict[str, Any], str]] = {
     "faecher": ("Der Fächer", "faecher", {}, "Der Fächer"),
 }
 HINT_S = {"reloaded": 0.25, "teppich": 1.0, "faecher": 1.0}
-EVERY = {"reloaded": 18, "teppich": 6, "faecher": 12}  # one position in this many drawn (about ten a game)
+Z95 = 1.959964
+
+
+def stretches(reals: list[Any]) -> list[list[int]]:
+    """The positions of a game in stretches: consecutive positions whose unseen cards (which cards, and how
+    many of them lie in the stock) are the same, i.e. no card was turned up between them."""
+    from patience.solve.unseen import unseen
+
+    out: list[list[int]] = []
+    last: Any = None
+    for i, state in enumerate(reals):
+        cards, in_stock = unseen(state)
+        seen = (tuple(cards), in_stock)
+        if seen != last:
+            out.append([])
+            last = seen
+        out[-1].append(i)
+    return out
+
+
+def drawn(reals: list[Any], share: float, rng: random.Random) -> list[int]:
+    """At most one position a stretch: each stretch with the chance ``share``, then one of its positions where
+    the game is not over, at random (``rng``: seeded by the game and deal)."""
+    picked = []
+    for stretch in stretches(reals):
+        take = rng.random() < share
+        open_ = [i for i in stretch if not reals[i].is_won()]
+        choice = rng.choice(open_) if open_ else None  # drawn whether taken or not: the draws stay aligned
+        if take and choice is not None:
+            picked.append(choice)
+    return picked
 
 
 def positions_of(record: dict[str, Any]) -> list[Any]:
@@ -98,18 +133,34 @@ class RealPlayer:
         return won
 
 
+def difference(rows: list[tuple[float, bool, Any]]) -> tuple[float, float]:
+    """The mean of observed minus predicted over ``rows`` and the half width of its 95 % interval, clustered
+    by the game each row comes from (rows of one game share its outcome, so they count as one test, weighed
+    by their number): the sandwich estimate with the small-sample factor G / (G - 1); inf for one game."""
+    n = len(rows)
+    mean = sum(o - p for p, o, _ in rows) / n
+    sums: dict[Any, float] = {}
+    for p, o, g in rows:
+        sums[g] = sums.get(g, 0.0) + (o - p - mean)
+    g = len(sums)
+    if g < 2:
+        return mean, math.inf
+    variance = g / (g - 1) * sum(s * s for s in sums.values()) / (n * n)
+    return mean, Z95 * math.sqrt(variance)
+
+
 def table(rows: list[tuple[float, bool, Any]], title: str) -> None:
     """The calibration table of ``rows`` (predicted, observed, the game it comes from). ``games``: how many
-    games a decile's positions come from. Positions of one game share its outcome, and those between two
-    cards turned up share their samples too, so a decile holds fewer independent tests than positions."""
+    distinct games a decile's positions come from; the difference's 95 % interval is clustered by game."""
     if not rows:
         return
     base = sum(o for _, o, _ in rows) / len(rows)
     brier = sum((p - o) ** 2 for p, o, _ in rows) / len(rows)
     base_brier = sum((base - o) ** 2 for _, o, _ in rows) / len(rows)
-    print(f"{title}: {len(rows)} positions, observed win rate {base:.3f}, Brier score {brier:.4f} "
-          f"(always {base:.3f}: {base_brier:.4f})")
-    print(f"  {'decile':<10} {'positions':>9} {'games':>6} {'predicted':>9} {'observed':>9} {'diff pts':>8}")
+    print(f"{title}: {len(rows)} positions of {len({g for _, _, g in rows})} games, observed win rate {base:.3f}, "
+          f"Brier score {brier:.4f} (always {base:.3f}: {base_brier:.4f})")
+    print(f"  {'decile':<10} {'positions':>9} {'games':>6} {'predicted':>9} {'observed':>9} {'diff pts':>8} "
+          f"{'95 % interval':>16}")
     worst = 0.0
     for d in range(10):
         lo, hi = d / 10, (d + 1) / 10
@@ -118,11 +169,12 @@ def table(rows: list[tuple[float, bool, Any]], title: str) -> None:
             continue
         pred = sum(p for p, _, _ in bin_) / len(bin_)
         obs = sum(o for _, o, _ in bin_) / len(bin_)
-        diff = 100 * (obs - pred)
+        diff, half = difference(bin_)
         if len(bin_) >= 50:
-            worst = max(worst, abs(diff))
+            worst = max(worst, abs(100 * diff))
+        interval = "" if math.isinf(half) else f"{100 * (diff - half):+.1f}..{100 * (diff + half):+.1f}"
         print(f"  {lo:.1f}-{hi:.1f}    {len(bin_):>9} {len({g for _, _, g in bin_}):>6} {pred:>9.3f} {obs:>9.3f} "
-              f"{diff:>+8.1f}{'' if len(bin_) >= 50 else '  (fewer than 50)'}")
+              f"{100 * diff:>+8.1f} {interval:>16}{'' if len(bin_) >= 50 else '  (fewer than 50)'}")
     print(f"  largest difference in a decile with >= 50 positions: {worst:.1f} points (target <= 5)")
 
 
@@ -130,6 +182,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", default="reloaded=30,teppich=40,faecher=30",
                         help="deals a game, e.g. reloaded=30,teppich=40,faecher=30")
+    parser.add_argument("--stretch-share", type=float, default=0.25,
+                        help="the chance that a stretch between two cards turned up gives a position (default 0.25)")
     parser.add_argument("--samples", type=int, default=12, help="sampled deals a predicted position (default 12)")
     parser.add_argument("--first-seed", type=int, default=900_001, help="the first seed (default 900001)")
     parser.add_argument("--graphs", type=int, default=3, help="whole graphs timed a game (default 3)")
@@ -164,10 +218,8 @@ def main() -> None:
         for seed in range(args.first_seed, args.first_seed + deals):
             record = game_record(game, options, seed, args.player)
             reals = positions_of(record)
-            # each position where the game is not over is drawn with the same chance, whatever the game's length:
-            # drawing so many a game would favour the positions of short games, whose results differ
-            draw = random.Random(f"{game}/{seed}")
-            picked = [i for i, s in enumerate(reals) if draw.random() < 1 / EVERY[name] and not s.is_won()]
+            # at most one position a stretch between two cards turned up (those show the same cards: one prediction)
+            picked = drawn(reals, args.stretch_share, random.Random(f"{game}/{seed}"))
             chances = win_chances(record, budget_s=MAX_BUDGET_S, samples=args.samples, seed=seed,
                                   positions=picked)
             real = RealPlayer(game)
@@ -180,7 +232,8 @@ def main() -> None:
                 if args.save:
                     with open(args.save, "a") as out:
                         out.write(json.dumps({"game": game, "player": args.player, "seed": seed, "position": i,
-                                              "won": p.won, "samples": p.samples, "observed": observed}) + "\n")
+                                              "won": p.won, "samples": p.samples, "observed": observed,
+                                              "design": "stretch"}) + "\n")
             if not args.no_verdicts:
                 analysis = analyse(record)
                 for i in picked:

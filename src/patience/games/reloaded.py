@@ -365,7 +365,7 @@ class Reloaded(FoundationsStockWaste):
 
     def key(self) -> Hashable:
         return (
-            b"|".join(bytes(p) for p in self.tableau),
+            b"|".join(map(bytes, self.tableau)),
             bytes(self.down),
             bytes(self.stock),
             bytes(self.waste),

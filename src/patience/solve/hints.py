@@ -270,15 +270,19 @@ def _won(world: Reloaded, deadline: float) -> bool:
     return _status(world, deadline) is Status.WON
 
 
-def _status(world: Reloaded, deadline: float) -> Status:
+def _status(world: Reloaded, deadline: float, core: Any = None) -> Status:
+    """What the core's search of ``world`` (every card known) finds within :data:`SAMPLE_NODES` positions;
+    ``core``: ``world``'s position in the core, when the caller has it (a search leaves it as it was)."""
     key = world.key()
     known = _WON.get(key)
     if known is not None:
         return known
-    from patience.solve.klondike import core_position
+    if core is None:
+        from patience.solve.klondike import core_position
 
+        core = core_position(world)
     left = max(0.001, deadline - time.thread_time())
-    found = core_position(world).solve(seconds=left, nodes=SAMPLE_NODES, memory_mb=8.0)  # the core's own search
+    found = core.solve(seconds=left, nodes=SAMPLE_NODES, memory_mb=8.0)  # the core's own search
     status = Status(found["status"])
     if status is Status.UNKNOWN and found["reason"] != "nodes":
         return status  # cut by the time cap: not remembered
@@ -392,15 +396,23 @@ def _reloaded_hint(state: Reloaded, deadline: float) -> Move | None:
         return None  # nothing left but circles: the game is lost
     if len(candidates) == 1:
         return candidates[0]
-    deals = visible_deals(state, SAMPLES)
-    found = [_status(w, deadline) for w in deals]
+    deals = visible_deals(state, SAMPLES, history=False)
+    lined = not _unseen_in_stock(state)  # the lines are weighed: each deal's position in the core is needed
+    if lined:
+        from patience.solve.klondike import core_position
+
+        cores = [core_position(w) for w in deals]
+        found = [_status(w, deadline, c) for w, c in zip(deals, cores, strict=True)]
+    else:
+        found = [_status(w, deadline) for w in deals]
     worlds = [w for w, status in zip(deals, found, strict=True) if status is Status.WON]
     if not worlds:
         if all(status is Status.UNWINNABLE for status in found):
             return None  # every deal that fits what was seen is lost: no move is of any use
         return candidates[0]  # no deal won within the budget: the careful player's choice
-    if not _unseen_in_stock(state):
-        planned = _line_hint(state, worlds, visited, deadline)
+    if lined:
+        won_cores = [c for c, status in zip(cores, found, strict=True) if status is Status.WON]
+        planned = _line_hint(state, won_cores, visited, deadline)
         if planned is not None:
             return planned
     best, best_won = candidates[0], -1
@@ -446,6 +458,9 @@ def _line_won(core: Any, deadline: float) -> bool:
     return won
 
 
+_FROM_PILE = ("tt", "tf")  # the core's moves that take cards off a tableau pile
+
+
 def _lines(core: Any, down: list[int]) -> list[list[Any]]:
     """The core's lines of moves from ``core`` that end where a face-down card turns up, the game
     is won, or after ``LINE_DEPTH`` moves; before their last move they touch no unseen card, so
@@ -456,51 +471,72 @@ def _lines(core: Any, down: list[int]) -> list[list[Any]]:
     lines: list[tuple[float, list[Any]]] = []
     seen = {core.key()}
 
+    play, undo, moves, is_won, state_of, key_of = core.play, core.undo, core.moves, core.is_won, core.state, core.key
+
     def walk(line: list[Any]) -> None:
-        for move in core.moves():
+        for move in moves():
             if len(lines) >= LINE_MOST:
                 return
-            core.play(move)
+            made = play(move)  # the move, then the safe moves it brought
             line.append(move)
-            won, after = core.is_won(), core.state()[1]
+            # only a move from a pile turns a card up (the core's own or a safe one): else nothing did
+            won, after = is_won(), state_of()[1] if made or move[0] in _FROM_PILE else down
             if won or after != down or len(line) >= LINE_DEPTH:
                 # the face-down cards of the pile it turns a card up in: a win first, nothing last
                 turned = [d for d, a in zip(down, after, strict=True) if a != d]
                 lines.append((math.inf if won else max(turned, default=-1), line[:]))
-            elif core.key() not in seen:
-                seen.add(core.key())
-                walk(line)
+            else:
+                key = key_of()
+                if key not in seen:
+                    seen.add(key)
+                    walk(line)
             line.pop()
-            core.undo()
+            undo()
 
     walk([])
     lines.sort(key=lambda r: (-r[0], len(r[1])))
     return [line for _, line in lines]
 
 
-def _line_hint(state: Reloaded, worlds: list[Reloaded], visited: set[Any], deadline: float) -> Move | None:
+def _line_hint(state: Reloaded, cores: list[Any], visited: set[Any], deadline: float) -> Move | None:
     """Once every talon card was seen: the first move of the line up to the next card turned up
-    after which most sampled deals are won (see step 2 of the module docstring), or None when
-    there is no such line (the candidates' search answers then)."""
-    from patience.solve.klondike import abstract_to_moves, core_position
+    after which most sampled deals (``cores``: their positions in the compiled core, every one won)
+    are won (see step 2 of the module docstring), or None when there is no such line (the
+    candidates' search answers then)."""
+    from patience.solve.klondike import abstract_to_moves
 
-    cores = [core_position(w) for w in worlds]
     down = list(state.down)
     if cores[0].state()[1] != down:
         return None  # the safe moves the core makes at once turned a card up: the deals part there
     prefix = list(cores[0].initial_auto)  # safe talon cards: the same in every deal
     lines = _lines(cores[0], down)
-    fresh: dict[Any, bool] = {}  # does a line's first move (and every draw for it) lead to new positions?
-    for move in {line[0] for line in lines}:
-        s = state.copy()
-        fresh[move] = True
-        for m in abstract_to_moves(state, [*prefix, move]):
-            s._apply(m)
-            fresh[move] = fresh[move] and s.key() not in visited
+    # Does a line's first move (and every draw for it, after the prefix's) lead to new positions only?
+    # Asked only of the lines weighed, the prefix's engine moves played once for them all.
+    new = [True]
+
+    def check(s: Reloaded) -> None:
+        new[0] = new[0] and s.key() not in visited
+
+    after_prefix = state.copy()
+    prefix_moves = abstract_to_moves(state, prefix, check) if prefix else []
+    for m in prefix_moves:
+        after_prefix._apply(m)
+    prefix_new = new[0]
+    engine_moves: dict[Any, list[Move]] = {}
+    fresh: dict[Any, bool] = {}
+
+    def is_fresh(move: Any) -> bool:
+        known = fresh.get(move)
+        if known is None:
+            new[0] = prefix_new
+            engine_moves[move] = abstract_to_moves(after_prefix, [move], check)
+            known = fresh[move] = new[0]
+        return known
+
     best: list[Any] | None = None
     best_won = -1
     for line in lines:
-        if not fresh[line[0]]:
+        if not is_fresh(line[0]):
             continue
         if best is not None and time.thread_time() >= deadline:
             break
@@ -519,4 +555,4 @@ def _line_hint(state: Reloaded, worlds: list[Reloaded], visited: set[Any], deadl
             break  # the first line, in the careful player's order, that keeps every deal won
     if best is None:
         return None
-    return abstract_to_moves(state, [*prefix, best[0]])[0]
+    return prefix_moves[0] if prefix_moves else engine_moves[best[0]][0]

@@ -82,7 +82,7 @@ and the very same search, node for node).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from patience.games.base import DRAW, REDEAL, Move
@@ -539,9 +539,11 @@ class KlondikeProblem:
         return made
 
 
-def abstract_to_moves(state: Reloaded, line: list[tuple[Any, ...]]) -> list[Move]:
+def abstract_to_moves(state: Reloaded, line: list[tuple[Any, ...]],
+                      visit: Callable[[Reloaded], None] | None = None) -> list[Move]:
     """The engine moves of an abstract line, played from ``state`` (a copy is used): talon
-    cards are brought to the waste's top by drawing, and redealing when the stock is empty."""
+    cards are brought to the waste's top by drawing, and redealing when the stock is empty.
+    ``visit`` is shown the copy after each engine move."""
     s = state.copy()
     out: list[Move] = []
 
@@ -551,6 +553,8 @@ def abstract_to_moves(state: Reloaded, line: list[tuple[Any, ...]]) -> list[Move
             raise AssertionError(f"solver line: {move} is illegal: {reason}")
         s._apply(move)
         out.append(move)
+        if visit is not None:
+            visit(s)
 
     def bring_up(card: int) -> None:
         for _ in range(200):
@@ -581,8 +585,8 @@ def core_position(state: Reloaded, settle: bool = True) -> Any:
     with ``settle`` the safe moves are made at once, as :class:`KlondikeProblem` makes them."""
     from patience.solve._klondike import Klondike
 
-    return Klondike([[int(c) for c in pile] for pile in state.tableau], list(state.down), list(state.height),
-                    [int(c) for c in (*state.stock, *state.waste)], settle)
+    # the cards are ints: the core reads the engine's lists as they are (it copies what it reads)
+    return Klondike(state.tableau, state.down, state.height, [*state.stock, *state.waste], settle)
 
 
 def search_klondike(state: Reloaded, budget: Budget, *, probes: bool = False) -> SearchOutcome:

@@ -65,28 +65,33 @@ def unseen(state: State) -> tuple[list[int], int]:
     return sorted(hidden_cards(state)), _in_stock(state)
 
 
-def with_hidden(state: S, cards: list[int]) -> S:
-    """A copy of ``state`` (its move stack too) with ``cards`` in its unseen places, in the order of
-    :func:`hidden_cards`; every seen card stays where it is."""
+def with_hidden(state: S, cards: list[int], history: bool = True) -> S:
+    """A copy of ``state`` (its move stack too, unless ``history`` is false) with ``cards`` in its unseen
+    places, in the order of :func:`hidden_cards`; every seen card stays where it is."""
     out = state.copy()
-    out._history = list(state._history)
-    it = iter(cards)
+    if history:
+        out._history = list(state._history)
+    placed = [CARDS[c] for c in cards]
+    at = 0
     if isinstance(out, Reloaded):
         for pile, down in zip(out.tableau, out.down, strict=True):
-            pile[:down] = [CARDS[next(it)] for _ in range(down)]
+            if down:
+                pile[:down] = placed[at:at + down]
+                at += down
     in_stock = _in_stock(out)
     stock: list[Card] = out.stock  # type: ignore[attr-defined]
-    stock[:in_stock] = [CARDS[next(it)] for _ in range(in_stock)]
-    if next(it, None) is not None:
-        raise ValueError("more cards than unseen places")
+    stock[:in_stock] = placed[at:at + in_stock]
+    if at + in_stock != len(placed):
+        raise ValueError(f"{len(placed)} cards for {at + in_stock} unseen places")
     return out
 
 
-def visible_deals(state: S, count: int, rng: random.Random | None = None) -> list[S]:
+def visible_deals(state: S, count: int, rng: random.Random | None = None, *, history: bool = True) -> list[S]:
     """``count`` positions that look exactly like ``state`` to a player who has seen what
     :func:`unseen` leaves out: its unseen cards dealt at random into the unseen places. Without
     ``rng`` the generator is seeded by the unseen cards and places, so the deals depend on
-    nothing the player cannot see (and stay the same while nothing new is seen)."""
+    nothing the player cannot see (and stay the same while nothing new is seen). Without ``history`` the
+    deals have an empty move stack (a search that only pushes and pops its own moves needs no more)."""
     cards, in_stock = unseen(state)
     if rng is None:
         down = bytes(state.down) if isinstance(state, Reloaded) else b""
@@ -95,9 +100,22 @@ def visible_deals(state: S, count: int, rng: random.Random | None = None) -> lis
     out = []
     for _ in range(count):
         shuffled = cards[:]
-        rng.shuffle(shuffled)
-        out.append(with_hidden(state, shuffled))
+        _shuffle(shuffled, rng)
+        out.append(with_hidden(state, shuffled, history))
     return out
+
+
+def _shuffle(cards: list[int], rng: random.Random) -> None:
+    """``rng.shuffle(cards)``, draw for draw (the same generator calls, the same order: Python 3.11's
+    Fisher-Yates with ``_randbelow_with_getrandbits``), without a call a card."""
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def carry(sample: S, real: S, rng: random.Random) -> S:
