@@ -95,6 +95,19 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
+@contextlib.contextmanager
+def watched_context(browser: Any, **options: Any) -> Iterator[Any]:
+    """A browser context (``new_context``'s options; a 15 s default timeout) that fails the test if any of
+    its pages raised an error, once it is closed."""
+    context = browser.new_context(**options)
+    errors: list[str] = []
+    context.on("page", lambda p: p.on("pageerror", lambda exc: errors.append(str(exc))))
+    context.set_default_timeout(15_000)
+    yield context
+    context.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")

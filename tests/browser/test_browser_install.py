@@ -12,20 +12,15 @@ import pytest
 from browser_proxy import Proxy
 from playwright.sync_api import expect
 
-from conftest import ARGS, CHROMIUM
+from conftest import ARGS, CHROMIUM, watched_context
 
 PLAY = "/play?game=reloaded&seed=3"
 
 
 @pytest.fixture
 def context(browser: Any) -> Any:
-    context = browser.new_context(viewport={"width": 1366, "height": 850}, locale="en-US")
-    errors: list[str] = []
-    context.on("page", lambda p: p.on("pageerror", lambda exc: errors.append(str(exc))))
-    context.set_default_timeout(15_000)
-    yield context
-    context.close()
-    assert not errors, f"errors in the page: {errors}"
+    with watched_context(browser, viewport={"width": 1366, "height": 850}, locale="en-US") as context:
+        yield context
 
 
 def controlled(page: Any) -> None:

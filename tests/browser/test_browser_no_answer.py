@@ -15,6 +15,8 @@ import pytest
 from browser_accounts import sign_up
 from playwright.sync_api import expect
 
+from conftest import watched_context
+
 pytestmark = pytest.mark.slow
 
 GONE = "Patience Arena does not answer: this page asks again by itself."
@@ -39,13 +41,9 @@ DATA = [
 
 @pytest.fixture
 def context(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US", service_workers="block")
-    errors: list[str] = []
-    context.on("page", lambda p: p.on("pageerror", lambda exc: errors.append(str(exc))))
-    context.set_default_timeout(15_000)
-    yield context
-    context.close()
-    assert not errors, f"errors in the page: {errors}"
+    with watched_context(browser, viewport={"width": 1280, "height": 800}, locale="en-US",
+                         service_workers="block") as context:
+        yield context
 
 
 def fail(page: Any, pattern: str | re.Pattern[str]) -> None:

@@ -200,9 +200,7 @@ def _sample_won(world: Carpet | Faecher, deadline: float) -> bool:
     won = found.status is Status.WON
     if found.status is Status.UNKNOWN and found.reason != "nodes":
         return won  # cut by the time cap: not remembered
-    if len(_SEEN_WON) >= _WON_MAX:
-        _SEEN_WON.clear()
-    _SEEN_WON[key] = won
+    _keep(_SEEN_WON, key, won)
     return won
 
 
@@ -266,6 +264,14 @@ _WON: dict[Any, Status] = {}
 _WON_MAX = 200_000
 
 
+def _keep(memo: dict[Any, Any], key: Any, value: Any) -> None:
+    """Remember ``value`` for ``key`` in one of the hints' memos, each bounded by ``_WON_MAX`` entries
+    (a full memo starts again empty)."""
+    if len(memo) >= _WON_MAX:
+        memo.clear()
+    memo[key] = value
+
+
 def _won(world: Reloaded, deadline: float) -> bool:
     return _status(world, deadline) is Status.WON
 
@@ -286,9 +292,7 @@ def _status(world: Reloaded, deadline: float, core: Any = None) -> Status:
     status = Status(found["status"])
     if status is Status.UNKNOWN and found["reason"] != "nodes":
         return status  # cut by the time cap: not remembered
-    if len(_WON) >= _WON_MAX:
-        _WON.clear()
-    _WON[key] = status
+    _keep(_WON, key, status)
     return status
 
 
@@ -452,9 +456,7 @@ def _line_won(core: Any, deadline: float) -> bool:
     won = found["status"] == "won"
     if found["status"] == "unknown" and found["reason"] != "nodes":
         return won  # cut by the time cap: not remembered
-    if len(_LINE_WON) >= _WON_MAX:
-        _LINE_WON.clear()
-    _LINE_WON[key] = won
+    _keep(_LINE_WON, key, won)
     return won
 
 
