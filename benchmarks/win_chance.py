@@ -13,7 +13,9 @@ score, the CPU of a game's graph, and the every-card-known verdicts against ``pa
    spread over more deals for the same work), and then one of its positions where the game is not over,
    at random. For each, the win chance is predicted by :func:`patience.solve.chance.win_chances`
    (``--samples`` sampled deals a position, no time budget), then the hint player plays **the real deal**
-   on from that position and its result is the observation. Printed: the table by decile of the
+   on from that position and its result is the observation: the very player of the predictions' play-outs
+   (:class:`patience.solve.chance.HintPlayer`, each hint capped alike; a smaller cap here once made the
+   observed player weaker than the predicted one wherever a hint searches by time). Printed: the table by decile of the
    predicted chance (positions, the distinct games they come from, mean predicted, observed win rate,
    the difference with its 95 % interval, clustered by game: the positions of one game share its
    outcome), the Brier score (and that of always predicting the observed base rate, for scale), per game
@@ -46,8 +48,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from analysis import engine_speed, game_record, percentile
 from patience.solve import Budget, Status, solve
 from patience.solve.analysis import analyse
-from patience.solve.chance import MAX_BUDGET_S, win_chances, with_history
-from patience.solve.hints import hint
+from patience.solve.chance import MAX_BUDGET_S, HintPlayer, win_chances, with_history
 
 GAMES: dict[str, tuple[str, str, dict[str, Any], str]] = {
     # short name: label, game, options, engine.py's label
@@ -55,7 +56,6 @@ GAMES: dict[str, tuple[str, str, dict[str, Any], str]] = {
     "teppich": ("Teppich waste", "teppich", {"waste": True}, "Teppich waste"),
     "faecher": ("Der Fächer", "faecher", {}, "Der Fächer"),
 }
-HINT_S = {"reloaded": 0.25, "teppich": 1.0, "faecher": 1.0}
 Z95 = 1.959964
 
 
@@ -102,35 +102,6 @@ def positions_of(record: dict[str, Any]) -> list[Any]:
         session.play(action["m"])
         out.append(with_history(session.state))
     return out
-
-
-class RealPlayer:
-    """The hint player on the real deal, from a position on; remembered along its path."""
-
-    def __init__(self, game: str) -> None:
-        self.budget = HINT_S[game]
-        self.memo: dict[Any, bool] = {}
-
-    def wins(self, state: Any) -> bool:
-        s = with_history(state)
-        path = []
-        won = False
-        for _ in range(1_500):
-            key = s.key()
-            if key in self.memo:
-                won = self.memo[key]
-                break
-            path.append(key)
-            if s.is_won():
-                won = True
-                break
-            move = hint(s, budget_s=self.budget)
-            if move is None:
-                break
-            s.push(move)
-        for key in path:
-            self.memo[key] = won
-        return won
 
 
 def difference(rows: list[tuple[float, bool, Any]]) -> tuple[float, float]:
@@ -222,7 +193,7 @@ def main() -> None:
             picked = drawn(reals, args.stretch_share, random.Random(f"{game}/{seed}"))
             chances = win_chances(record, budget_s=MAX_BUDGET_S, samples=args.samples, seed=seed,
                                   positions=picked)
-            real = RealPlayer(game)
+            real = HintPlayer(game)  # the very player of the predictions' play-outs, on the real deal
             for i in picked:
                 p = chances.positions[i]
                 if p.chance is None or p.end is not None:

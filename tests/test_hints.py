@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import random
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -268,6 +270,60 @@ def _positions(state: Reloaded, moves: list[Move]) -> list[Reloaded]:
     return out
 
 
+def _walked_lines(core: Any, depth: int, most: int) -> list[list[Any]]:
+    """The hint's lines walked move by move from Python through the core's play and undo: the reference
+    the compiled ``Klondike.lines`` must agree with (it was the hint's own walk)."""
+    down = core.state()[1]
+    lines: list[tuple[float, list[Any]]] = []
+    seen = {core.key()}
+
+    def walk(line: list[Any]) -> None:
+        for move in core.moves():
+            if len(lines) >= most:
+                return
+            core.play(move)
+            line.append(move)
+            won, after = core.is_won(), core.state()[1]
+            if won or after != down or len(line) >= depth:
+                turned = [d for d, a in zip(down, after, strict=True) if a != d]
+                lines.append((math.inf if won else max(turned, default=-1), line[:]))
+            elif (key := core.key()) not in seen:
+                seen.add(key)
+                walk(line)
+            line.pop()
+            core.undo()
+
+    walk([])
+    lines.sort(key=lambda r: (-r[0], len(r[1])))
+    return [line for _, line in lines]
+
+
+@pytest.mark.parametrize("seed", [3, 40, 77])
+def test_the_cores_lines_are_those_of_the_walk_move_by_move(seed: int) -> None:
+    """``Klondike.lines`` (the hint's lines, walked in the core) gives the very lines, in the very order,
+    of the walk made move by move through the core's play and undo, at every position of a hint game
+    once the talon was seen, on sampled deals, for several depths and caps (a cap cuts the walk short)."""
+    from patience.solve.klondike import core_position
+
+    state = Reloaded.deal(seed)
+    compared = 0
+    for _ in range(400):
+        if state.is_won():
+            break
+        if not (state.passes_used == 1 and state.stock):
+            core = core_position(visible_deals(state, 1)[0])
+            for depth, most in ((5, 120), (3, 10), (8, 400), (1, 0)):
+                assert core.lines(depth, most) == _walked_lines(core, depth, most), (seed, str(state), depth, most)
+            compared += 1
+        move = hint(state, budget_s=5.0)
+        if move is None:
+            break
+        state.push(move)
+    assert compared >= 10
+    with pytest.raises(ValueError):
+        core_position(Reloaded.deal(1)).lines(0, 10)
+
+
 def test_a_line_is_the_same_in_every_sampled_deal() -> None:
     """Once the talon was seen, the hint weighs lines up to the next card turned up: each line is
     a line of legal moves in every sampled deal and turns nothing up before its last move,
@@ -281,7 +337,7 @@ def test_a_line_is_the_same_in_every_sampled_deal() -> None:
         state.push(DRAW)
     state.push(REDEAL)
     deals = [core_position(w) for w in visible_deals(state, 6)]
-    lines = _lines(core_position(visible_deals(state, 1)[0]), list(state.down))
+    lines = _lines(core_position(visible_deals(state, 1)[0]))
     assert lines
     turned = 0
     order = []  # (face-down cards of the pile a line turns a card up in, or -1; its length)

@@ -59,7 +59,8 @@ from typing import Any
 from patience.games import Move, Reloaded, State
 from patience.solve.unseen import carry, visible_deals
 
-__all__ = ["ActionChance", "PositionChance", "WinChances", "label_of", "wilson", "win_chances", "win_chances_from"]
+__all__ = ["ActionChance", "HintPlayer", "PositionChance", "WinChances", "label_of", "wilson", "win_chances",
+           "win_chances_from"]
 
 ROUND = 4  # samples added to every position a round
 DEFAULT_SAMPLES = 32  # samples a position at most
@@ -186,8 +187,10 @@ def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
 
 
-class _Player:
-    """The hint player's result from a sampled deal, remembered by position."""
+class HintPlayer:
+    """The hint player's result from a deal (a sampled one, or the real one in ``benchmarks/win_chance.py``:
+    the prediction and the observation are of this one player, each hint capped at :data:`HINT_CAP_S`),
+    remembered by position."""
 
     def __init__(self, game: str) -> None:
         self.game = game
@@ -327,7 +330,7 @@ def win_chances_from(initial: State, texts: Sequence[str], *, outcome: str | Non
         if end is not None and same_as[i] == i:
             _decided(chances[i], end)
     actions = [ActionChance(i, texts[i - 1]) for i in range(1, n)]
-    player = _Player(initial.INFO.id)
+    player = HintPlayer(initial.INFO.id)
     result = WinChances(initial.INFO.id, outcome, chances, actions, seed, samples, budget_s)
     sampled: list[list[State]] = [[] for _ in range(n)]  # the samples of each position (its own ones)
     wins: list[list[bool]] = [[] for _ in range(n)]  # ... and whether the hint player wins each
@@ -380,7 +383,7 @@ def _after(sample: State, move: Move | None) -> State:
 
 
 def _judge(a: ActionChance, kind: str, positions: list[PositionChance], before: int, after: int,
-           move: Move | None, sampled: list[list[State]], player: _Player, upto: int) -> None:
+           move: Move | None, sampled: list[list[State]], player: HintPlayer, upto: int) -> None:
     """Action ``a``'s figures from the first ``upto`` samples of the position before it: the played
     move's share of samples won, and that of each move the hint player makes on some sample (one move,
     the same on every sample, whose share is the position's chance: the hint sees what the player sees)."""

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <unordered_set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -672,11 +673,20 @@ class LostTable {
   public:
     static constexpr size_t kWindow = 32;
 
-    explicit LostTable(size_t max_bytes) {
+    // `most`: the entries a search can make at most (0: not known). A search bounded by a few thousand
+    // positions starts with a table it can fill to less than half (never doubled, so no entry is ever
+    // replaced: the same answers as from a large table), not with the 16,384 slots of an open search:
+    // making and clearing those took a third of a hint's small searches.
+    explicit LostTable(size_t max_bytes, size_t most = 0) {
         size_t slots = 1024;  // doubling from n slots holds 3n slots at once
         while (slots * 3 * sizeof(Key) <= max_bytes) slots *= 2;
         max_slots_ = slots;
-        resize(std::min<size_t>(max_slots_, 1 << 14));
+        size_t first = 1 << 14;
+        if (most) {
+            first = 1024;
+            while (first < 2 * most && first < (size_t{1} << 14)) first *= 2;
+        }
+        resize(std::min<size_t>(max_slots_, first));
     }
 
     bool contains(const Key& k, uint64_t h) const {
@@ -866,7 +876,7 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
         Key key;
         uint64_t hash;
         Move move;
-        bool won, known;
+        bool won, known, ready;  // ready: made (else only its move is known yet: a small search's)
         Child() {}  // made in place by push(): `children` grows without zeroing
     };
     struct Frame {
@@ -875,11 +885,34 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
         uint64_t nodes_at_entry;
         uint32_t begin, end, next;  // its children in `children`
         Move via;
+        int32_t self;  // where its own position lies in `children` (-1: the root)
     };
-    LostTable lost(static_cast<size_t>(std::max(0.0, memory_mb) * 1024 * 1024));
+    // A small search (a hint's: a few thousand positions at most, no probes) starts with a table it
+    // can fill to less than half and reuses this thread's lists of frames and children: making and
+    // growing them anew was a good part of each of a hint's thousands of small searches. (A frame is
+    // entered for each position searched, so a search of n positions leaves at most n + 1 entries.)
+    const bool small = max_nodes && !probes && *max_nodes < (uint64_t{1} << 13);
+    LostTable lost(static_cast<size_t>(std::max(0.0, memory_mb) * 1024 * 1024),
+                   small ? static_cast<size_t>(*max_nodes) + 1 : 0);
     PathSet path;
-    std::vector<Frame> frames;
-    std::vector<Child> children;
+    static thread_local std::vector<Frame> kept_frames;
+    static thread_local std::vector<Child> kept_children;
+    static thread_local bool kept_busy = false;
+    struct Keep {  // the thread's lists are this search's until it returns
+        bool on;
+        ~Keep() {
+            if (on) kept_busy = false;
+        }
+    } keep{small && !kept_busy};
+    std::vector<Frame> own_frames;
+    std::vector<Child> own_children;
+    std::vector<Frame>& frames = keep.on ? kept_frames : own_frames;
+    std::vector<Child>& children = keep.on ? kept_children : own_children;
+    if (keep.on) {
+        kept_busy = true;
+        frames.clear();
+        children.clear();
+    }
     MoveList list;
     auto known = [&](const Key& k, uint64_t h) { return path.contains(k, h) || lost.contains(k, h); };
     // a position with something pending is skipped when the same position with less pending
@@ -901,7 +934,12 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
         Key use = stronger(c.key, kUse);
         return known(use, hash_of(use));
     };
-    auto push = [&](const Position& at, const Key key, uint64_t h, Move via) {
+    // A small search makes a child only when its turn comes (lazy): it reaches a win by visiting a
+    // few children of each position on the way, and making every child first was most of its work.
+    // The answers are the same: a child known when its parent is entered is still known when its turn
+    // comes (its ancestors are still on the path; a small search's table never gives up an entry),
+    // and each child is looked up when its turn comes either way.
+    auto push = [&](const Position& at, const Key key, uint64_t h, Move via, int32_t self) {
         const Position pos = at;  // `at` may lie in `children`, which grows
         list.size = 0;
         pruned_moves(pos, list);
@@ -916,9 +954,18 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
         auto begin = static_cast<uint32_t>(children.size());
         children.resize(begin + list.size);
         path.insert(key, h);
+        if (small) {
+            for (int x = 0; x < list.size; ++x) {
+                children[begin + x].move = list.items[x];
+                children[begin + x].ready = false;
+            }
+            frames.push_back(Frame{key, h, out.nodes, begin, static_cast<uint32_t>(children.size()), begin, via, self});
+            return;
+        }
         for (int x = 0; x < list.size; ++x) {
             Child& c = children[begin + x];
             c.move = list.items[x];
+            c.ready = true;
             c.pos = pos;
             apply(c.pos, c.move);
             settle<std::vector<Move>>(c.pos, nullptr);
@@ -935,11 +982,11 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
             Child& c = children[begin + x];
             c.known = !c.won && seen(c);
         }
-        frames.push_back(Frame{key, h, out.nodes, begin, static_cast<uint32_t>(children.size()), begin, via});
+        frames.push_back(Frame{key, h, out.nodes, begin, static_cast<uint32_t>(children.size()), begin, via, self});
     };
     {
         Key key = key_of(root);
-        push(root, key, hash_of(key), Move{});
+        push(root, key, hash_of(key), Move{}, -1);
     }
     out.table_peak = 1;
     out.status = "unwinnable";
@@ -960,6 +1007,17 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
         }
         const uint32_t at = f.next++;
         ++out.nodes;
+        if (!children[at].ready) {
+            Child& c = children[at];
+            c.pos = f.self < 0 ? root : children[f.self].pos;
+            apply(c.pos, c.move);
+            settle<std::vector<Move>>(c.pos, nullptr);
+            c.won = c.pos.won();
+            c.key = key_of(c.pos);
+            c.hash = hash_of(c.key);
+            c.known = false;
+            c.ready = true;
+        }
         if (children[at].won) {
             // the line from the root, each move followed by the safe moves it brought
             Position replay = root;
@@ -977,7 +1035,7 @@ Outcome depth_first(const Position& root, std::optional<double> seconds, std::op
         }
         if (!children[at].known && !seen(children[at])) {
             const Child& c = children[at];
-            push(c.pos, c.key, c.hash, c.move);
+            push(c.pos, c.key, c.hash, c.move, static_cast<int32_t>(at));
             out.table_peak = std::max<uint64_t>(out.table_peak, lost.size() + path.size());
         }
         if (timed && out.nodes % kCheckEvery == 0 && elapsed() > limit) {
@@ -1154,7 +1212,7 @@ class Klondike {
     }
 
     nb::dict solve(std::optional<double> seconds, std::optional<int64_t> nodes, double memory_mb,
-                   uint64_t shuffle, bool probes) const {
+                   uint64_t shuffle, bool probes, bool line) const {
         if (nodes && *nodes < 0) throw nb::value_error("nodes must not be negative");
         std::optional<uint64_t> max_nodes;
         if (nodes) max_nodes = static_cast<uint64_t>(*nodes);
@@ -1166,13 +1224,66 @@ class Klondike {
         nb::dict d;
         d["status"] = o.status;
         d["reason"] = o.reason;
-        d["line"] = moves_to_python(o.line, o.line.size());
+        d["line"] = line ? moves_to_python(o.line, o.line.size()) : nb::list();
         d["nodes"] = o.nodes;
         d["seconds"] = o.seconds;
         d["table_peak"] = o.table_peak;
         d["table_bytes"] = o.table_bytes;
         d["replaced"] = o.replaced;
         return d;
+    }
+
+    // The hint's lines from this position (patience.solve.hints._lines, whose docstring says what they
+    // are): the moves up to the next face-down card turned up (any pile's count below this position's),
+    // the win, or `depth` moves, each move followed by the safe moves it brings, through positions not
+    // met before on the walk; at most `most` of them, in the walk's order, then sorted (stably) by the
+    // face-down cards of the pile the line turns a card up in (a win first, nothing turned up last) and
+    // by length. The same lines, in the same order, as that walk made move by move from Python.
+    nb::list lines(int depth, int most) const {
+        if (depth < 1 || most < 0) throw nb::value_error("depth must be at least 1 and most not negative");
+        struct Line {
+            int rank;  // the face-down cards of the pile a card is turned up in; a win kWon, nothing -1
+            std::vector<Move> moves;
+        };
+        constexpr int kWon = 1 << 20;
+        struct KeyHash {
+            size_t operator()(const Key& k) const { return static_cast<size_t>(hash_of(k)); }
+        };
+        struct KeyEq {
+            bool operator()(const Key& a, const Key& b) const { return same_key(a, b); }
+        };
+        std::vector<Line> found;
+        std::unordered_set<Key, KeyHash, KeyEq> seen{key_of(pos_)};
+        std::vector<Move> line;
+        const Position& root = pos_;
+        auto walk = [&](auto&& self, const Position& at) -> void {
+            MoveList list;
+            pruned_moves(at, list);
+            for (int x = 0; x < list.size; ++x) {
+                if (static_cast<int>(found.size()) >= most) return;
+                Position next = at;
+                apply(next, list.items[x]);
+                settle<std::vector<Move>>(next, nullptr);
+                line.push_back(list.items[x]);
+                const bool won = next.won();
+                int turned = -1;
+                for (int i = 0; i < kPiles; ++i)
+                    if (next.down[i] != root.down[i]) turned = std::max(turned, int{root.down[i]});
+                if (won || turned >= 0 || static_cast<int>(line.size()) >= depth) {
+                    found.push_back(Line{won ? kWon : turned, line});
+                } else if (seen.insert(key_of(next)).second) {
+                    self(self, next);
+                }
+                line.pop_back();
+            }
+        };
+        walk(walk, pos_);
+        std::stable_sort(found.begin(), found.end(), [](const Line& a, const Line& b) {
+            return a.rank != b.rank ? a.rank > b.rank : a.moves.size() < b.moves.size();
+        });
+        nb::list out;
+        for (const Line& l : found) out.append(moves_to_python(l.moves, l.moves.size()));
+        return out;
     }
 
   private:
@@ -1216,10 +1327,15 @@ NB_MODULE(_klondike, m) {
         .def_prop_ro("pending", &Klondike::pending,
                      "What the last move left pending, as KlondikeProblem.pending: None or (kind, pile, card).")
         .def("key", &Klondike::key, "The position's key: equal for positions the search folds together.")
+        .def("lines", &Klondike::lines, nb::arg("depth"), nb::arg("most"),
+             "The hint's lines from this position (see patience.solve.hints._lines), best first, each a list "
+             "of moves.")
         .def("state", &Klondike::state, "(piles, down, height, talon) as lists.")
         .def("solve", &Klondike::solve, nb::arg("seconds") = nb::none(), nb::arg("nodes") = nb::none(),
              nb::arg("memory_mb") = 512.0, nb::arg("shuffle") = 0, nb::arg("probes") = false,
+             nb::arg("line") = true,
              "Depth-first search from this position: a dict with status, reason, line, nodes, seconds, "
              "table_peak, table_bytes, replaced. shuffle: another order of each position's moves (0: the "
-             "reference order); probes: short searches in other orders now and then (see depth_first).");
+             "reference order); probes: short searches in other orders now and then (see depth_first); "
+             "line=False: the line is left empty (a caller that wants the verdict only).");
 }
