@@ -7,6 +7,7 @@ fit; the estimate never reads a hidden card; the interval, determinism, the labe
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import subprocess
@@ -192,6 +193,11 @@ def test_a_give_up_on_a_won_deal_is_a_blunder_and_a_won_end_is_certain() -> None
     given = win_chances(record_of("faecher", {}, 7, [*line[:k], "giveup"]), samples=8, seed=1, budget_s=600)
     assert given.positions[k].chance == 1.0  # every sample is the real deal, which the solver wins
     assert given.actions[-1].label == "blunder" and given.actions[-1].drop == 1.0
+    assert given.complete and given.summary()["lost_by_play"] >= 1.0 and given.summary()["luck"] is not None
+    # cut by its budget, a game's luck and play would be sums of a part (here without the give-up's blunder)
+    cut = dataclasses.replace(given, complete=False)
+    assert cut.summary()["luck"] is None and cut.summary()["lost_by_play"] is None
+    assert cut.summary()["deal_chance"] == given.summary()["deal_chance"]
     won = win_chances(record_of("faecher", {}, 7, list(line)), samples=4, seed=1, budget_s=600)
     assert won.positions[-1].end == "won" and won.positions[-1].chance == 1.0
     assert won.outcome == "won" and won.summary()["result"] == 1.0

@@ -162,15 +162,18 @@ class WinChances:
         return self.positions[0].chance
 
     def summary(self) -> dict[str, Any]:
-        """The deal's chance, the outcome (1 won, 0 not), the luck and what play lost, the labels counted."""
+        """The deal's chance, the outcome (1 won, 0 not), the luck and what play lost, the labels counted.
+        The luck and what play lost are None when the budget ran out (``complete`` false): the actions not
+        judged would be missing from their sums (a give-up not judged made a lost game look played
+        without a loss)."""
         won = 1.0 if self.outcome == "won" else 0.0
         drops = [a.drop for a in self.actions if a.drop is not None]
         lucks = [a.luck for a in self.actions if a.luck is not None]
         labels = Counter(a.label for a in self.actions if a.label)
         deal = self.deal_chance
         return {"deal_chance": _round(deal), "result": won,
-                "luck": _round(sum(lucks)) if lucks else None,
-                "lost_by_play": _round(sum(drops)) if drops else None,
+                "luck": _round(sum(lucks)) if lucks and self.complete else None,
+                "lost_by_play": _round(sum(drops)) if drops and self.complete else None,
                 "result_minus_deal": None if deal is None else _round(won - deal),
                 "inaccuracies": labels["inaccuracy"], "mistakes": labels["mistake"], "blunders": labels["blunder"]}
 

@@ -23,6 +23,8 @@ export const ANALYSIS_TEXT = {
       luck: "Luck against play: the deal gave {deal} % to win, the game was {result}; luck {luck} points, "
         + "play {play} points.",
       result_won: "won", result_lost: "lost",
+      deal_only: "The deal gave {deal} % to win, the game was {result}; luck and play are not summed, as not every "
+        + "move was judged.",
       moments: "Key moments", none: "No key moment: {why}", won_all: "the game was won.",
       alive_end: "the last position could still be won.", never_why: "no play could win this deal.",
       kind: { losing: "The deal could no longer be won after this move", slip: "A losing move, taken back",
@@ -62,6 +64,8 @@ export const ANALYSIS_TEXT = {
       luck: "Glück gegen Spiel: das Blatt gab {deal} % Gewinnchance, das Spiel wurde {result}; Glück {luck} Punkte, "
         + "Spiel {play} Punkte.",
       result_won: "gewonnen", result_lost: "verloren",
+      deal_only: "Das Blatt gab {deal} % Gewinnchance, das Spiel wurde {result}; Glück und Spiel sind nicht "
+        + "zusammengezählt, da nicht jeder Zug beurteilt wurde.",
       moments: "Schlüsselmomente", none: "Kein Schlüsselmoment: {why}", won_all: "das Spiel wurde gewonnen.",
       alive_end: "die letzte Stellung war noch zu gewinnen.", never_why: "kein Spiel konnte dieses Blatt gewinnen.",
       kind: { losing: "Nach diesem Zug war das Blatt nicht mehr zu gewinnen",
@@ -105,6 +109,8 @@ export const ANALYSIS_TEXT = {
       luck: "Fortuna contro gioco: la smazzata dava il {deal} % di vittoria, la partita è stata {result}; fortuna "
         + "{luck} punti, gioco {play} punti.",
       result_won: "vinta", result_lost: "persa",
+      deal_only: "La smazzata dava il {deal} % di vittoria, la partita è stata {result}; fortuna e gioco non sono "
+        + "sommati, perché non ogni mossa è stata giudicata.",
       moments: "Momenti chiave", none: "Nessun momento chiave: {why}", won_all: "la partita è stata vinta.",
       alive_end: "l'ultima posizione era ancora vincibile.", never_why: "nessun gioco poteva vincere questa smazzata.",
       kind: { losing: "Dopo questa mossa la smazzata non era più vincibile",

@@ -167,8 +167,12 @@ export function mountAnalysis(view) {
     }
     if (chance.deal_chance === null || chance.deal_chance === undefined) return t("analysis.chance_cut");
     const signed = (x) => (x > 0 ? "+" : "") + pct(x || 0);
-    const line = t("analysis.luck", { deal: pct(chance.deal_chance), result: t(chance.result ? "analysis.result_won"
-      : "analysis.result_lost"), luck: signed(chance.luck), play: signed(-(chance.lost_by_play || 0)) });
+    const result = t(chance.result ? "analysis.result_won" : "analysis.result_lost");
+    // luck and play are summed only over a whole game's judged moves (null when the budget ran out)
+    const line = chance.luck === null || chance.luck === undefined
+      ? t("analysis.deal_only", { deal: pct(chance.deal_chance), result })
+      : t("analysis.luck", { deal: pct(chance.deal_chance), result, luck: signed(chance.luck),
+        play: signed(-(chance.lost_by_play || 0)) });
     return chance.complete === false ? `${line} ${t("analysis.chance_cut")}` : line;
   }
 
