@@ -3,6 +3,9 @@ score, the CPU of a game's graph, and the every-card-known verdicts against ``pa
 
     nice -n 10 python3 benchmarks/win_chance.py [--games reloaded=30,teppich=40,faecher=30]
         [--samples 12] [--stretch-share 0.25] [--first-seed 900001] [--graphs 3] [--graph-samples 8]
+        [--graph-budget 40] [--save FILE]
+    python3 benchmarks/win_chance.py --rows FILE... [--share]       # the tables of saved positions
+    python3 benchmarks/win_chance.py --rows TUNE.jsonl --fit-priors  # fit the priors (tuning deals only)
 
 1. **Calibration.** Each deal (seeds from ``--first-seed``, apart from the hint's tuning on seeds 1..1,000)
    is played by the hint player and made into a record (``benchmarks/analysis.py``). Its positions fall
@@ -12,20 +15,22 @@ score, the CPU of a game's graph, and the every-card-known verdicts against ``pa
    is taken with the chance ``--stretch-share`` (seeded by the game and deal, so that a deal's positions
    spread over more deals for the same work), and then one of its positions where the game is not over,
    at random. For each, the win chance is predicted by :func:`patience.solve.chance.win_chances`
-   (``--samples`` sampled deals a position, no time budget), then the hint player plays **the real deal**
+   (``--samples`` sampled deals a position, no time budget; the calibrated estimate, under the priors
+   fitted on tuning deals, :mod:`patience.solve.calibration`), then the hint player plays **the real deal**
    on from that position and its result is the observation: the very player of the predictions' play-outs
-   (:class:`patience.solve.chance.HintPlayer`, each hint capped alike; a smaller cap here once made the
-   observed player weaker than the predicted one wherever a hint searches by time). Printed: the table by decile of the
-   predicted chance (positions, the distinct games they come from, mean predicted, observed win rate,
-   the difference with its 95 % interval, clustered by game: the positions of one game share its
-   outcome), the Brier score (and that of always predicting the observed base rate, for scale), per game
-   and pooled.
+   (:class:`patience.solve.chance.HintPlayer`, each hint capped alike; the observation's hints once had a
+   smaller cap, and a hint that searches by time, Teppich's and Der Fächer's once every card was seen,
+   could then differ). Printed: the table by decile of the predicted chance (positions, the distinct
+   games they come from, mean predicted, observed win rate, the difference with its 95 % interval,
+   clustered by game: the positions of one game share its outcome), the Brier score (and that of always
+   predicting the observed base rate, for scale), per game and pooled.
 2. **Verdicts.** The same positions' every-card-known verdicts of :func:`patience.solve.analysis.analyse`
    (the game's record, default budgets) against a search of each position by the function ``patience
    solve --position`` runs (:func:`patience.solve.solve`, 10 s, 128 MB): agreeing, disagreeing, undecided.
 3. **Cost.** ``--graphs`` games a game are given their whole graph (every position and action,
    ``--graph-samples`` samples, no budget): CPU seconds a game at the 50th and 95th percentile, play-outs;
-   the engine's moves a second (``benchmarks/engine.py``) beside.
+   the engine's moves a second (``benchmarks/engine.py``) beside. With ``--graph-budget S``, the same games
+   again the server's way (S CPU seconds, up to 32 samples a position): the samples each position reached.
 
 Targets (issue 36): in every decile with at least 50 positions the predicted and the observed rate differ by
 at most 5 points; a game's graph in at most 60 s of CPU at the 95th percentile.
@@ -46,9 +51,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from analysis import engine_speed, game_record, percentile
+from patience.games import get_game
 from patience.solve import Budget, Status, solve
 from patience.solve.analysis import analyse
-from patience.solve.chance import MAX_BUDGET_S, HintPlayer, win_chances, with_history
+from patience.solve.calibration import Prior, fit, prior_for, priors_path, variant
+from patience.solve.chance import DEFAULT_SAMPLES, MAX_BUDGET_S, HintPlayer, estimator, win_chances, with_history
 
 GAMES: dict[str, tuple[str, str, dict[str, Any], str]] = {
     # short name: label, game, options, engine.py's label
@@ -149,6 +156,32 @@ def table(rows: list[tuple[float, bool, Any]], title: str) -> None:
     print(f"  largest difference in a decile with >= 50 positions: {worst:.1f} points (target <= 5)")
 
 
+def fit_priors(saved: list[dict[str, Any]]) -> None:
+    """Fit each game's prior of positions' chances (:mod:`patience.solve.calibration`) on the saved positions
+    of hint-player games and write them where the win chance reads them. Only tuning deals may be used: the
+    deals from 900,001 are the ones this benchmark measures the calibration on."""
+    if any(r["seed"] >= 900_001 for r in saved):
+        sys.exit("--fit-priors: these rows hold deals from 900001 on, which the calibration is measured on; "
+                 "fit on tuning deals (seeds below 900001) only")
+    path = priors_path()
+    priors = json.loads(path.read_text()) if path.exists() else {}
+    for label, game, options, _ in GAMES.values():
+        mine = [r for r in saved if r["game"] == game and r.get("player", "hint") == "hint"]
+        if not mine:
+            continue
+        seeds = sorted({r["seed"] for r in mine})
+        name = variant(game, get_game(game).deal(1, options).options)
+        weights = fit((r["won"], r["samples"]) for r in mine)
+        fitted_on = f"{len(mine)} positions of hint-player games, seeds {seeds[0]}..{seeds[-1]}"
+        priors[name] = Prior(tuple(weights), len(mine), fitted_on).to_dict()
+        print(f"{label}: {name}: {fitted_on}")
+        for won in range(0, 13, 2):
+            mean, low, high = Prior(tuple(weights)).estimate(won, 12)
+            print(f"  {won:2d} of 12 -> {mean:.3f} ({low:.3f}..{high:.3f})")
+    path.write_text(json.dumps(priors, indent=1, sort_keys=True) + "\n")
+    print(f"written: {path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", default="reloaded=30,teppich=40,faecher=30",
@@ -159,21 +192,35 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=900_001, help="the first seed (default 900001)")
     parser.add_argument("--graphs", type=int, default=3, help="whole graphs timed a game (default 3)")
     parser.add_argument("--graph-samples", type=int, default=8, help="samples a position of a timed graph")
+    parser.add_argument("--graph-budget", type=float, metavar="S",
+                        help="also give each timed game's graph the server's way: S CPU seconds (the server's "
+                             "chance stage has 40) and up to 32 samples a position; print the samples reached")
     parser.add_argument("--no-verdicts", action="store_true", help="skip the every-card-known verdicts")
     parser.add_argument("--player", default="hint", choices=("hint", "greedy"),
                         help="who plays the games the positions are drawn from (default hint; the predictions are "
                              "the hint player's chances all the same)")
     parser.add_argument("--save", metavar="FILE", help="write each position's figures as JSON lines here")
     parser.add_argument("--rows", nargs="+", metavar="FILE",
-                        help="print the tables of positions saved by --save (of one or more runs), run nothing")
+                        help="print the tables of positions saved by --save (of one or more runs), run nothing; "
+                             "the predictions are made again from each position's samples won, by the estimate "
+                             "the code has now")
+    parser.add_argument("--share", action="store_true",
+                        help="with --rows: predict the share of samples won instead (no calibration)")
+    parser.add_argument("--fit-priors", action="store_true",
+                        help="with --rows of tuning deals (seeds below 900001): fit each game's prior of "
+                             "positions' chances on them and write src/patience/data/chance_priors.json")
     args = parser.parse_args()
     if args.rows:
         saved = [json.loads(line) for name in args.rows for line in Path(name).read_text().splitlines() if line]
+        if args.fit_priors:
+            fit_priors(saved)
+            return
         everything: list[tuple[float, bool, Any]] = []
-        for label, game, *_ in GAMES.values():
+        for label, game, options, _ in GAMES.values():
+            estimate = estimator(None if args.share else prior_for(game, get_game(game).deal(1, options).options))
             for player in ("hint", "greedy"):
                 mine = [r for r in saved if r["game"] == game and r.get("player", "hint") == player]
-                rows = [(r["won"] / r["samples"], bool(r["observed"]), (game, r["seed"])) for r in mine]
+                rows = [(estimate(r["won"], r["samples"])[0], bool(r["observed"]), (game, r["seed"])) for r in mine]
                 table(rows, f"{label}, {player} player's games ({len({r['seed'] for r in mine})} deals)")
                 if player == "hint":
                     everything.extend(rows)
@@ -203,7 +250,8 @@ def main() -> None:
                 if args.save:
                     with open(args.save, "a") as out:
                         out.write(json.dumps({"game": game, "player": args.player, "seed": seed, "position": i,
-                                              "won": p.won, "samples": p.samples, "observed": observed,
+                                              "won": p.won, "samples": p.samples, "chance": p.chance,
+                                              "observed": observed,
                                               "design": "stretch"}) + "\n")
             if not args.no_verdicts:
                 analysis = analyse(record)
@@ -245,6 +293,18 @@ def main() -> None:
             print(f"{label:<20} {len(seconds):>5} {min(actions):>4}-{max(actions):<4} "
                   f"{percentile(seconds, 0.5):>7.1f} {percentile(seconds, 0.95):>7.1f} {max(seconds):>7.1f} "
                   f"{statistics.median(playouts):>9.0f} {speed:>15,.0f}", flush=True)
+        if args.graph_budget:
+            print(f"\nThe server's way ({args.graph_budget:g} s of CPU, up to {DEFAULT_SAMPLES} samples a position): "
+                  "samples a position reached, the fewest and the median over the game's positions")
+            print(f"{'game':<20} {'seed':>7} {'CPU s':>6} {'complete':>8} {'fewest':>6} {'median':>6}")
+            for name in counts:
+                label, game, options, _ = GAMES[name]
+                for seed in range(args.first_seed, args.first_seed + args.graphs):
+                    record = game_record(game, options, seed, "hint")
+                    chances = win_chances(record, budget_s=args.graph_budget, samples=DEFAULT_SAMPLES, seed=seed)
+                    reached = [p.samples for p in chances.positions if p.end is None]
+                    print(f"{label:<20} {seed:>7} {chances.seconds:>6.1f} {chances.complete!s:>8} "
+                          f"{min(reached, default=0):>6} {statistics.median(reached or [0]):>6.0f}", flush=True)
 
 
 if __name__ == "__main__":

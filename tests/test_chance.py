@@ -21,11 +21,13 @@ import pytest
 from helpers import record_of
 from patience.games import Move, State, get_game
 from patience.solve import Budget, solve_deal
+from patience.solve.calibration import prior_for
 from patience.solve.chance import (
     BLUNDER,
     INACCURACY,
     MISTAKE,
     _clear,
+    estimator,
     label_of,
     wilson,
     win_chances,
@@ -164,10 +166,12 @@ def test_a_game_s_chances_are_deterministic_and_filled_position_by_position(
     # every position was reported in the game's order, once a round
     rounds = (samples + 3) // 4
     assert [action for action, _ in seen_updates] == list(range(n)) * rounds
+    estimate = estimator(prior_for(game, get_game(game).deal(seed, options).options))
     for p in result.positions[:-1]:
         if p.end is None:
             assert p.samples == samples and p.low <= p.chance <= p.high  # type: ignore[operator]
-            assert (p.low, p.high) == pytest.approx(wilson(p.won, p.samples))
+            # the calibrated estimate (or, with every card seen, the share won: test below)
+            assert (p.chance, p.low, p.high) in (estimate(p.won, p.samples), (p.won / p.samples,) * 3)
     last = result.positions[-1]
     assert last.end == "given_up" and last.chance == 0.0
     give_up = result.actions[-1]
@@ -179,7 +183,7 @@ def test_a_game_s_chances_are_deterministic_and_filled_position_by_position(
         assert action.best_chance >= action.played_chance
         assert action.label == label_of(action.drop) or action.label is None
     summary = result.summary()
-    assert summary["deal_chance"] == result.positions[0].chance and summary["result"] == 0.0
+    assert summary["deal_chance"] == round(result.positions[0].chance, 4) and summary["result"] == 0.0
 
 
 def test_a_give_up_on_a_won_deal_is_a_blunder_and_a_won_end_is_certain() -> None:
@@ -202,6 +206,37 @@ def test_a_give_up_on_a_won_deal_is_a_blunder_and_a_won_end_is_certain() -> None
     assert won.positions[-1].end == "won" and won.positions[-1].chance == 1.0
     assert won.outcome == "won" and won.summary()["result"] == 1.0
     assert won.summary()["blunders"] == 0
+
+
+@pytest.mark.parametrize(("options", "fitted"),
+                         [({"waste": True}, True), ({"waste": True, "rows": 5, "cols": 6}, False)])
+def test_the_chance_is_the_calibrated_estimate_of_the_samples_won(options: dict[str, Any], fitted: bool) -> None:
+    """A fitted variant's positions show the posterior mean of their samples won under its prior (and name
+    the prior); a variant never fitted shows the share won and its Wilson interval; a position whose every
+    card was seen shows its share won, with no doubt."""
+    state = get_game("teppich").deal(5, options)
+    result = win_chances(record_of("teppich", options, 5, greedy_line(state, 14)), samples=8, seed=2, budget_s=600)
+    prior = prior_for("teppich", state.options)
+    assert (prior is not None) is fitted and (result.prior is not None) is fitted
+    assert result.to_dict()["prior"] == result.prior
+    reals = [state.copy()]
+    for action in result.actions:
+        reals.append(reals[-1].copy())
+        reals[-1]._apply(reals[-1].parse_move(action.played))
+    sampled = 0
+    for p, real in zip(result.positions, reals, strict=True):
+        if p.end is not None:
+            continue
+        if not unseen(real)[0]:
+            assert p.chance == p.low == p.high == p.won / p.samples
+        elif prior is not None:
+            assert (p.chance, p.low, p.high) == prior.estimate(p.won, p.samples)
+            assert p.chance != p.won / p.samples or 0 < p.won < p.samples
+            sampled += 1
+        else:
+            assert (p.chance, p.low, p.high) == (p.won / p.samples, *wilson(p.won, p.samples))
+            sampled += 1
+    assert sampled >= 5
 
 
 def test_a_budget_cut_leaves_later_positions_not_decided() -> None:

@@ -17,10 +17,14 @@ How it is computed (docs/solving.md, "The win chance"):
   :func:`patience.solve.hints.hint` (which itself sees only what the player sees, in all three games). A
   play-out's result is remembered for every position it passed, so the samples of the next position,
   when the player played the hint's move, cost nothing.
-- **The estimate** is the share of samples won, with its 95 % Wilson interval (``low``, ``high``). A
-  won position is 1, a position after a give-up or with no useful move left is 0 (no sampling).
-- **An action's drop.** A move's *chance* is the share of the position's samples won after that move is
-  made on each of them (before the cards it turns up are known). The *played chance* is the played move's;
+- **The estimate** of ``won`` of ``n`` samples is calibrated (:mod:`patience.solve.calibration`): the mean
+  chance of the positions that show those samples, the posterior under the variant's fitted prior, with
+  its 95 % interval (``low``, ``high``); for a variant never fitted, the share won and its Wilson interval
+  (``prior`` says which). A position whose every card was seen has no doubt: its samples are all the
+  real deal, and the share won is its chance. A won position is 1, a position after a give-up or with no
+  useful move left is 0 (no sampling).
+- **An action's drop.** A move's *chance* is the estimate from the position's samples won after that move
+  is made on each of them (before the cards it turns up are known). The *played chance* is the played move's;
   the *best chance* the highest among the played move and every move the hint player makes first on some
   sample (the hint sees only what the player sees, so that is one move, the same on every sample, and its
   chance is the position's). ``drop = best -
@@ -57,10 +61,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from patience.games import Move, Reloaded, State
-from patience.solve.unseen import carry, visible_deals
+from patience.solve.calibration import Prior, prior_for, variant
+from patience.solve.unseen import carry, unseen, visible_deals
 
-__all__ = ["ActionChance", "HintPlayer", "PositionChance", "WinChances", "label_of", "wilson", "win_chances",
-           "win_chances_from"]
+__all__ = ["ActionChance", "HintPlayer", "PositionChance", "WinChances", "estimator", "label_of", "wilson",
+           "win_chances", "win_chances_from"]
 
 ROUND = 4  # samples added to every position a round
 DEFAULT_SAMPLES = 32  # samples a position at most
@@ -156,6 +161,7 @@ class WinChances:
     seconds: float = 0.0
     playouts: int = 0
     complete: bool = True
+    prior: str | None = None  # the variant whose fitted prior made the samples chances (None: the share won)
 
     @property
     def deal_chance(self) -> float | None:
@@ -178,7 +184,7 @@ class WinChances:
                 "inaccuracies": labels["inaccuracy"], "mistakes": labels["mistake"], "blunders": labels["blunder"]}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seed": self.seed, "samples": self.samples, "budget_s": self.budget_s,
+        return {"seed": self.seed, "samples": self.samples, "budget_s": self.budget_s, "prior": self.prior,
                 "seconds": round(self.seconds, 3), "playouts": self.playouts, "complete": self.complete,
                 "thresholds": {"inaccuracy": INACCURACY, "mistake": MISTAKE, "blunder": BLUNDER},
                 **self.summary(),
@@ -327,6 +333,8 @@ def win_chances_from(initial: State, texts: Sequence[str], *, outcome: str | Non
         reals.append(with_history(state))
     n = len(reals)
     wanted = set(range(n)) if positions is None else set(positions)
+    # with every card seen, each sample is the real deal: its share won is its chance, with no doubt
+    known = [not unseen(real)[0] for real in reals]
     chances = [PositionChance(i) for i in range(n)]
     for i in range(n):
         end = _end(reals[i], kinds[i] == "giveup")
@@ -334,7 +342,10 @@ def win_chances_from(initial: State, texts: Sequence[str], *, outcome: str | Non
             _decided(chances[i], end)
     actions = [ActionChance(i, texts[i - 1]) for i in range(1, n)]
     player = HintPlayer(initial.INFO.id)
-    result = WinChances(initial.INFO.id, outcome, chances, actions, seed, samples, budget_s)
+    prior = prior_for(initial.INFO.id, initial.options)
+    estimate = estimator(prior)
+    result = WinChances(initial.INFO.id, outcome, chances, actions, seed, samples, budget_s,
+                        prior=None if prior is None else variant(initial.INFO.id, initial.options))
     sampled: list[list[State]] = [[] for _ in range(n)]  # the samples of each position (its own ones)
     wins: list[list[bool]] = [[] for _ in range(n)]  # ... and whether the hint player wins each
     done = 0
@@ -357,20 +368,41 @@ def win_chances_from(initial: State, texts: Sequence[str], *, outcome: str | Non
                     wins[i].extend(player.wins(s) for s in news)
                     p.samples = len(wins[i])
                     p.won = sum(wins[i])
-                    p.chance = p.won / p.samples
-                    p.low, p.high = wilson(p.won, p.samples)
+                    p.chance, p.low, p.high = (exact if known[i] else estimate)(p.won, p.samples)
             elif own != i:
                 q = chances[own]
                 p.chance, p.low, p.high, p.samples, p.won, p.end = q.chance, q.low, q.high, q.samples, q.won, q.end
             a = actions[i - 1] if i > 0 else None
             if a is not None and came_from[i] in wanted:
-                _judge(a, kinds[i], chances, came_from[i], i, moves[i], sampled, player, done + count)
+                _judge(a, kinds[i], chances, came_from[i], i, moves[i], sampled, player, done + count,
+                       exact if known[came_from[i]] else estimate)
             if on_position is not None:
                 on_position(p, a)
         done += count
     result.seconds = time.thread_time() - started
     result.playouts = player.playouts
     return result
+
+
+Estimator = Callable[[int, int], tuple[float, float, float]]
+
+
+def estimator(prior: Prior | None) -> Estimator:
+    """``won`` of ``n`` samples made a chance and its 95 % interval: the posterior under the variant's
+    fitted prior (:mod:`patience.solve.calibration`), else the share won and its Wilson interval."""
+    if prior is not None:
+        return prior.estimate
+
+    def share(won: int, n: int) -> tuple[float, float, float]:
+        return (won / n, *wilson(won, n))
+
+    return share
+
+
+def exact(won: int, n: int) -> tuple[float, float, float]:
+    """The chance of a position whose every card was seen: all its samples are the one real deal."""
+    share = won / n
+    return share, share, share
 
 
 def _decided(p: PositionChance, end: str) -> None:
@@ -386,10 +418,12 @@ def _after(sample: State, move: Move | None) -> State:
 
 
 def _judge(a: ActionChance, kind: str, positions: list[PositionChance], before: int, after: int,
-           move: Move | None, sampled: list[list[State]], player: HintPlayer, upto: int) -> None:
+           move: Move | None, sampled: list[list[State]], player: HintPlayer, upto: int,
+           estimate: Estimator) -> None:
     """Action ``a``'s figures from the first ``upto`` samples of the position before it: the played
-    move's share of samples won, and that of each move the hint player makes on some sample (one move,
-    the same on every sample, whose share is the position's chance: the hint sees what the player sees)."""
+    move's samples won, and those of each move the hint player makes on some sample (one move, the same
+    on every sample, whose chance is the position's: the hint sees what the player sees), each made a
+    chance by ``estimate`` (a give-up's is 0: it loses for certain)."""
     start = positions[before]
     if kind in ("undo", "illegal") or start.end is not None:
         return
@@ -412,8 +446,8 @@ def _judge(a: ActionChance, kind: str, positions: list[PositionChance], before: 
     best_text = max(results, key=lambda t: (sum(results[t]), counted.get(t, 0), t == str(move)), default=None)
     best = results[best_text] if best_text is not None else played
     a.best_action = best_text
-    a.best_chance = sum(best) / len(best)
-    a.played_chance = sum(played) / len(played)
+    a.best_chance = estimate(sum(best), len(best))[0]
+    a.played_chance = 0.0 if kind == "giveup" else estimate(sum(played), len(played))[0]
     a.drop = max(0.0, a.best_chance - a.played_chance)
     a.label = label_of(a.drop, _clear(best, played))
     now = positions[after].chance

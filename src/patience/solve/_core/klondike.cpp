@@ -674,9 +674,9 @@ class LostTable {
     static constexpr size_t kWindow = 32;
 
     // `most`: the entries a search can make at most (0: not known). A search bounded by a few thousand
-    // positions starts with a table it can fill to less than half (never doubled, so no entry is ever
-    // replaced: the same answers as from a large table), not with the 16,384 slots of an open search:
-    // making and clearing those took a third of a hint's small searches.
+    // positions starts with a table it can fill to less than half (never doubled, and an entry is given up
+    // only in a full window of kWindow slots, which practically never occurs at that load: the answers of
+    // a large table), not with the 16,384 slots of an open search, which it would make and clear anew.
     explicit LostTable(size_t max_bytes, size_t most = 0) {
         size_t slots = 1024;  // doubling from n slots holds 3n slots at once
         while (slots * 3 * sizeof(Key) <= max_bytes) slots *= 2;
