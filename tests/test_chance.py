@@ -198,10 +198,14 @@ def test_a_give_up_on_a_won_deal_is_a_blunder_and_a_won_end_is_certain() -> None
     assert given.positions[k].chance == 1.0  # every sample is the real deal, which the solver wins
     assert given.actions[-1].label == "blunder" and given.actions[-1].drop == 1.0
     assert given.complete and given.summary()["lost_by_play"] >= 1.0 and given.summary()["luck"] is not None
-    # cut by its budget, a game's luck and play would be sums of a part (here without the give-up's blunder)
-    cut = dataclasses.replace(given, complete=False)
+    assert given.unjudged == 0 and given.to_dict()["unjudged"] == 0
+    # an action the budget left unjudged: a game's luck and play would be sums of a part (here without the
+    # give-up's blunder); a budget that ran out in a later round of samples, every action judged, keeps them
+    cut = dataclasses.replace(given, complete=False, unjudged=1)
     assert cut.summary()["luck"] is None and cut.summary()["lost_by_play"] is None
     assert cut.summary()["deal_chance"] == given.summary()["deal_chance"]
+    later = dataclasses.replace(given, complete=False)
+    assert later.summary()["lost_by_play"] == given.summary()["lost_by_play"]
     won = win_chances(record_of("faecher", {}, 7, list(line)), samples=4, seed=1, budget_s=600)
     assert won.positions[-1].end == "won" and won.positions[-1].chance == 1.0
     assert won.outcome == "won" and won.summary()["result"] == 1.0
@@ -244,6 +248,7 @@ def test_a_budget_cut_leaves_later_positions_not_decided() -> None:
     record = record_of("reloaded", {}, 12, line)
     cut = win_chances(record, samples=32, seed=1, budget_s=1e-6)
     assert not cut.complete and all(p.chance is None for p in cut.positions)
+    assert cut.unjudged == len(line) and cut.summary()["luck"] is None  # not one move judged
     assert cut.to_dict()["positions"][0]["chance"] is None
     with pytest.raises(ValueError, match="budget_s"):
         win_chances(record, budget_s=0)

@@ -452,6 +452,32 @@ def test_sign_ups_are_bounded_on_the_whole_site_and_a_newcomer_still_gets_in(sto
     assert newcomer == [409, 200]
 
 
+def test_a_sign_up_without_a_name_draws_another_player_name_while_its_is_taken(
+        store: Store, fake_time: FakeTime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sign-up without a display name is "Player" and a drawn number; a number another account has is
+    drawn again (before, the sign-up failed with "the name is another player's": at 100,000 accounts, one
+    draw in nine), also when another sign-up takes it between the check and the insert. A name the player
+    chose and another has is still refused."""
+    from patience.server.accounts import service
+
+    accounts = make(store, fake_time, WatchedHasher())
+    draws = iter(["Player 111111", "Player 111111", "Player 222222", "Player 222222", "Player 333333"])
+    monkeypatch.setattr(service, "_player_name", lambda: next(draws))
+    name_free = accounts.rows.name_free
+
+    async def play() -> list[Any]:
+        first, _ = await accounts.sign_up("first", "", PASSWORD, None, "192.0.2.1")
+        second, _ = await accounts.sign_up("second", "", PASSWORD, None, "192.0.2.2")
+        # the third's draw passes the check (as if another sign-up took it just after), and the insert refuses it
+        accounts.rows.name_free = lambda name: None  # type: ignore[method-assign]
+        third, _ = await accounts.sign_up("third", "", PASSWORD, None, "192.0.2.3")
+        accounts.rows.name_free = name_free  # type: ignore[method-assign]
+        chosen = await outcome(accounts.sign_up("fourth", "Player 333333", PASSWORD, None, "192.0.2.4"))
+        return [first.name, second.name, third.name, chosen]
+
+    assert run_async(play) == ["Player 111111", "Player 222222", "Player 333333", 409]
+
+
 def test_a_storm_refused_by_the_busy_hashing_does_not_spend_the_newcomers_share(store: Store,
                                                                                  fake_time: FakeTime) -> None:
     """Past the site's bound, a storm's sign-ups from addresses still new each pass the site's count, then

@@ -162,6 +162,7 @@ class WinChances:
     playouts: int = 0
     complete: bool = True
     prior: str | None = None  # the variant whose fitted prior made the samples chances (None: the share won)
+    unjudged: int = 0  # actions to judge (moves, a give-up) the budget left without figures
 
     @property
     def deal_chance(self) -> float | None:
@@ -169,23 +170,24 @@ class WinChances:
 
     def summary(self) -> dict[str, Any]:
         """The deal's chance, the outcome (1 won, 0 not), the luck and what play lost, the labels counted.
-        The luck and what play lost are None when the budget ran out (``complete`` false): the actions not
-        judged would be missing from their sums (a give-up not judged made a lost game look played
-        without a loss)."""
+        The luck and what play lost are None when the budget left an action without figures
+        (``unjudged``): their sums would miss it (a give-up not judged made a lost game look played without
+        a loss). A budget that ran out in a later round of samples, every action judged, leaves them."""
         won = 1.0 if self.outcome == "won" else 0.0
         drops = [a.drop for a in self.actions if a.drop is not None]
         lucks = [a.luck for a in self.actions if a.luck is not None]
         labels = Counter(a.label for a in self.actions if a.label)
         deal = self.deal_chance
         return {"deal_chance": _round(deal), "result": won,
-                "luck": _round(sum(lucks)) if lucks and self.complete else None,
-                "lost_by_play": _round(sum(drops)) if drops and self.complete else None,
+                "luck": _round(sum(lucks)) if lucks and not self.unjudged else None,
+                "lost_by_play": _round(sum(drops)) if drops and not self.unjudged else None,
                 "result_minus_deal": None if deal is None else _round(won - deal),
                 "inaccuracies": labels["inaccuracy"], "mistakes": labels["mistake"], "blunders": labels["blunder"]}
 
     def to_dict(self) -> dict[str, Any]:
         return {"seed": self.seed, "samples": self.samples, "budget_s": self.budget_s, "prior": self.prior,
                 "seconds": round(self.seconds, 3), "playouts": self.playouts, "complete": self.complete,
+                "unjudged": self.unjudged,
                 "thresholds": {"inaccuracy": INACCURACY, "mistake": MISTAKE, "blunder": BLUNDER},
                 **self.summary(),
                 "positions": [p.to_dict() for p in self.positions],
@@ -381,6 +383,8 @@ def win_chances_from(initial: State, texts: Sequence[str], *, outcome: str | Non
         done += count
     result.seconds = time.thread_time() - started
     result.playouts = player.playouts
+    result.unjudged = sum(1 for i in range(1, n) if kinds[i] in ("move", "giveup") and came_from[i] in wanted
+                          and chances[came_from[i]].end is None and actions[i - 1].drop is None)
     return result
 
 

@@ -42,6 +42,7 @@ SIGNUP_WINDOW = 600.0
 SIGNUPS_PER_MINUTE = 30  # new accounts a minute on the whole site before only new addresses may sign up
 NEWCOMERS_PER_MINUTE = 120  # new accounts a minute from addresses new in SIGNUP_WINDOW, beyond those
 DB_THREADS = 2
+PLAYER_NAME_DRAWS = 8  # "Player N" names drawn for a sign-up without a name, while the one drawn is taken
 
 RENAMES_PER_DAY = 1  # display name changes an account may make a day (each old name is kept for moderators)
 PASSWORD_CHECKS = 10  # passwords an account may type (to change it, set its e-mail, close it) in CHECKS_WINDOW
@@ -84,6 +85,11 @@ def clean_name(name: str) -> str:
     if not any(c.isalnum() for c in text):
         raise AccountError("bad_name", "a name has at least one letter or digit")
     return text
+
+
+def _player_name() -> str:
+    """The name of an account signed up without one: "Player" and a number (the login stays private)."""
+    return f"Player {secrets.randbelow(900_000) + 100_000}"
 
 
 class Accounts:
@@ -142,7 +148,8 @@ class Accounts:
         login = str(login).strip().lower()
         if not LOGIN.match(login):
             raise AccountError("bad_login", "a login name is 3 to 32 letters, digits, '.', '_' or '-'")
-        display = clean_name(name) if str(name or "").strip() else f"Player {secrets.randbelow(900_000) + 100_000}"
+        chosen = bool(str(name or "").strip())
+        display = clean_name(name) if chosen else _player_name()
         if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
             raise AccountError("bad_password", f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
         address = address_group(address)
@@ -152,12 +159,19 @@ class Accounts:
             raise AccountError("rate_limited", f"too many new accounts from here: try again in {seconds} s", 429,
                                seconds)
         await self._db(self.rows.login_free, login)  # before anything is counted: a taken name costs nothing
-        await self._db(self.rows.name_free, display)
+        display = await self._name_for(display, chosen)
         seen, counted = await self._site_signup(address)
         try:
             digest = await self.hashing.hash(password, lane=SIGNUP, key=address)
-            user = User(secrets.token_urlsafe(12), login, display)
-            await self._db(self.rows.insert_user, user, digest, browser, address)
+            for attempt in range(PLAYER_NAME_DRAWS):
+                user = User(secrets.token_urlsafe(12), login, display)
+                try:
+                    await self._db(self.rows.insert_user, user, digest, browser, address)
+                    break
+                except AccountError as exc:  # another sign-up took the name meanwhile
+                    if chosen or exc.code != "name_taken" or attempt == PLAYER_NAME_DRAWS - 1:
+                        raise
+                    display = await self._name_for(_player_name(), chosen)
         except BaseException:
             # no account made: the address is still new, and the site's counts are given back (else
             # a storm's sign-ups refused by the busy hashing would spend the newcomers' share)
@@ -167,6 +181,20 @@ class Accounts:
                 await self.bus.unhit(key, member)
             raise
         return user, await self._db(self.rows.new_session, user.id, agent)
+
+    async def _name_for(self, display: str, chosen: bool) -> str:
+        """``display`` if no account has it. A name the player chose and another has is refused; a "Player"
+        name drawn for them is drawn again (with many accounts a draw meets one now and then: at 100,000
+        accounts one draw in nine)."""
+        for _ in range(PLAYER_NAME_DRAWS):
+            try:
+                await self._db(self.rows.name_free, display)
+                return display
+            except AccountError as exc:
+                if chosen or exc.code != "name_taken":
+                    raise
+                display = _player_name()
+        raise AccountError("busy", "no free player name was found just now: try again, or choose a name", 503, 1)
 
     async def _site_signup(self, address: str) -> tuple[str | None, list[tuple[str, str]]]:
         """Count a sign-up against the site's bound, or refuse it (see the module's text): the lease that
