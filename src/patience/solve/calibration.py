@@ -17,7 +17,7 @@ what it says is the mean chance of the positions that show those samples: the po
 - **The estimate** of ``won`` of ``n``: the posterior's mean, and its equal-tailed 95 % interval on the
   grid. More samples weigh more: 4 of 4 says less than 32 of 32.
 - A variant without a fitted prior keeps the share of samples won and its Wilson interval
-  (:func:`patience.solve.chance.wilson`): :func:`prior_for` says None.
+  (:func:`wilson`, also the studies' interval): :func:`prior_for` says None.
 
     prior = prior_for(state)            # None for a variant never fitted
     prior.estimate(10, 12)              # (mean, low, high)
@@ -34,14 +34,33 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GRID", "Prior", "fit", "prior_for", "priors_path", "variant"]
+__all__ = ["GRID", "Z95", "Prior", "fit", "prior_for", "priors_path", "variant", "wilson"]
 
 GRID = tuple(i / 100 for i in range(101))  # the chances the prior puts its mass on
 ROUNDS = 300  # EM rounds from the uniform prior
+Z95 = 1.959963984540054  # the standard normal's 97.5 % quantile
 FLOOR = 0.01  # the prior's share kept uniform
 # the options that change what the hint player can do (the others count points or time)
 PLAY_OPTIONS = {"teppich": ("rows", "cols", "waste", "waste_passes", "fill_from"), "faecher": ("passes",),
                 "reloaded": ()}
+
+
+def wilson(won: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion ``won / n`` (95 % by default).
+
+    >>> [round(x, 4) for x in wilson(0, 10)]
+    [0.0, 0.2775]
+    """
+    if n == 0:
+        return 0.0, 1.0
+    p = won / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    # at 0 and n the interval ends exactly at 0 or 1 (rounding could leave it a hair short)
+    low = 0.0 if won == 0 else max(0.0, centre - half)
+    high = 1.0 if won == n else min(1.0, centre + half)
+    return low, high
 
 
 def variant(game: str, options: Any) -> str:

@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from patience.games import Move, Reloaded, State
-from patience.solve.calibration import Prior, prior_for, variant
+from patience.solve.calibration import Z95, Prior, prior_for, variant, wilson
 from patience.solve.unseen import carry, unseen, visible_deals
 
 __all__ = ["ActionChance", "HintPlayer", "PositionChance", "WinChances", "estimator", "label_of", "wilson",
@@ -72,24 +72,10 @@ DEFAULT_SAMPLES = 32  # samples a position at most
 DEFAULT_BUDGET_S = 45.0  # CPU seconds of a game's win chances
 MAX_BUDGET_S = 3600.0
 INACCURACY, MISTAKE, BLUNDER = 0.05, 0.10, 0.20  # drops in win chance (0..1) that name an action
-Z95 = 1.959964
 HINT_CAP_S = 5.0  # a hint's time cap in a play-out: the hint's node bounds decide first
 MAX_PLAY = 1_500  # moves of a play-out at most
 
 PositionCallback = Callable[["PositionChance", "ActionChance | None"], None]
-
-
-def wilson(won: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of ``won`` successes in ``n`` (95 % by default); (0, 1) for n = 0."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = won / n
-    centre = p + z * z / (2 * n)
-    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    scale = 1 + z * z / n
-    low = 0.0 if won == 0 else max(0.0, (centre - spread) / scale)
-    high = 1.0 if won == n else min(1.0, (centre + spread) / scale)
-    return low, high
 
 
 def label_of(drop: float | None, clear: bool = True) -> str | None:

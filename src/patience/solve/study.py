@@ -17,7 +17,6 @@ and the greedy player are one and the same playout.
 
 from __future__ import annotations
 
-import math
 import multiprocessing
 import os
 import sys
@@ -28,31 +27,13 @@ from typing import Any, TextIO
 
 from patience.games import get_game
 from patience.options import options_to_dict
+from patience.solve.calibration import wilson
 from patience.solve.search import Budget, Status
 
 __all__ = ["DEFAULT_PLAYERS", "PLAYERS", "PlayerResult", "StudyResult", "plot_study", "run_chunk", "study", "wilson"]
 
 PLAYERS = ("solver", "greedy", "hint")
 DEFAULT_PLAYERS = ("solver", "greedy")  # the hint player thinks at every step: asked for by name
-Z95 = 1.959963984540054  # the standard normal's 97.5 % quantile
-
-
-def wilson(won: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion ``won / n`` (95 % by default).
-
-    >>> [round(x, 4) for x in wilson(0, 10)]
-    [0.0, 0.2775]
-    """
-    if n == 0:
-        return 0.0, 1.0
-    p = won / n
-    z2 = z * z
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    # at 0 and n the interval ends exactly at 0 or 1 (rounding could leave it a hair short)
-    low = 0.0 if won == 0 else max(0.0, centre - half)
-    high = 1.0 if won == n else min(1.0, centre + half)
-    return low, high
 
 
 @dataclass
