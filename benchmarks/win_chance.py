@@ -3,7 +3,7 @@ score, the CPU of a game's graph, and the every-card-known verdicts against ``pa
 
     nice -n 10 python3 benchmarks/win_chance.py [--games reloaded=30,teppich=40,faecher=30]
         [--samples 12] [--stretch-share 0.25] [--first-seed 900001] [--graphs 3] [--graph-samples 8]
-        [--graph-budget 40] [--save FILE]
+        [--graph-budget 40] [--save FILE] [--jobs 2]
     python3 benchmarks/win_chance.py --rows FILE... [--share]       # the tables of saved positions
     python3 benchmarks/win_chance.py --rows TUNE.jsonl --fit-priors  # fit the priors (tuning deals only)
 
@@ -39,12 +39,17 @@ at most 5 points; a game's graph in at most 60 s of CPU at the 95th percentile.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import math
 import random
 import statistics
 import sys
 import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +113,54 @@ def positions_of(record: dict[str, Any]) -> list[Any]:
             break
         session.play(action["m"])
         out.append(with_history(session.state))
+    return out
+
+
+@dataclass
+class DealPositions:
+    """One deal's share of the calibration (and of the verdicts' check): the positions drawn, as saved."""
+
+    rows: list[dict[str, Any]]
+    agree: int = 0
+    disagree: int = 0
+    undecided: int = 0
+    disagreements: list[str] = field(default_factory=list)
+    cpu: float = 0.0  # CPU seconds of the process that did it
+
+
+def deal_positions(game: str, options: dict[str, Any], player: str, share: float, samples: int, verdicts: bool,
+                   seed: int) -> DealPositions:
+    """The positions drawn of deal ``seed``'s game (at most one a stretch), each predicted and then played out
+    on the real deal; with ``verdicts``, their every-card-known verdicts against a search of each."""
+    started = time.thread_time()
+    record = game_record(game, options, seed, player)
+    reals = positions_of(record)
+    # at most one position a stretch between two cards turned up (those show the same cards: one prediction)
+    picked = drawn(reals, share, random.Random(f"{game}/{seed}"))
+    chances = win_chances(record, budget_s=MAX_BUDGET_S, samples=samples, seed=seed, positions=picked)
+    real = HintPlayer(game)  # the very player of the predictions' play-outs, on the real deal
+    out = DealPositions([])
+    for i in picked:
+        p = chances.positions[i]
+        if p.chance is None or p.end is not None:
+            continue
+        out.rows.append({"game": game, "player": player, "seed": seed, "position": i, "won": p.won,
+                         "samples": p.samples, "chance": p.chance, "observed": real.wins(reals[i]),
+                         "design": "stretch"})
+    if verdicts:
+        analysis = analyse(record)
+        for i in picked:
+            verdict = analysis.positions[i].verdict
+            found = solve(reals[i], Budget(seconds=10.0, memory_mb=128.0)).status
+            if verdict == "unknown" or found is Status.UNKNOWN:
+                out.undecided += 1
+            elif (verdict == "winnable") == (found is Status.WON):
+                out.agree += 1
+            else:
+                out.disagree += 1
+                out.disagreements.append(f"  disagree: {game} seed {seed} position {i}: analyse {verdict}, "
+                                         f"solve {found.value}")
+    out.cpu = time.thread_time() - started
     return out
 
 
@@ -200,6 +253,9 @@ def main() -> None:
                         help="who plays the games the positions are drawn from (default hint; the predictions are "
                              "the hint player's chances all the same)")
     parser.add_argument("--save", metavar="FILE", help="write each position's figures as JSON lines here")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="processes the calibration's deals are spread over (default 1; each process keeps its "
+                             "own memory of the hints' lines, so a rare position may differ from one process's run)")
     parser.add_argument("--rows", nargs="+", metavar="FILE",
                         help="print the tables of positions saved by --save (of one or more runs), run nothing; "
                              "the predictions are made again from each position's samples won, by the estimate "
@@ -232,44 +288,30 @@ def main() -> None:
     for name, deals in counts.items():
         label, game, options, engine_label = GAMES[name]
         rows: list[tuple[float, bool, Any]] = []
-        started = time.thread_time()
-        for seed in range(args.first_seed, args.first_seed + deals):
-            record = game_record(game, options, seed, args.player)
-            reals = positions_of(record)
-            # at most one position a stretch between two cards turned up (those show the same cards: one prediction)
-            picked = drawn(reals, args.stretch_share, random.Random(f"{game}/{seed}"))
-            chances = win_chances(record, budget_s=MAX_BUDGET_S, samples=args.samples, seed=seed,
-                                  positions=picked)
-            real = HintPlayer(game)  # the very player of the predictions' play-outs, on the real deal
-            for i in picked:
-                p = chances.positions[i]
-                if p.chance is None or p.end is not None:
-                    continue
-                observed = real.wins(reals[i])
-                rows.append((p.chance, observed, (game, seed)))
-                if args.save:
-                    with open(args.save, "a") as out:
-                        out.write(json.dumps({"game": game, "player": args.player, "seed": seed, "position": i,
-                                              "won": p.won, "samples": p.samples, "chance": p.chance,
-                                              "observed": observed,
-                                              "design": "stretch"}) + "\n")
-            if not args.no_verdicts:
-                analysis = analyse(record)
-                for i in picked:
-                    verdict = analysis.positions[i].verdict
-                    found = solve(reals[i], Budget(seconds=10.0, memory_mb=128.0)).status
-                    if verdict == "unknown" or found is Status.UNKNOWN:
-                        undecided += 1
-                    elif (verdict == "winnable") == (found is Status.WON):
-                        agree += 1
-                    else:
-                        disagree += 1
-                        print(f"  disagree: {game} seed {seed} position {i}: analyse {verdict}, solve {found.value}",
-                              file=sys.stderr)
+        cpu = 0.0
+        seeds = range(args.first_seed, args.first_seed + deals)
+        work = functools.partial(deal_positions, game, options, args.player, args.stretch_share, args.samples,
+                                 not args.no_verdicts)
+        with contextlib.ExitStack() as stack:
+            if args.jobs > 1:  # the deals are independent: spread over processes, read back in the seeds' order
+                pool = stack.enter_context(ProcessPoolExecutor(args.jobs))
+                results: Iterator[DealPositions] = pool.map(work, seeds)
+            else:
+                results = map(work, seeds)
+            for seed, found in zip(seeds, results, strict=True):
+                cpu += found.cpu
+                agree, disagree, undecided = agree + found.agree, disagree + found.disagree, undecided + found.undecided
+                for line in found.disagreements:
+                    print(line, file=sys.stderr)
+                for saved in found.rows:
+                    rows.append((saved["chance"], saved["observed"], (game, seed)))
+                    if args.save:
+                        with open(args.save, "a") as out:
+                            out.write(json.dumps(saved) + "\n")
         if not deals:
             continue
         print(f"{label}: {deals} deals (seeds {args.first_seed}..{args.first_seed + deals - 1}), "
-              f"{time.thread_time() - started:.0f} s of CPU", flush=True)
+              f"{cpu:.0f} s of CPU", flush=True)
         table(rows, label)
         pooled.extend(rows)
     table(pooled, "All games")
