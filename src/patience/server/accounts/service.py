@@ -159,7 +159,8 @@ class Accounts:
             raise AccountError("rate_limited", f"too many new accounts from here: try again in {seconds} s", 429,
                                seconds)
         await self._db(self.rows.login_free, login)  # before anything is counted: a taken name costs nothing
-        display = await self._name_for(display, chosen)
+        if chosen:  # (a drawn "Player" name is checked by the insert, and drawn again there if taken)
+            await self._db(self.rows.name_free, display)
         seen, counted = await self._site_signup(address)
         try:
             digest = await self.hashing.hash(password, lane=SIGNUP, key=address)
@@ -168,10 +169,10 @@ class Accounts:
                 try:
                     await self._db(self.rows.insert_user, user, digest, browser, address)
                     break
-                except AccountError as exc:  # another sign-up took the name meanwhile
+                except AccountError as exc:  # the name is another account's (or became so meanwhile)
                     if chosen or exc.code != "name_taken" or attempt == PLAYER_NAME_DRAWS - 1:
                         raise
-                    display = await self._name_for(_player_name(), chosen)
+                    display = _player_name()  # a drawn name: draw again (one in nine at 100,000 accounts)
         except BaseException:
             # no account made: the address is still new, and the site's counts are given back (else
             # a storm's sign-ups refused by the busy hashing would spend the newcomers' share)
@@ -181,20 +182,6 @@ class Accounts:
                 await self.bus.unhit(key, member)
             raise
         return user, await self._db(self.rows.new_session, user.id, agent)
-
-    async def _name_for(self, display: str, chosen: bool) -> str:
-        """``display`` if no account has it. A name the player chose and another has is refused; a "Player"
-        name drawn for them is drawn again (with many accounts a draw meets one now and then: at 100,000
-        accounts one draw in nine)."""
-        for _ in range(PLAYER_NAME_DRAWS):
-            try:
-                await self._db(self.rows.name_free, display)
-                return display
-            except AccountError as exc:
-                if chosen or exc.code != "name_taken":
-                    raise
-                display = _player_name()
-        raise AccountError("busy", "no free player name was found just now: try again, or choose a name", 503, 1)
 
     async def _site_signup(self, address: str) -> tuple[str | None, list[tuple[str, str]]]:
         """Count a sign-up against the site's bound, or refuse it (see the module's text): the lease that
