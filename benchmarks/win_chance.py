@@ -1,29 +1,29 @@
 """The win chance's honesty and cost: a calibration table on positions of hint-player games, the Brier
 score, the CPU of a game's graph, and the every-card-known verdicts against ``patience solve``.
 
-    nice -n 10 python3 benchmarks/win_chance.py [--games reloaded=30,teppich=40,faecher=30]
-        [--samples 12] [--stretch-share 0.25] [--first-seed 900001] [--graphs 3] [--graph-samples 8]
-        [--graph-budget 40] [--save FILE] [--jobs 2]
+    nice -n 10 python3 benchmarks/win_chance.py [--games reloaded=400,teppich=400,faecher=300]
+        [--samples 12] [--first-seed 900001] [--graphs 3] [--graph-samples 8] [--graph-budget 40]
+        [--save FILE] [--jobs N]
     python3 benchmarks/win_chance.py --rows FILE... [--share]       # the tables of saved positions
     python3 benchmarks/win_chance.py --rows TUNE.jsonl --fit-priors  # fit the priors (tuning deals only)
 
 1. **Calibration.** Each deal (seeds from ``--first-seed``, apart from the hint's tuning on seeds 1..1,000)
-   is played by the hint player and made into a record (``benchmarks/analysis.py``). Its positions fall
-   into *stretches*: the positions between two cards turned up (a face-down card, or a stock card seen for
-   the first time), which show the player the same cards and so are one prediction (the same samples,
-   moved) with, on the real deal, one outcome. Of each stretch at most one position is drawn: the stretch
-   is taken with the chance ``--stretch-share`` (seeded by the game and deal, so that a deal's positions
-   spread over more deals for the same work), and then one of its positions where the game is not over,
-   at random. For each, the win chance is predicted by :func:`patience.solve.chance.win_chances`
-   (``--samples`` sampled deals a position, no time budget; the calibrated estimate, under the priors
-   fitted on tuning deals, :mod:`patience.solve.calibration`), then the hint player plays **the real deal**
-   on from that position and its result is the observation: the very player of the predictions' play-outs
-   (:class:`patience.solve.chance.HintPlayer`, each hint capped alike; the observation's hints once had a
-   smaller cap, and a hint that searches by time, Teppich's and Der Fächer's once every card was seen,
-   could then differ). Printed: the table by decile of the predicted chance (positions, the distinct
-   games they come from, mean predicted, observed win rate, the difference with its 95 % interval,
-   clustered by game: the positions of one game share its outcome), the Brier score (and that of always
-   predicting the observed base rate, for scale), per game and pooled.
+   is played by the hint player and made into a record (``benchmarks/analysis.py``), and gives **at most one
+   position**: the positions of one game share its outcome, so a second position of a deal is hardly a
+   second test, while a position's prediction costs as much in a deal of its own (a deal's game costs a
+   fraction of one prediction). Its positions fall into *stretches*, the positions between two cards turned
+   up (a face-down card, or a stock card seen for the first time), which show the player the same cards.
+   A stretch number is drawn uniformly among those a game of the deal can have (its unseen cards, plus
+   one), seeded by the game and the deal and never by how the game goes on; if the game has that stretch,
+   one of its positions where the game is not over is drawn at random. For it, the win chance is
+   predicted by :func:`patience.solve.chance.win_chances` (``--samples`` sampled deals, no time budget;
+   the calibrated estimate, under the priors fitted on tuning deals, :mod:`patience.solve.calibration`),
+   then the hint player plays **the real deal** on from that position and its result is the observation:
+   the very player of the predictions' play-outs (:class:`patience.solve.chance.HintPlayer`, each hint
+   capped alike). Printed: the table by decile of the predicted chance (positions, the distinct games they
+   come from, mean predicted, observed win rate, the difference with its 95 % interval, clustered by game
+   where rows saved by an older run hold several positions of a game), the Brier score (and that of
+   always predicting the observed base rate, for scale), per game and pooled.
 2. **Verdicts.** The same positions' every-card-known verdicts of :func:`patience.solve.analysis.analyse`
    (the game's record, default budgets) against a search of each position by the function ``patience
    solve --position`` runs (:func:`patience.solve.solve`, 10 s, 128 MB): agreeing, disagreeing, undecided.
@@ -43,6 +43,7 @@ import contextlib
 import functools
 import json
 import math
+import os
 import random
 import statistics
 import sys
@@ -88,17 +89,21 @@ def stretches(reals: list[Any]) -> list[list[int]]:
     return out
 
 
-def drawn(reals: list[Any], share: float, rng: random.Random) -> list[int]:
-    """At most one position a stretch: each stretch with the chance ``share``, then one of its positions where
-    the game is not over, at random (``rng``: seeded by the game and deal)."""
-    picked = []
-    for stretch in stretches(reals):
-        take = rng.random() < share
-        open_ = [i for i in stretch if not reals[i].is_won()]
-        choice = rng.choice(open_) if open_ else None  # drawn whether taken or not: the draws stay aligned
-        if take and choice is not None:
-            picked.append(choice)
-    return picked
+def drawn(reals: list[Any], rng: random.Random) -> list[int]:
+    """At most one position of a deal, drawn without a look at how its game goes on: a stretch number ``k``
+    uniform among those a game of this deal can have (its unseen cards at the deal, plus one: each stretch
+    after the first begins with a card turned up), then, if the game has a ``k``-th stretch, one of its
+    positions where the game is not over, at random (``rng``: seeded by the game and deal). Every stretch of
+    every game is so drawn with the same chance, whatever comes after it, and the positions of one deal
+    never share an outcome."""
+    from patience.solve.unseen import unseen
+
+    k = rng.randrange(len(unseen(reals[0])[0]) + 1)
+    parts = stretches(reals)
+    if k >= len(parts):
+        return []
+    open_ = [i for i in parts[k] if not reals[i].is_won()]
+    return [rng.choice(open_)] if open_ else []
 
 
 def positions_of(record: dict[str, Any]) -> list[Any]:
@@ -128,15 +133,14 @@ class DealPositions:
     cpu: float = 0.0  # CPU seconds of the process that did it
 
 
-def deal_positions(game: str, options: dict[str, Any], player: str, share: float, samples: int, verdicts: bool,
+def deal_positions(game: str, options: dict[str, Any], player: str, samples: int, verdicts: bool,
                    seed: int) -> DealPositions:
     """The positions drawn of deal ``seed``'s game (at most one a stretch), each predicted and then played out
     on the real deal; with ``verdicts``, their every-card-known verdicts against a search of each."""
     started = time.thread_time()
     record = game_record(game, options, seed, player)
     reals = positions_of(record)
-    # at most one position a stretch between two cards turned up (those show the same cards: one prediction)
-    picked = drawn(reals, share, random.Random(f"{game}/{seed}"))
+    picked = drawn(reals, random.Random(f"{game}/{seed}"))  # at most one position of a deal
     chances = win_chances(record, budget_s=MAX_BUDGET_S, samples=samples, seed=seed, positions=picked)
     real = HintPlayer(game)  # the very player of the predictions' play-outs, on the real deal
     out = DealPositions([])
@@ -146,7 +150,7 @@ def deal_positions(game: str, options: dict[str, Any], player: str, share: float
             continue
         out.rows.append({"game": game, "player": player, "seed": seed, "position": i, "won": p.won,
                          "samples": p.samples, "chance": p.chance, "observed": real.wins(reals[i]),
-                         "design": "stretch"})
+                         "design": "deal"})
     if verdicts:
         analysis = analyse(record)
         for i in picked:
@@ -237,10 +241,9 @@ def fit_priors(saved: list[dict[str, Any]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", default="reloaded=30,teppich=40,faecher=30",
-                        help="deals a game, e.g. reloaded=30,teppich=40,faecher=30")
-    parser.add_argument("--stretch-share", type=float, default=0.25,
-                        help="the chance that a stretch between two cards turned up gives a position (default 0.25)")
+    parser.add_argument("--games", default="reloaded=400,teppich=400,faecher=300",
+                        help="deals a game, at most one position each (default reloaded=400,teppich=400,faecher=300: "
+                             "some 1,000 positions, 13 min of CPU)")
     parser.add_argument("--samples", type=int, default=12, help="sampled deals a predicted position (default 12)")
     parser.add_argument("--first-seed", type=int, default=900_001, help="the first seed (default 900001)")
     parser.add_argument("--graphs", type=int, default=3, help="whole graphs timed a game (default 3)")
@@ -253,9 +256,10 @@ def main() -> None:
                         help="who plays the games the positions are drawn from (default hint; the predictions are "
                              "the hint player's chances all the same)")
     parser.add_argument("--save", metavar="FILE", help="write each position's figures as JSON lines here")
-    parser.add_argument("--jobs", type=int, default=1,
-                        help="processes the calibration's deals are spread over (default 1; each process keeps its "
-                             "own memory of the hints' lines, so a rare position may differ from one process's run)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="processes the calibration's deals are spread over (default: the machine's cores; each "
+                             "process keeps its own memory of the hints' lines, so a rare position may differ from "
+                             "one process's run)")
     parser.add_argument("--rows", nargs="+", metavar="FILE",
                         help="print the tables of positions saved by --save (of one or more runs), run nothing; "
                              "the predictions are made again from each position's samples won, by the estimate "
@@ -290,7 +294,7 @@ def main() -> None:
         rows: list[tuple[float, bool, Any]] = []
         cpu = 0.0
         seeds = range(args.first_seed, args.first_seed + deals)
-        work = functools.partial(deal_positions, game, options, args.player, args.stretch_share, args.samples,
+        work = functools.partial(deal_positions, game, options, args.player, args.samples,
                                  not args.no_verdicts)
         with contextlib.ExitStack() as stack:
             if args.jobs > 1:  # the deals are independent: spread over processes, read back in the seeds' order

@@ -87,3 +87,32 @@ def test_priors_are_fitted_on_tuning_deals_only(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "win_chance.py"), "--rows", str(rows),
                            "--fit-priors"], capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "tuning deals" in done.stderr
+
+
+def test_the_benchmark_draws_at_most_one_position_a_deal_without_a_look_at_the_games_future() -> None:
+    """benchmarks/win_chance.py's draw: at most one position of a deal, where the game is not over, and the
+    draw from a game cut after any stretch is the draw from the whole game wherever it falls in the cut
+    game's stretches (what comes after a position never changes whether it is drawn: a draw that read the
+    game's length would favour the positions of short, lost games)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from analysis import game_record
+        from win_chance import drawn, positions_of, stretches
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    reals = positions_of(game_record("teppich", {"waste": True}, 900_001, "greedy"))
+    parts = stretches(reals)
+    assert len(parts) > 3
+    hits = 0
+    for salt in range(40):
+        whole = drawn(reals, random.Random(salt))
+        assert len(whole) <= 1 and all(not reals[i].is_won() for i in whole)
+        hits += len(whole)
+        for cut in range(1, len(parts)):
+            end = parts[cut - 1][-1] + 1
+            part = drawn(reals[:end], random.Random(salt))
+            if whole and whole[0] < end:
+                assert part == whole
+            else:
+                assert part == []
+    assert hits > 0
