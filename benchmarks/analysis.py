@@ -53,12 +53,15 @@ def engine_speed(label: str, seconds: float) -> float:
 
 
 def game_record(game: str, options: dict[str, Any], seed: int, player: str) -> dict[str, Any]:
-    """The record of ``player``'s game of deal ``seed``, its moves 100 ms apart, given up where it stops."""
+    """The record of ``player``'s game of deal ``seed``, its moves 100 ms apart, up to where the rules end it,
+    given up where the player stops before."""
     state = get_game(game).deal(seed, options)
     _, moves = play_hints(state, budget_s=HINT_S[game]) if player == "hint" else play_greedy(state)
     clock = ManualClock()
     session = Session(game, seed, {**options, "time_limit": 0} if game == "reloaded" else options, clock=clock)
     for move in moves:
+        if session.outcome is not None:
+            break  # the rules ended the game (no useful move left) where the player would still turn the stock
         clock.advance(0.1)
         session.play(move)
     if session.outcome is None:
