@@ -284,3 +284,23 @@ def test_the_command_gives_the_win_chance_beside_the_verdicts(tmp_path: Path) ->
                           (("--chance-s", "-1"), "--chance-s must be from 0")):
         bad = run("analyse", str(path), *args)
         assert bad.returncode == 2 and message in bad.stderr and not bad.stdout
+
+
+def test_a_game_the_rules_ended_has_no_chance_left_though_cards_are_unseen() -> None:
+    """Solitaire Reloaded ends a game when no move is left that can change anything, no stock card fitting
+    anywhere (the rules read the stock; the chance's own test of an end does not, the stock being unseen
+    before the first redeal). The last position of such a game is lost, its chance 0 with no sampling,
+    though face-down cards are left: samples with another stock would play on."""
+    state = get_game("reloaded").deal(34)
+    line = []
+    while state.outcome() is None:
+        move = greedy_move(state)
+        assert move is not None
+        state._apply(move)
+        line.append(move)
+    assert state.outcome() == "no_moves" and unseen(state)[0]
+    result = win_chances(record_of("reloaded", {}, 34, line), samples=4, seed=1, budget_s=600,
+                         positions=[len(line)])
+    assert result.outcome == "no_moves"
+    last = result.positions[-1]
+    assert last.end == "no_moves" and last.chance == 0.0 and last.samples == 0

@@ -326,6 +326,10 @@ def win_chances_from(initial: State, texts: Sequence[str], *, outcome: str | Non
     chances = [PositionChance(i) for i in range(n)]
     for i in range(n):
         end = _end(reals[i], kinds[i] == "giveup")
+        if end is None and i == n - 1 and kinds[i] == "move" and outcome == "no_moves":
+            # the rules ended the game here: Solitaire Reloaded ends it when no stock card fits anywhere,
+            # which _end() does not ask of the stock (unseen before the first redeal); the game's end is known
+            end = "no_moves"
         if end is not None and same_as[i] == i:
             _decided(chances[i], end)
     actions = [ActionChance(i, texts[i - 1]) for i in range(1, n)]
