@@ -5,6 +5,7 @@ at desktop and phone sizes. And what a screen reader or a keyboard player meets 
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 from collections.abc import Iterator
@@ -76,6 +77,31 @@ def test_no_serious_violation_on_any_page(sized_pages: dict[str, Any], base_url:
     page.goto(f"{base_url}{path}")
     page.wait_for_selector(ready, state="attached")
     assert serious(page) == []
+
+
+@pytest.mark.parametrize("path", ["/duel", "/leaderboard", "/matches", "/daily", "/account"])
+def test_the_page_names_its_controls_before_the_server_says_who_is_signed_in(browser: Any, base_url: str,
+                                                                             path: str) -> None:
+    """A slow first answer (``/api/me`` held back here) leaves no icon button without its name: the page's
+    own words are put in at once, not after the server answered (a screen reader met unnamed buttons, and
+    a loaded machine made this page's check above fail now and then)."""
+    context = browser.new_context(locale="en-US", **PHONE)
+    held: list[Any] = []
+    try:
+        page = context.new_page()
+        page.route("**/api/me", lambda route: held.append(route))
+        page.goto(f"{base_url}{path}")
+        page.wait_for_function("() => document.documentElement.lang === 'en'")
+        assert held, "the page asked the server who is signed in"
+        assert serious(page) == []
+        unnamed = page.evaluate("""() => [...document.querySelectorAll('[data-t-label]')]
+            .filter((e) => !e.getAttribute('aria-label')).map((e) => e.id || e.className)""")
+        assert unnamed == []
+    finally:
+        for route in held:
+            with contextlib.suppress(Exception):
+                route.continue_()
+        context.close()
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])

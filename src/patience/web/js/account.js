@@ -133,6 +133,7 @@ function clearPasswords(form) {
 
 async function main() {
   if (params.get("lang")) setLang(params.get("lang"));
+  applyText(); // the page's own words at once, not after the server's first answer
   onLang(render);
   // the forms are the page's before it asks the server who is signed in: a press meanwhile is not a bare POST
   bindForm("#signin-form", "/account/signin", (a) => (location.href = a.next));

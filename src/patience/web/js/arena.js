@@ -2,7 +2,7 @@
 // formats, posting a form with its CSRF token.
 
 import { lang, setLang, t } from "./i18n.js";
-import { askJSON, getJSON, languageSwitch, pageNotice } from "./ui.js";
+import { applyText, askJSON, getJSON, languageSwitch, pageNotice } from "./ui.js";
 
 let me = null;
 let games = null;
@@ -52,6 +52,7 @@ export function formatName(key) {
 export async function openPage() {
   const chosen = new URLSearchParams(location.search).get("lang");
   if (chosen) setLang(chosen);
+  applyText(); // the page's own words (a button's name, say) at once, not after the server's first answer
   let who = null;
   // no answer (the server away): said, and asked again by itself until the server answers, as the offline page does
   for (let wait = 1000; !who; wait = Math.min(5000, wait * 1.5)) {
