@@ -22,7 +22,8 @@ How it is computed (docs/solving.md, "The win chance"):
   its 95 % interval (``low``, ``high``); for a variant never fitted, the share won and its Wilson interval
   (``prior`` says which). A position whose every card was seen has no doubt: its samples are all the
   real deal, and the share won is its chance. A won position is 1, a position after a give-up or with no
-  useful move left is 0 (no sampling).
+  useful move left is 0, as is the last position of a game the rules ended though cards are unseen (no
+  sampling).
 - **An action's drop.** A move's *chance* is the estimate from the position's samples won after that move
   is made on each of them (before the cards it turns up are known). The *played chance* is the played move's;
   the *best chance* the highest among the played move and every move the hint player makes first on some
