@@ -24,11 +24,11 @@ score, the CPU of a game's graph, and the every-card-known verdicts against ``pa
    come from, mean predicted, observed win rate, the difference with its 95 % interval, clustered by game
    where rows saved by an older run hold several positions of a game), the Brier score (and that of
    always predicting the observed base rate, for scale), per game and pooled.
-2. **Verdicts.** In the first ``--verdict-deals`` deals of each game, the every-card-known verdicts of
-   :func:`patience.solve.analysis.analyse` (the game's record, default budgets) at up to
-   :data:`VERDICT_POSITIONS` positions spread evenly over the game, against a search of each position by
-   the function ``patience solve --position`` runs (:func:`patience.solve.solve`, 10 s, 128 MB):
-   agreeing, disagreeing, undecided.
+2. **Verdicts.** The every-card-known verdicts of :func:`patience.solve.analysis.analyse` (the game's
+   record, default budgets) at the same positions, and in the first ``--verdict-deals`` deals of each game
+   at up to :data:`VERDICT_POSITIONS` more positions spread evenly over the game, against a search of each
+   position by the function ``patience solve --position`` runs (:func:`patience.solve.solve`, 10 s,
+   128 MB): agreeing, disagreeing, undecided.
 3. **Cost.** ``--graphs`` games a game are given their whole graph (every position and action,
    ``--graph-samples`` samples, no budget): CPU seconds a game at the 50th and 95th percentile, play-outs;
    the engine's moves a second (``benchmarks/engine.py``) beside. With ``--graph-budget S``, the same games
@@ -136,11 +136,11 @@ class DealPositions:
     cpu: float = 0.0  # CPU seconds of the process that did it
 
 
-def deal_positions(game: str, options: dict[str, Any], player: str, samples: int, verdicts_below: int,
-                   seed: int) -> DealPositions:
+def deal_positions(game: str, options: dict[str, Any], player: str, samples: int, verdicts: bool,
+                   spread_below: int, seed: int) -> DealPositions:
     """The position drawn of deal ``seed``'s game (at most one), predicted and then played out on the real
-    deal; for a seed below ``verdicts_below``, the every-card-known verdicts of up to
-    :data:`VERDICT_POSITIONS` positions of the game, spread evenly, against a search of each."""
+    deal; with ``verdicts``, its every-card-known verdict against a search of it, and for a seed below
+    ``spread_below`` those of up to :data:`VERDICT_POSITIONS` more positions of the game, spread evenly."""
     started = time.thread_time()
     record = game_record(game, options, seed, player)
     reals = positions_of(record)
@@ -155,11 +155,13 @@ def deal_positions(game: str, options: dict[str, Any], player: str, samples: int
         out.rows.append({"game": game, "player": player, "seed": seed, "position": i, "won": p.won,
                          "samples": p.samples, "chance": p.chance, "observed": real.wins(reals[i]),
                          "design": "deal"})
-    if seed < verdicts_below:
+    if verdicts:
         analysis = analyse(record)
-        open_ = [i for i, state in enumerate(reals) if not state.is_won()]
-        step = max(1, -(-len(open_) // VERDICT_POSITIONS))
-        for i in open_[::step]:
+        checked = set(picked)
+        if seed < spread_below:
+            open_ = [i for i, state in enumerate(reals) if not state.is_won()]
+            checked.update(open_[::max(1, -(-len(open_) // VERDICT_POSITIONS))])
+        for i in sorted(checked):
             verdict = analysis.positions[i].verdict
             found = solve(reals[i], Budget(seconds=10.0, memory_mb=128.0)).status
             if verdict == "unknown" or found is Status.UNKNOWN:
@@ -258,8 +260,8 @@ def main() -> None:
                         help="also give each timed game's graph the server's way: S CPU seconds (the server's "
                              "chance stage has 40) and up to 32 samples a position; print the samples reached")
     parser.add_argument("--verdict-deals", type=int, default=30,
-                        help=f"deals a game whose every-card-known verdicts are checked, at up to {VERDICT_POSITIONS} "
-                             "positions each (default 30)")
+                        help=f"deals a game whose every-card-known verdicts are checked at up to {VERDICT_POSITIONS} "
+                             "positions more than the one drawn (default 30)")
     parser.add_argument("--no-verdicts", action="store_true", help="skip the every-card-known verdicts")
     parser.add_argument("--player", default="hint", choices=("hint", "greedy"),
                         help="who plays the games the positions are drawn from (default hint; the predictions are "
@@ -303,8 +305,8 @@ def main() -> None:
         rows: list[tuple[float, bool, Any]] = []
         cpu = 0.0
         seeds = range(args.first_seed, args.first_seed + deals)
-        checked = 0 if args.no_verdicts else args.verdict_deals
-        work = functools.partial(deal_positions, game, options, args.player, args.samples, args.first_seed + checked)
+        work = functools.partial(deal_positions, game, options, args.player, args.samples, not args.no_verdicts,
+                                 args.first_seed + args.verdict_deals)
         with contextlib.ExitStack() as stack:
             if args.jobs > 1:  # the deals are independent: spread over processes, read back in the seeds' order
                 pool = stack.enter_context(ProcessPoolExecutor(args.jobs))
@@ -328,9 +330,9 @@ def main() -> None:
         table(rows, label)
         pooled.extend(rows)
     table(pooled, "All games")
-    if not args.no_verdicts and args.verdict_deals:
-        print(f"every-card-known verdicts (the first {args.verdict_deals} deals' games, up to {VERDICT_POSITIONS} "
-              f"positions each) against patience solve: {agree} agree, "
+    if not args.no_verdicts:
+        print(f"every-card-known verdicts against patience solve, at the positions drawn and at up to "
+              f"{VERDICT_POSITIONS} more of each of the first {args.verdict_deals} deals' games: {agree} agree, "
               f"{disagree} disagree, {undecided} undecided")
     if args.graphs:
         print(f"\nA game's whole graph ({args.graph_samples} samples a position, every action judged):")
