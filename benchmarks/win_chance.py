@@ -204,7 +204,7 @@ def table(rows: list[tuple[float, bool, Any]], title: str) -> None:
           f"Brier score {brier:.4f} (always {base:.3f}: {base_brier:.4f})")
     print(f"  {'decile':<10} {'positions':>9} {'games':>6} {'predicted':>9} {'observed':>9} {'diff pts':>8} "
           f"{'95 % interval':>16}")
-    worst = 0.0
+    worst, where, clearly_off = 0.0, "", []
     for d in range(10):
         lo, hi = d / 10, (d + 1) / 10
         bin_ = [(p, o, g) for p, o, g in rows if lo <= p < hi or (d == 9 and p == 1.0)]
@@ -213,12 +213,16 @@ def table(rows: list[tuple[float, bool, Any]], title: str) -> None:
         pred = sum(p for p, _, _ in bin_) / len(bin_)
         obs = sum(o for _, o, _ in bin_) / len(bin_)
         diff, half = difference(bin_)
-        if len(bin_) >= 50:
-            worst = max(worst, abs(100 * diff))
         interval = "" if math.isinf(half) else f"{100 * (diff - half):+.1f}..{100 * (diff + half):+.1f}"
+        if len(bin_) >= 50 and abs(100 * diff) >= worst:
+            worst, where = abs(100 * diff), f"{lo:.1f}-{hi:.1f}: {len(bin_)} positions, 95 % interval {interval}"
+        if len(bin_) >= 50 and abs(diff) - half > 0.05:
+            clearly_off.append(f"{lo:.1f}-{hi:.1f}")
         print(f"  {lo:.1f}-{hi:.1f}    {len(bin_):>9} {len({g for _, _, g in bin_}):>6} {pred:>9.3f} {obs:>9.3f} "
               f"{100 * diff:>+8.1f} {interval:>16}{'' if len(bin_) >= 50 else '  (fewer than 50)'}")
-    print(f"  largest difference in a decile with >= 50 positions: {worst:.1f} points (target <= 5)")
+    print(f"  largest difference in a decile with >= 50 positions: {worst:.1f} points ({where}) (target <= 5)")
+    print(f"  deciles off by more than 5 points beyond the noise (the whole interval past 5): "
+          f"{', '.join(clearly_off) or 'none'}")
 
 
 def fit_priors(saved: list[dict[str, Any]]) -> None:
