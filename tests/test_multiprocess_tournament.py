@@ -47,11 +47,11 @@ def play_tournament(player: Player, tournament_id: str, wrong: int, out: dict[st
         played: list[str] = []
         over_at: float | None = None
         while True:
+            if over_at is not None and time.monotonic() - over_at > 2.0:
+                break  # the tournament is over and no duel came after it (whatever else the server still says)
             try:
                 msg = player.recv(timeout=1.0)
             except TimeoutError:
-                if over_at is not None and time.monotonic() - over_at > 2.0:
-                    break  # the tournament is over and no duel came after it
                 continue
             if msg["t"] == "duel" and msg["d"]["id"] not in played and msg["d"]["end"] is None:
                 played.append(msg["d"]["id"])
@@ -88,6 +88,8 @@ def test_four_players_over_two_processes_play_a_tournament_to_its_end(two: tuple
         thread.start()
     for thread in threads:
         thread.join(timeout=LENGTH_S + 90)
+    going = [p.login for p, thread in zip(people, threads, strict=True) if thread.is_alive()]
+    assert not going, f"still playing {LENGTH_S + 90:.0f} s after the start: {going}\n{one.log()}\n{other.log()}"
     for person, out in zip(people, outs, strict=True):
         assert "error" not in out, f"{person.login}: {out.get('error')!r}\n{one.log()}\n{other.log()}"
 
