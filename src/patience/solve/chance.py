@@ -61,7 +61,7 @@ from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from patience.games import Move, Reloaded, State
+from patience.games import Move, State
 from patience.solve.calibration import Z95, Prior, prior_for, variant, wilson
 from patience.solve.unseen import carry, unseen, visible_deals
 
@@ -242,13 +242,12 @@ def with_history(state: State) -> State:
 
 
 def _end(state: State, given_up: bool) -> str | None:
-    if state.is_won():
-        return "won"
-    if given_up:
+    """How the game ended at a real position of the record (the rules' own end: every position but the last
+    has a useful move, or the game would have ended there), or None while it goes on."""
+    outcome = state.outcome()
+    if given_up and outcome is None:
         return "given_up"
-    if isinstance(state, Reloaded):  # its useful_moves() reads the stock: ask only what is seen
-        return None if state.legal_moves() else "no_moves"
-    return None if state.useful_moves() else "no_moves"
+    return None if outcome is None else outcome.value
 
 
 def win_chances(record: Mapping[str, Any], *, budget_s: float = DEFAULT_BUDGET_S, samples: int = DEFAULT_SAMPLES,
@@ -327,10 +326,6 @@ def win_chances_from(initial: State, texts: Sequence[str], *, outcome: str | Non
     chances = [PositionChance(i) for i in range(n)]
     for i in range(n):
         end = _end(reals[i], kinds[i] == "giveup")
-        if end is None and i == n - 1 and kinds[i] == "move" and outcome == "no_moves":
-            # the rules ended the game here: Solitaire Reloaded ends it when no stock card fits anywhere,
-            # which _end() does not ask of the stock (unseen before the first redeal); the game's end is known
-            end = "no_moves"
         if end is not None and same_as[i] == i:
             _decided(chances[i], end)
     actions = [ActionChance(i, texts[i - 1]) for i in range(1, n)]
