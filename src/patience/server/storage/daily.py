@@ -249,10 +249,10 @@ def scouting(engine: Engine, game_id: str, until_ms: int | None = None) -> str:
         if mine is None or mine.practice:
             return ""
         day, game, user, started, _ = mine
-        until = int(time.time() * 1000) if until_ms is None else until_ms
+        until = int(time.time() * 1000) + 1 if until_ms is None else until_ms  # now: every attempt begun so far
         since = started - LINK_DAYS * DAY_MS
         other = AttemptRow.__table__.alias("other")
-        seen = and_(other.c.day == day, other.c.game == game, other.c.user_id != user, other.c.started_ms <= until,
+        seen = and_(other.c.day == day, other.c.game == game, other.c.user_id != user, other.c.started_ms < until,
                     other.c.practice.is_(False))  # a practice deal showed nothing of the day's
         ids = select(other.c.user_id).where(seen)  # the accounts that played the deal meanwhile
         a, b = traces.alias("a"), traces.alias("b")
