@@ -132,6 +132,7 @@ export class Board {
     this.selection = null; // {pile, index, n}
     this.gesture = null;
     this.lastTap = null;
+    this.taps = []; // the last two taps: {pile, index, did} (did: "pick", "put back", "double" or "other")
     this.marks = { target: [], hint: [] };
     this.bind();
     new ResizeObserver(() => this.table && this.place(false)).observe(root);
@@ -581,6 +582,7 @@ export class Board {
     window.addEventListener("pointerup", (e) => this.up(e));
     window.addEventListener("pointercancel", () => this.cancelGesture());
     root.addEventListener("keydown", (e) => this.key(e));
+    root.addEventListener("dblclick", (e) => this.doubleClick(e));
     // Escape puts a picked card down wherever the focus is (a move redraws the table and drops the focus)
     window.addEventListener("keydown", (e) => { if (e.key === "Escape" && !root.contains(e.target)) this.clearSelection(); });
     root.addEventListener("contextmenu", (e) => e.preventDefault());
@@ -653,6 +655,7 @@ export class Board {
     const g = this.gesture;
     if (!g || e.pointerId !== g.id) return;
     this.gesture = null;
+    g.at = e.timeStamp; // when the player let go, not when a busy page got round to it
     if (g.dragging) {
       this.drop(g, e);
       return;
@@ -738,12 +741,14 @@ export class Board {
   /** A click or tap. A double click is two clicks on the same card that both pick it: a click that
    * put the picked card onto this one (a drop) is not the first half of one. */
   tap(g) {
-    const now = performance.now();
+    const now = g.at ?? performance.now();
     const last = this.lastTap;
     const double = last && g.index >= 0 && last.pile === g.pile && last.index === g.index &&
       now - last.time < DOUBLE_TAP_MS;
     this.lastTap = null;
+    const tapped = (did) => (this.taps = [this.taps.at(-1), { pile: g.pile, index: g.index, did }]);
     if (double && g.up) {
+      tapped("double");
       this.toFoundation(g.pile, g.index, "dbl");
       return;
     }
@@ -752,7 +757,26 @@ export class Board {
     const sel = this.selection;
     if (g.index >= 0 && sel && sel !== before && sel.pile === g.pile) {
       this.lastTap = { pile: g.pile, index: g.index, time: now };
+      tapped("pick");
+    } else {
+      tapped(before && !sel && before.pile === g.pile ? "put back" : "other");
     }
+  }
+
+  /** The browser's own double click, for a mouse whose two clicks it counts as one double click though they
+   * came further apart than DOUBLE_TAP_MS (the system's setting, or a page too busy to see the first in
+   * time): its first click picked the card and its second put it down again, so this sends it to its
+   * foundation. Any other pair is not a double click of the page: a click that dropped a card here and one
+   * that picked it (a double click would cost 50 in Der Fächer), or the taps that already sent it (that move
+   * may still await its answer). */
+  doubleClick(e) {
+    const hit = this.hit(e.target);
+    const [first, second] = this.taps;
+    this.taps = [];
+    const same = (tap) => tap && tap.pile === hit.pile && tap.index === hit.index;
+    if (!hit || !hit.up || !same(first) || !same(second)) return;
+    if (first.did !== "pick" || second.did !== "put back") return;
+    this.toFoundation(hit.pile, hit.index, "dbl");
   }
 
   /** A double click, a double tap or the F key: the card (or run) to its foundation. */
