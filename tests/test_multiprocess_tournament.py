@@ -46,13 +46,17 @@ def play_tournament(player: Player, tournament_id: str, wrong: int, out: dict[st
         player.until(lambda m: m["t"] == "tour" and m["d"]["joined"])
         played: list[str] = []
         over_at: float | None = None
+        read = len(player.got)  # every message is looked at here, those read while a duel was played too
         while True:
             if over_at is not None and time.monotonic() - over_at > 2.0:
                 break  # the tournament is over and no duel came after it (whatever else the server still says)
-            try:
-                msg = player.recv(timeout=1.0)
-            except TimeoutError:
-                continue
+            if read == len(player.got):
+                try:
+                    player.recv(timeout=1.0)
+                except TimeoutError:
+                    continue
+            msg = player.got[read]
+            read += 1
             if msg["t"] == "duel" and msg["d"]["id"] not in played and msg["d"]["end"] is None:
                 played.append(msg["d"]["id"])
                 for _ in range(wrong):
