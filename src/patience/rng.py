@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from typing import TypeAlias, TypeVar
+from typing import TypeAlias, TypeGuard, TypeVar
 
 from patience.errors import BadInputError
 
@@ -112,7 +112,7 @@ def new_deal_key() -> str:
     return secrets.token_hex(DEAL_KEY_BITS // 8)
 
 
-def is_deal_key(seed: object) -> bool:
+def is_deal_key(seed: object) -> TypeGuard[str]:
     """Is ``seed`` a deal key (64 lower-case hex digits) rather than a game number?"""
     return isinstance(seed, str) and _DEAL_KEY.fullmatch(seed) is not None
 

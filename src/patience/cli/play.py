@@ -14,7 +14,7 @@ from patience.cli import add_game_arguments
 from patience.errors import BadInputError, GameOverError, PatienceError
 from patience.games import GAMES, State, get_game
 from patience.options import describe_options, options_to_dict
-from patience.rng import check_seed
+from patience.rng import Seed, check_seed
 
 if TYPE_CHECKING:
     from patience.session import Session
@@ -68,7 +68,7 @@ def game_options(args: argparse.Namespace) -> tuple[type[State], dict[str, Any]]
     return cls, options_to_dict(options, only_changed=True)
 
 
-def _seed(args: argparse.Namespace) -> int:
+def _seed(args: argparse.Namespace) -> Seed:
     return check_seed(args.seed) if args.seed is not None else secrets.randbelow(1_000_000_000)
 
 
@@ -198,6 +198,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     cls, options = game_options(args)
     if args.winnable and args.seed is not None:
         raise BadInputError("--winnable picks the seed itself: give --seed or --winnable, not both")
+    seed: Seed
     if args.winnable:
         from patience.solve.winnable import pick
 

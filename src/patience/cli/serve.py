@@ -99,9 +99,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     stock = DEAL_STOCK if args.deal_stock is None else args.deal_stock
     if not 0 <= stock <= 10_000:
         raise BadInputError("--deal-stock is a number of deals from 0 to 10000")
-    said = os.environ.get(ANALYSIS_WORKERS_ENV, "").strip()
+    from_env = os.environ.get(ANALYSIS_WORKERS_ENV, "").strip()
     analysis_workers = args.analysis_workers if args.analysis_workers is not None else \
-        ANALYSIS_WORKERS if not said else int(said) if said.isdigit() else -1
+        ANALYSIS_WORKERS if not from_env else int(from_env) if from_env.isdigit() else -1
     if not 0 <= analysis_workers <= 64:
         raise BadInputError("--analysis-workers is a number of processes from 0 to 64")
     if not 1 <= args.workers <= 64:

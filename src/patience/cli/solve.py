@@ -296,7 +296,9 @@ def cmd_study(args: argparse.Namespace) -> int:
             raise BadInputError(f"unknown player {player!r} (players: {', '.join(PLAYERS)})")
     if args.workers is not None and args.workers <= 0:
         raise BadInputError("--workers must be more than 0")
-    result = study(cls.INFO.id, options, args.deals, first_seed=check_seed(args.first_seed),
+    first_seed = check_seed(args.first_seed)
+    assert isinstance(first_seed, int)  # --first-seed is read as an int: a game number, never a deal key
+    result = study(cls.INFO.id, options, args.deals, first_seed=first_seed,
                    players=players, workers=args.workers, budget=_budget(args), scheduler=args.scheduler,
                    progress=None if args.quiet else sys.stderr)
     if args.plot:

@@ -370,6 +370,11 @@ class Analyst:
             return
         free = asyncio.Semaphore(self.workers)
         tasks: set[asyncio.Task[None]] = set()
+
+        def finished(done: asyncio.Task[None]) -> None:
+            tasks.discard(done)
+            free.release()
+
         try:
             while True:
                 await free.acquire()
@@ -388,7 +393,7 @@ class Analyst:
                     self._pool = self._new_pool()
                 task = asyncio.create_task(self._work(job))
                 tasks.add(task)
-                task.add_done_callback(lambda done: (tasks.discard(done), free.release()))
+                task.add_done_callback(finished)
         finally:
             for task in tasks:
                 task.cancel()

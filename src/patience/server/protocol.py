@@ -288,7 +288,7 @@ class TourPause(_Msg, frozen=True):
     cid: ClientId = "-"
 
 
-CLIENT_MESSAGES: dict[str, type[_Msg]] = {
+CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
     cls.T: cls for cls in (NewIntent, JoinIntent, MoveIntent, StockIntent, UndoIntent, GiveUpIntent,
                            HintAsk, TargetsAsk, Ping, LobbyAsk, SeekIntent, UnseekIntent, ChallengeIntent,
                            AcceptIntent, MatchJoin, ChallengeLook, RematchIntent, DeclineIntent, WatchIntent,
@@ -752,7 +752,7 @@ def decode(raw: bytes | str) -> ClientMessage:
     if _NUL_IN_JSON.search(bytes(envelope.d)) and refused_text(intent):
         raise ProtocolError("bad_text", f"{envelope.t}: text may not hold NUL or a lone surrogate",
                             _ack_of(envelope.d))
-    return intent  # type: ignore[no-any-return]
+    return intent
 
 
 def _ack_of(data: msgspec.Raw) -> int | None:

@@ -25,7 +25,7 @@ from collections.abc import Hashable
 from fractions import Fraction
 from typing import Any
 
-import patience.solve._carpet as _carpet
+import patience.solve._carpet as _carpet  # type: ignore[import-untyped]  # compiled core: no stubs
 from patience.games.base import DRAW, REDEAL, Move
 from patience.games.carpet import Carpet
 from patience.solve.search import Budget, SearchOutcome, Status

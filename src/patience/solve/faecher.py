@@ -188,7 +188,7 @@ class FanProblem:
             for slot in (fit, first_empty):
                 if slot == _NONE:
                     continue
-                places = (i,)
+                places: tuple[int, ...] = (i,)
                 below = card - 1
                 while True:
                     for c2, d, redeal, d2 in reach:
@@ -319,7 +319,7 @@ def solve_faecher(state: Faecher, budget: Budget, *, core: bool = True) -> tuple
     outcome = None
     if core:
         try:
-            import patience.solve._faecher as compiled
+            import patience.solve._faecher as compiled  # type: ignore[import-untyped]  # compiled core: no stubs
         except ImportError:  # a source tree without the built core: the Python search decides alike
             compiled = None
         if compiled is not None:

@@ -192,7 +192,7 @@ def _sample_won(world: Carpet | Faecher, deadline: float) -> bool:
 
         found = search_waste(world, budget)
     else:
-        import patience.solve._faecher as compiled
+        import patience.solve._faecher as compiled  # type: ignore[import-untyped]  # compiled core: no stubs
         from patience.solve.faecher import _search_core
 
         found = _search_core(compiled, world, budget)

@@ -82,7 +82,7 @@ and the very same search, node for node).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Any
 
 from patience.games.base import DRAW, REDEAL, Move
@@ -252,7 +252,7 @@ class KlondikeProblem:
 
     # -- the search interface ----------------------------------------------------------
 
-    def key(self) -> Hashable:
+    def key(self) -> bytes:
         key = bytes(self.height) + b"\xff".join(
             sorted(bytes((self.down[i], *self.piles[i])) for i in range(7)))
         if self.pending is None:
@@ -260,7 +260,7 @@ class KlondikeProblem:
         kind, _, card = self.pending
         return key + bytes((0xFE, kind, max(card, 0)))
 
-    def stronger_keys(self) -> tuple[Hashable, ...]:
+    def stronger_keys(self) -> tuple[bytes, ...]:
         """Keys of this position with less pending (more moves allowed): nothing pending, and
         for a talon card to cover, that card to use (cover it or play it to its foundation)."""
         if self.pending is None or self.pending[0] == BACK:
@@ -419,11 +419,11 @@ class KlondikeProblem:
         moves = [m for _, m in reveal] + found + from_talon + other + back
         if self.pending is None:
             return moves
-        kind, pile, _ = self.pending
+        kind, target, _ = self.pending
         if kind == KING:  # only Kings go to empty piles
             return [m for m in moves if m[0] in ("tt", "st", "ft") and not piles[m[2]]]
-        return [m for m in moves if (m[0] in ("tt", "st", "ft") and m[2] == pile)
-                or (kind == USE and m == ("tf", pile)) or (kind == BACK and (m[0] == "ft" or self._under_back(m)))]
+        return [m for m in moves if (m[0] in ("tt", "st", "ft") and m[2] == target)
+                or (kind == USE and m == ("tf", target)) or (kind == BACK and (m[0] == "ft" or self._under_back(m)))]
 
     def _under_back(self, move: tuple[Any, ...]) -> bool:
         """After a card brought back from a foundation: does ``move`` leave pending a card that the
@@ -532,8 +532,8 @@ class KlondikeProblem:
                             changed = True
                         break
             if self.pending is not None and self.pending[0] != KING:
-                _, pile, card = self.pending
-                if not piles[pile] or piles[pile][-1] != card:
+                _, target, card = self.pending
+                if not piles[target] or piles[target][-1] != card:
                     self.pending = None  # the safe moves played the card left for use
                     changed = True
         return made
@@ -583,7 +583,7 @@ def abstract_to_moves(state: Reloaded, line: list[tuple[Any, ...]],
 def core_position(state: Reloaded, settle: bool = True) -> Any:
     """The position of ``state`` in the compiled core (:class:`patience.solve._klondike.Klondike`);
     with ``settle`` the safe moves are made at once, as :class:`KlondikeProblem` makes them."""
-    from patience.solve._klondike import Klondike
+    from patience.solve._klondike import Klondike  # type: ignore[import-untyped]  # compiled core: no stubs
 
     # the cards are ints: the core reads the engine's lists as they are (it copies what it reads)
     return Klondike(state.tableau, state.down, state.height, [*state.stock, *state.waste], settle)

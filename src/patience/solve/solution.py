@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from patience.errors import PatienceError
 from patience.games import Carpet, Faecher, Move, Reloaded, State, get_game
 from patience.options import options_to_dict
+from patience.rng import Seed
 from patience.solve.search import Budget, SearchOutcome, Status
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class Solution:
     memory_mb: float  # the transposition table at its largest (an estimate)
     reason: str
     position: str  # the position solved, as text
-    seed: int | None = None
+    seed: Seed | None = None
     prefix: list[dict[str, Any]] = field(default_factory=list)  # actions from the deal to the position
 
     @property
@@ -122,7 +123,7 @@ def _solve_state(state: State, budget: Budget) -> tuple[SearchOutcome, list[Move
 def solve(target: State | Session, budget: Budget | None = None) -> Solution:
     """Solve the position of a state or of a session (from its current position on)."""
     budget = budget or Budget()
-    seed: int | None = None
+    seed: Seed | None = None
     prefix: list[dict[str, Any]] = []
     if not isinstance(target, State):  # a Session (not imported for a state: solving a deal needs none)
         seed = target.seed
@@ -162,7 +163,7 @@ def _check_line(state: State, moves: Sequence[Move]) -> None:
         raise SolverError("the solver's line does not end in a won game")
 
 
-def solve_deal(game: str, seed: int, options: Mapping[str, Any] | Sequence[str] | Any = None,
+def solve_deal(game: str, seed: Seed, options: Mapping[str, Any] | Sequence[str] | Any = None,
                budget: Budget | None = None) -> Solution:
     """Solve deal ``seed`` of ``game`` under ``options`` from its start."""
     cls = get_game(game)

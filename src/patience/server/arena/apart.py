@@ -141,14 +141,14 @@ class PlayNow:
         now = self.wall()
         found = db.open_games(engine, fmt.key, rating, user.id, net, browser, int((now - PENDING_DAYS * 86400) * 1000))
         for pending in take_pending(rating, found, now)[:TAKE_TRIES]:
-            apart = db.find_apart(engine, pending.id)
-            if apart is None:
+            candidate = db.find_apart(engine, pending.id)
+            if candidate is None:
                 continue
             game_id = secrets.token_urlsafe(12)
-            if db.take(engine, apart.id, user.id, self._new_game(game_id, browser, fmt, apart.deal, apart.id),
-                       self._ms()):
-                log.info("play now: %s takes match %s (%s)", user.id, apart.id, fmt.key)
-                return self._answer(apart, user.id, game_id, role="challenger")
+            if db.take(engine, candidate.id, user.id,
+                       self._new_game(game_id, browser, fmt, candidate.deal, candidate.id), self._ms()):
+                log.info("play now: %s takes match %s (%s)", user.id, candidate.id, fmt.key)
+                return self._answer(candidate, user.id, game_id, role="challenger")
         return rating, db.open_count(engine, user.id, fmt.key)
 
     @staticmethod

@@ -113,7 +113,7 @@ class Challenges:
         assert user is not None
         found = await self.bus.hget("challenges", message.code)
         challenge = json.loads(found) if found is not None else None
-        if challenge is None or self.wall() - challenge["made"] > CHALLENGE_SECONDS:
+        if found is None or challenge is None or self.wall() - challenge["made"] > CHALLENGE_SECONDS:
             conn.error("no_such_challenge", "this challenge is no longer open")
             return
         if challenge["user"] == user.id:

@@ -429,7 +429,8 @@ class OwnedMatches:
     async def commit_many(self, items: list[tuple[LiveMatch, list[MoveRow]]]) -> bool:
         """Write the rows (and the result of a match that just ended) before anyone is told;
         False if that failed: those matches are then rebuilt from what their logs hold."""
-        after, locks = [], []
+        after: list[Callable[[Any], None]] = []
+        locks: list[int] = []
         for live, _ in items:
             if live.match.is_over and live.result is not None and live.over_at is None:
                 result, ratings = live.result

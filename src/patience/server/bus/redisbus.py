@@ -25,6 +25,7 @@ import contextlib
 import logging
 import secrets
 from collections import defaultdict
+from typing import cast
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -248,8 +249,8 @@ class RedisBus(Bus):
         await self._small("hset", self._k(key), field, value)
 
     async def hget(self, key: str, field: str) -> bytes | None:
-        found = await self._small("hget", self._k(key), field)
-        return None if found is None else bytes(found)  # type: ignore[arg-type]
+        found = cast("bytes | None", await self._small("hget", self._k(key), field))  # Redis answers are untyped
+        return None if found is None else bytes(found)
 
     async def hdel(self, key: str, *fields: str) -> int:
         if not fields:
@@ -300,8 +301,8 @@ class RedisBus(Bus):
         await self._small("script", self._release, [self._k(name)], [token])
 
     async def holder(self, name: str) -> str | None:
-        token = await self._small("get", self._k(name))
-        return None if token is None else self.node_of(bytes(token).decode())  # type: ignore[arg-type]
+        token = cast("bytes | None", await self._small("get", self._k(name)))  # Redis answers are untyped
+        return None if token is None else self.node_of(bytes(token).decode())
 
     async def hit(self, key: str, window_s: float, limit: int, member: str | None = None) -> float:
         wait = await self._small("script", self._hit, [self._k(key)], [window_s, limit, member or secrets.token_hex(8)])

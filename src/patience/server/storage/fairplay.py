@@ -13,7 +13,7 @@ import json
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text, delete, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
@@ -295,7 +295,7 @@ def _score_of(connection: Connection, user_id: str, since_ms: int) -> AccountSco
     rows = connection.execute(select(EvidenceRow.figures, EvidenceRow.rating).where(
         EvidenceRow.user_id == user_id, EvidenceRow.figures.is_not(None), EvidenceRow.at_ms >= since_ms)
         .order_by(EvidenceRow.at_ms.desc()).limit(30)).all()
-    figures = [GameFigures.from_dict(json.loads(f)) for f, _ in rows]
+    figures = [GameFigures.from_dict(json.loads(cast(str, f))) for f, _ in rows]  # (the query keeps those with figures)
     rating = float(rows[0][1]) if rows else 1500.0
     return account_score(figures, rating, _climb(connection, user_id) if figures else None)
 

@@ -33,6 +33,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, aliased, mapped_column
 
 from patience.duel import Match, MatchResult
+from patience.fairplay import Reason
 from patience.ladder import Change, Effort, Facts, SeriesMatch, decide, effort_of, series_reason
 from patience.ratings import DEFAULT, Rating, expected_score
 from patience.server.storage.store import Base, RatingHistoryRow, RatingRow
@@ -181,7 +182,7 @@ def _rated(connection: Connection, users: Sequence[str], game: str) -> list[int]
 
 def _quits(connection: Connection, users: Sequence[str], since_ms: int) -> list[int]:
     """Each of ``users``' losses with no attempt since ``since_ms``, in one query."""
-    found = dict(connection.execute(select(_C.c.user_id, func.count()).where(
+    found: dict[str, int] = dict(connection.execute(select(_C.c.user_id, func.count()).where(
         _C.c.user_id.in_(list(users)), _C.c.reason.in_(("no_attempt", "quit")), _C.c.points == 0.0,
         _C.c.at_ms >= since_ms).group_by(_C.c.user_id)).all())
     return [int(found.get(u, 0)) for u in users]
@@ -264,7 +265,7 @@ def rate(connection: Connection, match: Match, result: MatchResult, after: tuple
 
 
 def series_of(connection: Connection, winner: str, loser: str, game: str, now_ms: int, since_ms: int = 0
-              ) -> str | None:
+              ) -> Reason | None:
     """Why the series of ``winner`` against ``loser`` in the last 24 h (and since ``since_ms``, the winner's
     last clear) goes to the moderators, or None (:func:`patience.ladder.series_reason`)."""
     rows = connection.execute(select(_C.c.points, _C.c.expected, _C.c.reason).where(

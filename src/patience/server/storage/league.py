@@ -342,8 +342,8 @@ def profile(engine: Engine, user_id: str) -> dict[str, Any] | None:
         solo: dict[str, dict[str, Any]] = {}
         if browsers:  # per game and variant, wins with a hint apart (as the start page shows them)
             solo = {game: figures.to_dict() for game, figures in game_stats(db, browsers).items() if figures.played}
-        out = {"user": {"id": user.id, "name": user.name, "since_ms": user.created_ms}, "ratings": ratings,
-               "history": history, "duels": duels, "solo": solo}
+        out: dict[str, Any] = {"user": {"id": user.id, "name": user.name, "since_ms": user.created_ms},
+                               "ratings": ratings, "history": history, "duels": duels, "solo": solo}
     out["recent"] = recent_matches(engine, user_id, limit=20)
     with engine.connect() as connection:
         changes = changes_of(connection, user_id, [m["id"] for m in out["recent"]])

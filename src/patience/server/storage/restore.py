@@ -302,7 +302,9 @@ def postgres_restore(url: str, revision: str, data_sql: str, listing: str, where
                     rows.append(row)
                 blocks[table] = (names, rows)
             blocks.pop("alembic_version", None)  # the revision the migrations wrote, read before
-            cursor = conn.connection.driver_connection.cursor()
+            driver = conn.connection.driver_connection
+            assert driver is not None  # (None only for a connection let go: this one is in its transaction)
+            cursor = driver.cursor()
             for table in _by_references(conn, blocks):  # a row's references before it
                 names, rows = blocks[table]
                 statement = sql.SQL("COPY {} ({}) FROM STDIN").format(sql.Identifier(table),

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from sqlalchemy import BigInteger, ForeignKey, Index, String, delete, func, or_, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
@@ -196,7 +197,7 @@ def close_user(db: Session, user: UserRow, *, reopenable: bool = False, at_ms: i
     # the records of its finished matches name their players: the neutral name there too
     for match_id, text in db.execute(select(MatchRow.id, MatchRow.record).where(
             or_(MatchRow.player_a == user.id, MatchRow.player_b == user.id), MatchRow.record.is_not(None))):
-        record = json.loads(text)
+        record = json.loads(cast(str, text))  # (the query keeps the matches with a record)
         for player in record.get("players", []):
             if player.get("id") == user.id:
                 player["name"] = name

@@ -11,6 +11,7 @@ alone uses are declared beside their statements, on the same :class:`Base` (``st
 from __future__ import annotations
 
 import unicodedata
+from typing import TYPE_CHECKING, ClassVar
 
 from sqlalchemy import (
     BigInteger,
@@ -20,6 +21,7 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
+    Table,
     Text,
     false,
 )
@@ -34,7 +36,8 @@ __all__ = [
 
 
 class Base(DeclarativeBase):
-    pass
+    if TYPE_CHECKING:  # each row class makes a Table of its __tablename__ (SQLAlchemy types any FROM clause)
+        __table__: ClassVar[Table]
 
 
 class BrowserRow(Base):

@@ -26,7 +26,7 @@ import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from sqlalchemy import (
@@ -261,7 +261,8 @@ def game_stats(db: Session, browser_ids: Iterable[str]) -> dict[str, GameStats]:
              .order_by(GameRow.ended_ms, GameRow.updated_ms))
     results: dict[str, list[tuple[str, str, int, bool]]] = {game: [] for game in GAMES}
     for game, variant, outcome, score, hints in db.execute(query):
-        results.setdefault(game, []).append((variant or "custom", outcome, score, bool(hints)))
+        # (the query keeps the finished games: each has an outcome)
+        results.setdefault(game, []).append((variant or "custom", cast(str, outcome), score, bool(hints)))
     out = {}
     for game, rows in results.items():
         variants: dict[str, list[tuple[str, str, int, bool]]] = {}
@@ -290,10 +291,12 @@ def _figures(rows: list[tuple[str, str, int, bool]]) -> GameStats:
 def _insert_for(dialect: str, table: Any) -> Any:
     """An INSERT that can say what to do on a conflict, in this database's dialect."""
     if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(table)
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        return postgresql_insert(table)
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert(table)
 
 
 def write_games(connection: Connection, games: Iterable[SavedGame]) -> None:

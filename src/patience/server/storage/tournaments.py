@@ -320,9 +320,9 @@ def standings(engine: Engine, tournament: Tournament) -> list[dict[str, Any]]:
             .outerjoin(RatingRow, and_(RatingRow.user_id == players.c.user_id, RatingRow.game == game))
             .where(players.c.tournament_id == tournament.id)).all()
         # fair play: a marked account leaves the standings, and its duels count for nobody (recomputed)
-        standing = Base.metadata.tables["fairplay_accounts"]
-        marked = set(connection.scalars(select(standing.c.user_id).where(
-            standing.c.state == "marked", standing.c.user_id.in_([row.user_id for row in people]))))
+        fairplay = Base.metadata.tables["fairplay_accounts"]
+        marked = set(connection.scalars(select(fairplay.c.user_id).where(
+            fairplay.c.state == "marked", fairplay.c.user_id.in_([row.user_id for row in people]))))
         people = [row for row in people if row.user_id not in marked]
         duels = connection.execute(
             select(MatchRow.id, MatchRow.player_a, MatchRow.player_b, MatchRow.winner, MatchRow.state,

@@ -165,7 +165,8 @@ class GroupWriter:
 
     def _answers(self, held: Connection) -> bool:
         try:
-            return bool(self.store.engine.dialect.do_ping(held.connection.dbapi_connection))
+            dbapi = held.connection.dbapi_connection  # (None: the pool let it go)
+            return dbapi is not None and bool(self.store.engine.dialect.do_ping(dbapi))
         except Exception:
             return False
 

@@ -116,7 +116,8 @@ def _host(address: Any) -> str:
     return str(address[0]) if isinstance(address, tuple) and address else "?"
 
 
-class _CountedTransport(selector_events._SelectorSocketTransport):
+# (asyncio's private transport class, not in the stubs)
+class _CountedTransport(selector_events._SelectorSocketTransport):  # type: ignore[name-defined]
     """A socket transport that tells its loop when its socket is closed (whatever protocol it ends with)."""
 
     _counted_as: str | None = None
@@ -195,8 +196,9 @@ class GuardedLoop(asyncio.SelectorEventLoop):
     def _accept_connection(self, protocol_factory: Any, sock: Any, sslcontext: Any = None, server: Any = None,
                            backlog: int = 100, *args: Any) -> None:
         if sslcontext is not None:  # TLS in the process: asyncio's own way, a batch at a time
-            super()._accept_connection(protocol_factory, sock, sslcontext, server, min(backlog, ACCEPT_BATCH),
-                                       *args)
+            # (asyncio's private method, not in the stubs)
+            super()._accept_connection(protocol_factory, sock, sslcontext, server,  # type: ignore[misc]
+                                       min(backlog, ACCEPT_BATCH), *args)
             return
         for _ in range(ACCEPT_BATCH):  # the rest wait in the kernel's queue until the next turn
             try:
@@ -204,7 +206,8 @@ class GuardedLoop(asyncio.SelectorEventLoop):
             except (BlockingIOError, InterruptedError, ConnectionAbortedError):
                 return
             except OSError:  # out of descriptors or memory: asyncio's way (pause, log, try again)
-                super()._accept_connection(protocol_factory, sock, sslcontext, server, 1, *args)
+                # (asyncio's private method, not in the stubs)
+                super()._accept_connection(protocol_factory, sock, sslcontext, server, 1, *args)  # type: ignore[misc]
                 return
             host = _host(address)
             group = address_group(host)

@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 import anyio
@@ -21,6 +21,9 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from patience.server.accounts import SESSION_DAYS, AccountError, User
 from patience.server.identity import SESSION_COOKIE, browser_id, client_address, current_user, with_cookie
 from patience.server.web.forms import accounts_of, fail, form, wants_json
+
+if TYPE_CHECKING:
+    from patience.server.mail import Mailer
 
 __all__ = ["account_api", "close_post", "email_post", "end_session_post", "export_get", "forgot_post", "me_api",
            "name_post", "password_post", "reset_check_post", "reset_post", "signin_post", "signout_post", "signup_post"]
@@ -221,11 +224,10 @@ RESET_TEXT = {
 }
 
 
-def _reset_sender(request: Request, lang: str) -> Any:
+def _reset_sender(request: Request, lang: str, mailer: Mailer) -> Any:
     from patience.server.accounts import RESET_MINUTES
 
     accounts = accounts_of(request)
-    mailer = accounts.mailer
     subject, text = RESET_TEXT.get(lang, RESET_TEXT["en"])
 
     def send(email: str, token: str) -> None:
@@ -248,10 +250,11 @@ def _reset_sender(request: Request, lang: str) -> Any:
 async def forgot_post(request: Request, fields: dict[str, str], _browser: str) -> Response:
     """Send a reset link to the account's e-mail address, if it has one: the same answer either way."""
     accounts = accounts_of(request)
-    if accounts.mailer is None:
+    mailer = accounts.mailer
+    if mailer is None:
         raise AccountError("no_mail", "this server sends no mail", 404)
     lang = fields.get("lang", "en")
-    await accounts.request_reset(fields.get("who", ""), client_address(request), _reset_sender(request, lang))
+    await accounts.request_reset(fields.get("who", ""), client_address(request), _reset_sender(request, lang, mailer))
     return _ok(request, {"sent": True}, "/account?sent=1")
 
 

@@ -127,13 +127,13 @@ async def analysis_ask(request: Request) -> Response:
         if found.kind != "match" and used + len(missing) > limit:
             return JSONResponse({"error": "daily_limit", "msg": f"at most {limit} analyses a day", "limit": limit},
                                 status_code=429, headers=NO_STORE)
-    games = []
+    games: list[dict[str, Any] | None] = []
     for side, (key, record) in enumerate(zip(keys, records, strict=True)):
         if record is None:
             games.append(None)
             continue
-        view, _ = await anyio.to_thread.run_sync(
-            lambda k=key, r=record, s=side: db.enqueue(engine, k, found.kind, found.ref, s, found.game, r, asker))
+        view, _ = await anyio.to_thread.run_sync(db.enqueue, engine, key, found.kind, found.ref, side, found.game,
+                                                 record, asker)
         games.append(view)
     analyst = getattr(request.app.state, "analyst", None)
     if analyst is not None and missing:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from alembic import context
+from sqlalchemy.engine import Connection
 
 from patience.server.storage.engine import database_url, make_engine
 from patience.server.storage.schema import metadata
 
 
-def _migrate(connection: object) -> None:
+def _migrate(connection: Connection) -> None:
     # batch mode lets SQLite alter tables by copying them; PostgreSQL gets plain ALTER statements
     context.configure(connection=connection, target_metadata=metadata, render_as_batch=True, compare_type=True)
     with context.begin_transaction():
