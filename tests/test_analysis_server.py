@@ -117,6 +117,56 @@ def test_the_queue_gives_each_job_once_and_takes_back_a_dead_workers(database_ur
     store.close()
 
 
+def test_a_verdicts_only_claim_takes_a_job_without_its_verdict_and_nothing_else(database_url: str) -> None:
+    store = Store(database_url)
+    store.migrate()
+    engine = store.engine
+    db.enqueue(engine, "game:old", "game", "old", 0, "teppich", RECORD, "ada", now_ms=1000)
+    first = db.claim(engine, "w0", 60.0)
+    assert first is not None and first.key == "game:old" and first.stage is None
+    assert db.save(engine, first.key, "w0", stage="verdict", results={"verdict": {"x": 1}}, cpu_s=0.1, again=True)
+    assert db.claim(engine, "lane", 60.0, verdicts_only=True) is None  # its win chance is not the lane's
+    db.enqueue(engine, "game:new", "game", "new", 0, "teppich", RECORD, "bea", now_ms=2000)
+    job = db.claim(engine, "lane", 60.0, verdicts_only=True)
+    assert job is not None and job.key == "game:new" and job.stage is None
+    assert db.claim(engine, "lane", 60.0, verdicts_only=True) is None
+    rest = db.claim(engine, "w1", 60.0)  # any claim takes the win chance left
+    assert rest is not None and rest.key == "game:old" and rest.stage == "verdict"
+    # a verdict whose holder died is the lane's once its lease lapses; a win chance whose holder died is not
+    later = int(time.time() * 1000) + 120_000
+    again = db.claim(engine, "lane2", 60.0, now_ms=later, verdicts_only=True)
+    assert again is not None and again.key == "game:new"
+    assert db.claim(engine, "lane2", 60.0, now_ms=later, verdicts_only=True) is None
+    store.close()
+
+
+def test_a_games_verdict_comes_at_once_while_every_lane_works_a_win_chance(tmp_path: Path) -> None:
+    """One analysis worker a process: a game's win chance (up to a minute of CPU here) holds it, and a game
+    finished meanwhile shows its verdict before that win chance is done (the verdicts' own lane)."""
+    application = create_app(tmp_path, password_hasher=FAST_HASH, analysis_workers=1)
+    with running(application) as running_app:
+        running_app.state.analyst.budgets.update(verdict=20.0, chance=60.0)
+        ada = person(running_app, "ada")
+        games = [SavedGame(f"game-lane-{seed}", ada.cookies.get("patience_id"), "reloaded", "standard", str(seed),
+                           record, 1000, len(record["actions"]), 0, "given_up")
+                 for seed in (900_001, 900_002) for record in [greedy_record("reloaded", seed)]]
+        running_app.state.store.save_games(games)
+        assert ask(ada, f"game/{games[0].id}").status_code == 202
+        deadline = time.monotonic() + 120
+        while (first := ada.get(f"/api/analysis/game/{games[0].id}").json()["games"][0])["verdict"] is None or \
+                first["status"] != "running":  # its verdict stored, its win chance under way
+            assert time.monotonic() < deadline, first
+            time.sleep(0.05)
+        assert ask(ada, f"game/{games[1].id}").status_code == 202
+        deadline = time.monotonic() + 60
+        while (second := ada.get(f"/api/analysis/game/{games[1].id}").json()["games"][0])["verdict"] is None:
+            assert time.monotonic() < deadline, second
+            time.sleep(0.05)
+        first = ada.get(f"/api/analysis/game/{games[0].id}").json()["games"][0]
+        assert first["status"] == "running" and (first["chance"] is None or first["chance"]["status"] == "filling")
+        assert second["status"] in ("queued", "running")  # its win chance waits for the lane that works one
+
+
 def test_a_worker_process_over_its_cpu_budget_is_stopped() -> None:
     code = ("import time\nfrom patience.server.analysis import cpu_limit\n"
             "with cpu_limit(1.0):\n    while True: pass\n")

@@ -53,7 +53,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--analysis-workers", type=int, default=None, metavar="N",
                    help="worker processes that analyse finished games from the queue shared by every process on the "
                         f"database (default {ANALYSIS_WORKERS} a server process, or ${ANALYSIS_WORKERS_ENV}; 0: none "
-                        "here, another process works the queue; each game's analysis runs under a CPU budget)")
+                        "here, another process works the queue; each game's analysis runs under a CPU budget; one "
+                        "more process works verdicts only, while the N all work win chances)")
     p.add_argument("--log-format", choices=("text", "json"), default="text",
                    help="the log lines on stderr: readable text (default) or one JSON object a line (time, "
                         "level, process, event, request id; secrets blanked)")

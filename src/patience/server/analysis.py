@@ -4,7 +4,11 @@ A player asks for a finished game's analysis (:mod:`patience.server.web.analysis
 longer secret and makes the job, :mod:`patience.server.storage.analysis`). Every ``patience serve`` process
 with analysis workers (``--analysis-workers N``, 0: none) runs an :class:`Analyst`: a task on its event loop
 that claims jobs from the shared queue (any process's job: the queue is the database's) while one of its N
-worker processes is free, hands each stage to a worker process and writes the stage's results. The event loop
+lanes is free, hands each stage to a worker process and writes the stage's results. A claim works one stage
+(after its verdict a job goes back to the queue for its win chance), and a win chance takes up to
+:data:`CHANCE_SECONDS` of CPU: so that a game just finished shows its verdict at once even while every lane
+works a win chance, one more lane takes verdicts only (N + 1 worker processes, the last busy only then, for
+a verdict's usual milliseconds to seconds). The event loop
 only waits; the solvers run in the worker processes, each stage under a CPU budget that the worker process
 enforces on itself (:func:`cpu_limit`: past it the kernel signals the process, the stage stops with
 :class:`OverBudget` and the job is failed, never taken again). A worker process that dies puts its job back in
@@ -362,38 +366,41 @@ class Analyst:
         context = multiprocessing.get_context("spawn")
         if self._progress is None:
             self._progress = context.Queue()
-        return ProcessPoolExecutor(self.workers, mp_context=context, initializer=worker_init,
-                                   initargs=(self._progress,))
+        return ProcessPoolExecutor(self.workers + 1, mp_context=context, initializer=worker_init,
+                                   initargs=(self._progress,))  # the N lanes and the verdicts' own
 
     async def run(self) -> None:
         if self.workers <= 0:
             return
-        free = asyncio.Semaphore(self.workers)
         tasks: set[asyncio.Task[None]] = set()
+        busy = [0, 0]  # the jobs in hand: on the N lanes for any stage, on the verdicts' own lane (0 or 1)
 
-        def finished(done: asyncio.Task[None]) -> None:
+        def finished(done: asyncio.Task[None], lane: int) -> None:
             tasks.discard(done)
-            free.release()
+            busy[lane] -= 1
+            self._wake.set()  # a lane is free: look at the queue now
 
         try:
             while True:
-                await free.acquire()
-                try:
-                    job = await anyio.to_thread.run_sync(db.claim, self.store.engine, self.node, self.lease_seconds)
-                except Exception:  # pragma: no cover - the database is away: try again later
-                    log.exception("the analysis queue cannot be read")
-                    job = None
+                lane = 0 if busy[0] < self.workers else 1
+                job = None
+                if busy[lane] < (self.workers if lane == 0 else 1):
+                    try:  # with every lane busy (win chances, most likely), a game's verdict still goes at once
+                        job = await anyio.to_thread.run_sync(functools.partial(
+                            db.claim, self.store.engine, self.node, self.lease_seconds, verdicts_only=lane == 1))
+                    except Exception:  # pragma: no cover - the database is away: try again later
+                        log.exception("the analysis queue cannot be read")
                 if job is None:
-                    free.release()
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), timeout=self.poll_seconds)
                     self._wake.clear()
                     continue
                 if self._pool is None:  # the worker processes and their queues: made at the first job
                     self._pool = self._new_pool()
+                busy[lane] += 1
                 task = asyncio.create_task(self._work(job))
                 tasks.add(task)
-                task.add_done_callback(finished)
+                task.add_done_callback(functools.partial(finished, lane=lane))
         finally:
             for task in tasks:
                 task.cancel()
@@ -429,12 +436,14 @@ class Analyst:
         self._held.add(job.key)
         results, cpu = dict(job.results), job.cpu_s
         stages = db.STAGES[db.STAGES.index(job.stage) + 1:] if job.stage in db.STAGES else db.STAGES
+        pool = self._pool
         try:
             for stage in stages:
                 seconds = self.budgets[stage]
                 loop = asyncio.get_running_loop()
-                assert self._pool is not None
-                future = loop.run_in_executor(self._pool, run_stage, job.key, stage, job.record, seconds)
+                pool = self._pool
+                assert pool is not None
+                future = loop.run_in_executor(pool, run_stage, job.key, stage, job.record, seconds)
                 if stage == "chance":
                     self._partial[job.key] = {}
                     result, used = await self._filling(job.key, future, results, cpu)
@@ -452,8 +461,9 @@ class Analyst:
             self.worked += 1
         except BrokenProcessPool:  # the worker process died: the job goes back to the queue (a few times at most)
             log.warning("analysis %s: its worker process stopped", job.key)
-            self._stop_pool()
-            self._pool = self._new_pool()
+            if self._pool is pool:  # a new pool, once (another job of the broken pool finds it made already)
+                self._stop_pool()
+                self._pool = self._new_pool()
             await anyio.to_thread.run_sync(db.release, self.store.engine, job.key, self.node,
                                            "its worker process stopped every time")
             self.wake()

@@ -10,7 +10,9 @@ The queue is the table: :func:`claim` takes the oldest job that is queued (one w
 worker puts a job back after its verdict, so every game's verdict comes before any game's win chance), or running
 under a lease that has lapsed (its process died), in one atomic step: ``SELECT ... FOR UPDATE SKIP LOCKED`` on
 PostgreSQL (many processes claim at once, none waits for another's row), one conditional ``UPDATE`` on SQLite (one
-writer at a time). A job taken :data:`MAX_ATTEMPTS` times without an end is failed, never taken again. Results are
+writer at a time); with ``verdicts_only`` it takes only a job whose next stage is its verdict (a server's lane kept
+for them, :class:`patience.server.analysis.Analyst`). A job taken :data:`MAX_ATTEMPTS` times without an end is
+failed, never taken again. Results are
 written by the claim's holder only (:func:`save`): a process whose lease lapsed and was taken over writes nothing.
 """
 
@@ -158,28 +160,34 @@ def queue_match(connection: Connection, match_id: str, game: str, records: list[
 _ORDER = (_T.c.stage.is_not(None), _T.c.requested_ms)  # verdicts first (a job with none yet), then the oldest
 
 
-def _claimable(now: int) -> Any:
-    return and_(or_(_T.c.status == "queued", and_(_T.c.status == "running", _T.c.lease_ms < now)),
+def _claimable(now: int, verdicts_only: bool = False) -> Any:
+    free = and_(or_(_T.c.status == "queued", and_(_T.c.status == "running", _T.c.lease_ms < now)),
                 _T.c.attempts < MAX_ATTEMPTS)
+    return and_(free, _T.c.stage.is_(None)) if verdicts_only else free
 
 
-def claim(engine: Engine, worker: str, lease_s: float, now_ms: int | None = None) -> Claimed | None:
-    """Take the oldest job that is free (queued, or its holder's lease lapsed) for ``lease_s`` seconds, or None.
-    Jobs whose holders died :data:`MAX_ATTEMPTS` times are failed here."""
+def claim(engine: Engine, worker: str, lease_s: float, now_ms: int | None = None,
+          verdicts_only: bool = False) -> Claimed | None:
+    """Take the oldest job that is free (queued, or its holder's lease lapsed) for ``lease_s`` seconds, or None;
+    with ``verdicts_only``, a job whose next stage is its verdict. Jobs whose holders died
+    :data:`MAX_ATTEMPTS` times are failed here."""
     now = _ms() if now_ms is None else now_ms
     lease = now + int(lease_s * 1000)
     with engine.connect() as connection:  # an idle queue is read, never written: no write lock a poll
-        free = connection.execute(select(_T.c.key).where(or_(_T.c.status == "queued", and_(
-            _T.c.status == "running", _T.c.lease_ms < now))).limit(1)).first()
+        waiting = or_(_T.c.status == "queued", and_(_T.c.status == "running", _T.c.lease_ms < now))
+        if verdicts_only:
+            waiting = and_(waiting, _T.c.stage.is_(None))
+        free = connection.execute(select(_T.c.key).where(waiting).limit(1)).first()
     if free is None:
         return None
+    claimable = _claimable(now, verdicts_only)
     with engine.begin() as connection:
         connection.execute(update(_T).where(_T.c.status == "running", _T.c.lease_ms < now,
                                             _T.c.attempts >= MAX_ATTEMPTS)
                            .values(status="failed", error="its worker stopped every time", finished_ms=now,
                                    worker=None, lease_ms=None))
         if engine.dialect.name == "postgresql":
-            key = connection.execute(select(_T.c.key).where(_claimable(now)).order_by(*_ORDER)
+            key = connection.execute(select(_T.c.key).where(claimable).order_by(*_ORDER)
                                      .limit(1).with_for_update(skip_locked=True)).scalar()
             if key is None:
                 return None
@@ -187,8 +195,8 @@ def claim(engine: Engine, worker: str, lease_s: float, now_ms: int | None = None
                 status="running", worker=worker, lease_ms=lease, attempts=_T.c.attempts + 1,
                 started_ms=func.coalesce(_T.c.started_ms, now)))
         else:  # SQLite: one writer at a time, so one conditional UPDATE is the claim
-            oldest = select(_T.c.key).where(_claimable(now)).order_by(*_ORDER).limit(1).scalar_subquery()
-            key = connection.execute(update(_T).where(_T.c.key == oldest, _claimable(now)).values(
+            oldest = select(_T.c.key).where(claimable).order_by(*_ORDER).limit(1).scalar_subquery()
+            key = connection.execute(update(_T).where(_T.c.key == oldest, claimable).values(
                 status="running", worker=worker, lease_ms=lease, attempts=_T.c.attempts + 1,
                 started_ms=func.coalesce(_T.c.started_ms, now)).returning(_T.c.key)).scalar()
             if key is None:
