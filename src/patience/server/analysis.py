@@ -373,7 +373,8 @@ class Analyst:
         if self.workers <= 0:
             return
         tasks: set[asyncio.Task[None]] = set()
-        busy = [0, 0]  # the jobs in hand: on the N lanes for any stage, on the verdicts' own lane (0 or 1)
+        room = (self.workers, 1)  # jobs at once: on the N lanes for any stage, on the verdicts' own lane
+        busy = [0, 0]  # the jobs in hand on each
 
         def finished(done: asyncio.Task[None], lane: int) -> None:
             tasks.discard(done)
@@ -382,9 +383,9 @@ class Analyst:
 
         try:
             while True:
-                lane = 0 if busy[0] < self.workers else 1
+                lane = 0 if busy[0] < room[0] else 1
                 job = None
-                if busy[lane] < (self.workers if lane == 0 else 1):
+                if busy[lane] < room[lane]:
                     try:  # with every lane busy (win chances, most likely), a game's verdict still goes at once
                         job = await anyio.to_thread.run_sync(functools.partial(
                             db.claim, self.store.engine, self.node, self.lease_seconds, verdicts_only=lane == 1))
@@ -441,7 +442,6 @@ class Analyst:
             for stage in stages:
                 seconds = self.budgets[stage]
                 loop = asyncio.get_running_loop()
-                pool = self._pool
                 assert pool is not None
                 future = loop.run_in_executor(pool, run_stage, job.key, stage, job.record, seconds)
                 if stage == "chance":

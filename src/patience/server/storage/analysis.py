@@ -160,10 +160,14 @@ def queue_match(connection: Connection, match_id: str, game: str, records: list[
 _ORDER = (_T.c.stage.is_not(None), _T.c.requested_ms)  # verdicts first (a job with none yet), then the oldest
 
 
-def _claimable(now: int, verdicts_only: bool = False) -> Any:
-    free = and_(or_(_T.c.status == "queued", and_(_T.c.status == "running", _T.c.lease_ms < now)),
-                _T.c.attempts < MAX_ATTEMPTS)
+def _free(now: int, verdicts_only: bool) -> Any:
+    """Queued, or running under a lease that lapsed; with ``verdicts_only``, without a verdict yet."""
+    free = or_(_T.c.status == "queued", and_(_T.c.status == "running", _T.c.lease_ms < now))
     return and_(free, _T.c.stage.is_(None)) if verdicts_only else free
+
+
+def _claimable(now: int, verdicts_only: bool) -> Any:
+    return and_(_free(now, verdicts_only), _T.c.attempts < MAX_ATTEMPTS)
 
 
 def claim(engine: Engine, worker: str, lease_s: float, now_ms: int | None = None,
@@ -174,10 +178,7 @@ def claim(engine: Engine, worker: str, lease_s: float, now_ms: int | None = None
     now = _ms() if now_ms is None else now_ms
     lease = now + int(lease_s * 1000)
     with engine.connect() as connection:  # an idle queue is read, never written: no write lock a poll
-        waiting = or_(_T.c.status == "queued", and_(_T.c.status == "running", _T.c.lease_ms < now))
-        if verdicts_only:
-            waiting = and_(waiting, _T.c.stage.is_(None))
-        free = connection.execute(select(_T.c.key).where(waiting).limit(1)).first()
+        free = connection.execute(select(_T.c.key).where(_free(now, verdicts_only)).limit(1)).first()
     if free is None:
         return None
     claimable = _claimable(now, verdicts_only)
