@@ -125,6 +125,42 @@ def test_every_fast_click_on_the_stock_draws(page: Any, base_url: str, game: str
     expect(page.locator("#toast")).to_be_hidden()
 
 
+def test_a_card_filling_a_carpets_gap_is_the_players_while_it_still_flies_over_the_stock(
+    page: Any, base_url: str
+) -> None:
+    """The card that fills a carpet's gap flies there from the stock. A double click on it while it is
+    still over the stock (its flight held there: a busy page may not have moved it yet) sends it home;
+    the stock, which a carpet without a waste never turns, does not take the press."""
+    cls = get_game("teppich")
+    state = cls.deal(1, {})
+    first = next(m for m in state.legal_moves() if len(state.piles()["s"]) and m.dst[0] == "f")
+    state.push(first)
+    gap = state.piles()[first.src]
+    assert len(gap) == 1, "the gap is filled from the stock"
+    text = gap[0][0].text
+    page.goto(f"{base_url}/play?game=teppich&seed=1")
+    page.wait_for_selector(".card.up")
+    settle(page)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Animation.enable")
+    cdp.send("Animation.setPlaybackRate", {"playbackRate": 0})  # every flight stays where it starts
+    moved = page.locator(f'.card[data-pile="{first.src}"]').get_attribute("data-card")
+    page.locator(f'.card[data-card="{moved}"]').dblclick()
+    page.wait_for_selector(f'.card[data-card="{moved}"][data-pile^="f"]', state="attached")
+    filler = page.locator(f'.card[data-card="{text}"]')
+    expect(filler).to_have_attribute("data-pile", first.src)
+    stock = page.locator('.slot[data-pile="s"]').bounding_box()
+    box = filler.bounding_box()
+    assert box is not None and stock is not None
+    assert abs(box["x"] - stock["x"]) < 1 and abs(box["y"] - stock["y"]) < 1, "the card still over the stock"
+    badge = page.locator(".badge")
+    left = int(badge.inner_text().split()[0])
+    filler.dblclick()
+    page.wait_for_selector(f'.card[data-card="{text}"][data-pile^="f"]', state="attached")
+    expect(badge).to_have_text(re.compile(rf"^{left - 1}\b"))  # its own gap filled, nothing else
+    expect(page.locator("#toast")).to_be_hidden()
+
+
 RUN = ["KS", "QH", "JS", "10H", "9S", "8H", "7S", "6H", "5S", "4H", "3S", "2H", "AS"]
 
 

@@ -597,8 +597,11 @@ export class Board {
 
   down(e) {
     if (!this.table || (e.pointerType === "mouse" && e.button !== 0)) return;
-    // a card just drawn flies out over the stock: a press on the stock's place is the stock's
-    const hit = this.stockAt(e.clientX, e.clientY) || this.hit(e.target);
+    // a card just turned to the waste flies out over the stock: a press on the stock's place is the
+    // stock's. A card that fills a carpet's gap flies from there too: a press on it is the card's.
+    const card = this.hit(e.target);
+    const stock = this.stockAt(e.clientX, e.clientY);
+    const hit = stock && (!card || card.pile === "s" || card.pile === "w") ? stock : card;
     if (!hit) {
       this.clearSelection();
       return;
