@@ -1,7 +1,9 @@
 """A TCP proxy in front of the test server, for the browser tests: a slow network (every chunk is held
 ``delay`` seconds in each direction, in order), a network that drops (``cut()``: every connection goes, what
-is held is lost) and a server that goes away and comes back (``down()`` closes the port as well, as a stopped
-server does; ``up()`` listens on the same port again). The browser talks to ``url``; behind it is the app."""
+is held is lost), a server that goes away and comes back (``down()`` closes the port as well, as a stopped
+server does; ``up()`` listens on the same port again) and a server whose words are held back while the browser
+still speaks (``hold()`` keeps every chunk towards the browsers until ``release()``; nothing is lost). The
+browser talks to ``url``; behind it is the app."""
 
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ class Proxy:
         self.loop = asyncio.new_event_loop()
         self.server: asyncio.Server | None = None
         self.writers: set[asyncio.StreamWriter] = set()
+        self.released = asyncio.Event()
+        self.released.set()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         self.up()
@@ -38,6 +42,20 @@ class Proxy:
         async def start() -> None:
             self.server = await asyncio.start_server(self._client, "127.0.0.1", self.port, reuse_address=True)
         self._run(start())
+
+    def hold(self) -> None:
+        """Hold every chunk towards the browsers (from now on, and those still on their way) until ``release()``."""
+        self._run(self._set(False))
+
+    def release(self) -> None:
+        """Let the held chunks go on, in order."""
+        self._run(self._set(True))
+
+    async def _set(self, released: bool) -> None:
+        if released:
+            self.released.set()
+        else:
+            self.released.clear()
 
     def cut(self) -> None:
         """Drop every connection now (what is held is lost): the network went."""
@@ -79,13 +97,14 @@ class Proxy:
             return
         self.writers |= {writer, up_writer}
         try:
-            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer, towards_browser=True))
         finally:
             for w in (writer, up_writer):
                 self.writers.discard(w)
                 w.close()
 
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                    towards_browser: bool = False) -> None:
         queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
         loop = asyncio.get_running_loop()
 
@@ -93,6 +112,8 @@ class Proxy:
             while True:
                 due, data = await queue.get()
                 await asyncio.sleep(max(0.0, due - loop.time()))
+                if towards_browser:
+                    await self.released.wait()
                 if not data:
                     with contextlib.suppress(OSError):
                         writer.write_eof()

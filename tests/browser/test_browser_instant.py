@@ -298,10 +298,13 @@ def test_a_move_made_in_a_second_tab_on_a_table_the_first_changed_costs_nothing(
         second.wait_for_function("() => window.__msgs.some((m) => m.t === 'game')")
         first.wait_for_timeout(300)
         score = second.locator("#score").inner_text()
+        proxy.hold()  # the server's words reach no tab until the second has moved, however slow the machine
         pick_and_put(first, card, target)
+        first.wait_for_function("() => window.__sent.some((m) => m.t === 'move')")
         pick_and_put(second, card, target)  # the second tab has not heard of the first's move yet
         expect(second.locator(f'.card[data-card="{card}"]')).to_have_attribute("data-pile", target)  # drawn
         assert second.evaluate("window.__msgs.filter((m) => m.t === 'ev').length") == 0  # before any answer
+        proxy.release()
         ack = second.evaluate("window.__sent.filter((m) => m.t === 'move').at(-1).ack")
         second.wait_for_function(f"() => window.__msgs.some((m) => m.t === 'rej' && m.ack === {ack})")
         name = second.evaluate("""async (card) => (await import("/static/js/i18n.js")).cardName(card)""", card)
