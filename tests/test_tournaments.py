@@ -4,6 +4,7 @@ when their duel is over, and the standings read from the duels' results."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from typing import Any, Literal
@@ -21,6 +22,8 @@ from patience.errors import BadInputError, IllegalMoveError
 from patience.games import DRAW, REDEAL
 from patience.rng import new_deal_key
 from patience.server.arena.tournaments import check_password, hourly, new_tournament
+from patience.server.storage import apart as apart_storage
+from patience.server.storage import fairplay as fairplay_storage
 from patience.server.storage.fairplay import act
 from patience.server.storage.league import finish_match, insert_match, load_rating
 from patience.server.storage.store import Store, UserRow, name_key
@@ -37,6 +40,7 @@ from patience.server.storage.tournaments import (
     pause_tournament,
     player_tournaments,
     players_of,
+    running_tournaments,
     standings,
 )
 from patience.session import ManualClock
@@ -529,9 +533,18 @@ def test_a_refused_guessers_next_tries_cost_no_database_read(app: Any) -> None:
     mallory = Page(person(app, "mallory"), "pm")
     assert [guess(mallory, tour, f"g{n}") for n in range(6)] == ["bad_password"] * 5 + ["too_many_guesses"]
     statements: list[str] = []
+    # the process's own clock reads the database whoever asks, several times a second (a loaded machine makes
+    # the guesses take long enough to meet it): the pairing, the fair-play queue, Play now's sweeps, the
+    # log's checkpoint. A statement made by one of them is not the guesses'.
+    clock = {f.__code__ for f in (free_players, running_tournaments, fairplay_storage.pending, apart_storage.expire,
+                                  apart_storage.ready, apart_storage.stale_games, Store.checkpoint)}
 
     def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        statements.append(statement)
+        frame = sys._getframe()
+        while frame is not None and frame.f_code not in clock:
+            frame = frame.f_back
+        if frame is None:
+            statements.append(statement)
 
     engine = app.state.store.engine
     event.listen(engine, "before_cursor_execute", seen)
